@@ -1,0 +1,130 @@
+"""runtime: eager tensors on numpy, an op library, graphs traced by `rt.function`, and an
+executor that compiles graphs to straight-line Python over numpy.
+
+    import runtime as rt
+
+    @rt.function
+    def f(x, y):
+        return rt.matmul(x, y) + 1.0
+"""
+
+from runtime import config, debugging, errors, random, strings
+from runtime.control_flow import cond, while_loop
+from runtime.conversion import convert_to_tensor
+from runtime.dtypes import (
+    DType,
+    as_dtype,
+    bool_ as bool,  # noqa: A004 - TensorFlow's name
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    string,
+    uint8,
+)
+from runtime.function import ConcreteFunction, Function, function
+from runtime.graph import Graph, Operation
+from runtime.ops import overloads as _overloads  # noqa: F401 - installs Tensor operators
+from runtime.ops.array_ops import (
+    broadcast_to,
+    concat,
+    expand_dims,
+    gather,
+    identity,
+    rank,
+    reshape,
+    shape,
+    size,
+    split,
+    squeeze,
+    stack,
+    tile,
+    transpose,
+    unstack,
+)
+from runtime.ops.creation_ops import (
+    eye,
+    fill,
+    linspace,
+    ones,
+    ones_like,
+    range,  # noqa: A004 - TensorFlow's name
+    zeros,
+    zeros_like,
+)
+from runtime.ops.io_ops import print  # noqa: A004 - TensorFlow's name
+from runtime.ops.math_ops import (
+    abs,  # noqa: A004 - TensorFlow's name
+    add,
+    cast,
+    ceil,
+    clip_by_value,
+    cos,
+    divide,
+    equal,
+    exp,
+    floor,
+    floordiv,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    matmul,
+    maximum,
+    minimum,
+    mod,
+    multiply,
+    negative,
+    not_equal,
+    pow,  # noqa: A004 - TensorFlow's name
+    relu,
+    round,  # noqa: A004 - TensorFlow's name
+    sigmoid,
+    sign,
+    sin,
+    softmax,
+    sqrt,
+    square,
+    subtract,
+    tanh,
+    where,
+)
+from runtime.ops.reduction_ops import (
+    argmax,
+    argmin,
+    reduce_all,
+    reduce_any,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_sum,
+)
+from runtime.signature import TensorSpec
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorShape
+from runtime.variables import Variable
+
+
+def constant(value, dtype=None, shape=None) -> EagerTensor:
+    """An eager tensor holding `value` (Python floats become float32, ints int32)."""
+    from runtime.tensor import eager
+
+    if isinstance(value, Tensor):
+        value = value.numpy()
+    tensor = eager(value, as_dtype(dtype) if dtype is not None else None)
+    if shape is not None:
+        import numpy as _np
+
+        tensor = eager(_np.broadcast_to(tensor.numpy(), tuple(shape)).copy(), tensor.dtype)
+    return tensor
+
+
+__version__ = "0.1.0"

@@ -1,0 +1,5 @@
+"""`rt.debugging`: run-time checks."""
+
+from runtime.ops.io_ops import assert_true
+
+__all__ = ["assert_true"]

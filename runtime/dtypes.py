@@ -1,0 +1,98 @@
+"""Data types of tensors and the rules that turn Python values into them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class DType:
+    """A tensor element type: a name and the numpy dtype that stores it."""
+
+    __slots__ = ("name", "np_dtype")
+
+    def __init__(self, name: str, np_dtype):
+        self.name = name
+        self.np_dtype = np.dtype(np_dtype)
+
+    @property
+    def is_floating(self) -> bool:
+        return self.np_dtype.kind == "f"
+
+    @property
+    def is_integer(self) -> bool:
+        return self.np_dtype.kind in "iu"
+
+    @property
+    def is_bool(self) -> bool:
+        return self.np_dtype.kind == "b"
+
+    @property
+    def is_string(self) -> bool:
+        return self.np_dtype.kind in "OSU"
+
+    def __repr__(self) -> str:
+        return f"rt.{self.name}"
+
+    def __reduce__(self):
+        return (as_dtype, (self.name,))
+
+
+float16 = DType("float16", np.float16)
+float32 = DType("float32", np.float32)
+float64 = DType("float64", np.float64)
+int8 = DType("int8", np.int8)
+int16 = DType("int16", np.int16)
+int32 = DType("int32", np.int32)
+int64 = DType("int64", np.int64)
+uint8 = DType("uint8", np.uint8)
+bool_ = DType("bool", np.bool_)
+# Strings are stored as numpy object arrays of `bytes` (variable length, like TensorFlow).
+string = DType("string", np.object_)
+
+ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool_, string)
+_BY_NAME = {d.name: d for d in ALL}
+_BY_NP = {d.np_dtype: d for d in ALL}
+
+
+def as_dtype(value) -> DType:
+    """Returns the DType for a DType, its name, a numpy dtype or a Python type."""
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, str) and value in _BY_NAME:
+        return _BY_NAME[value]
+    if value is float:
+        return float32
+    if value is int:
+        return int32
+    if value is bool:
+        return bool_
+    if value in (str, bytes):
+        return string
+    try:
+        npd = np.dtype(value)
+    except TypeError:
+        raise TypeError(f"Cannot interpret {value!r} as a dtype; use e.g. rt.float32.") from None
+    if npd.kind in "SU":
+        return string
+    if npd in _BY_NP:
+        return _BY_NP[npd]
+    raise TypeError(f"Unsupported dtype {npd}; supported: {', '.join(_BY_NAME)}.")
+
+
+def from_numpy(npd) -> DType:
+    """The DType of numpy values of dtype `npd`."""
+    d = _BY_NP.get(npd)
+    return d if d is not None else as_dtype(npd)
+
+
+def python_scalar_dtype(value) -> DType | None:
+    """The default DType of a Python scalar: float -> float32, int -> int32, str -> string."""
+    if isinstance(value, bool):
+        return bool_
+    if isinstance(value, int):
+        return int32
+    if isinstance(value, float):
+        return float32
+    if isinstance(value, (str, bytes)):
+        return string
+    return None

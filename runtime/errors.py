@@ -1,0 +1,31 @@
+"""Exceptions raised by the runtime, and how they point at the user's source line."""
+
+from __future__ import annotations
+
+
+class Error(Exception):
+    """Base class of runtime errors."""
+
+
+class InvalidArgumentError(Error, ValueError):
+    """An op got arguments it cannot compute with: bad shapes, out-of-range indices, ..."""
+
+
+class OperatorNotAllowedInGraphError(Error, TypeError):
+    """A symbolic tensor was used where a Python value is needed (bool, len, iteration)."""
+
+
+def format_origin(origin) -> str:
+    """`  File "f.py", line 3\n    y = x + 1` for an Origin, or '' when unknown."""
+    if origin is None:
+        return ""
+    text = f'  File "{origin.filename}", line {origin.lineno}'
+    if origin.text:
+        text += f"\n    {origin.text}"
+    return text
+
+
+def with_origin(message: str, origin) -> str:
+    """`message` followed by the user's source location, when known."""
+    where = format_origin(origin)
+    return f"{message}\n{where}" if where else message

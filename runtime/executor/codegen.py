@@ -1,0 +1,170 @@
+"""Compiles a graph into the source of one Python function over numpy values.
+
+One line per op: `name = expression` for ops with a Python expression (`a + b` is much faster
+than `np.add(a, b)` on numpy scalars), `name = k_name(args)` for kernel calls (kernels with their
+attrs bound as globals), `if`/`else` for `If` (branches inlined), `while` for `While`. Constants
+and kernels are globals of the generated module. The source is registered in `linecache` under a
+unique file name, so tracebacks show it; `line_ops` maps each line back to its op.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import linecache
+from dataclasses import dataclass, field
+
+from runtime.graph import Graph, Operation
+from runtime.tensor import SymbolicTensor
+
+_file_ids = itertools.count()
+
+
+@dataclass
+class Generated:
+    """Source of the compiled function `run`, its globals and the op of every line."""
+
+    source: str
+    globals: dict
+    line_ops: dict = field(default_factory=dict)
+    filename: str = "<graph>"
+
+
+def resolve_attrs(op: Operation) -> dict:
+    """The attrs an op's kernel receives (sub-graphs and output specs are the executor's)."""
+    return {k: v for k, v in op.attrs.items() if k != "specs" and not isinstance(v, Graph)}
+
+
+class _Emitter:
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.lines: list[str] = []
+        self.line_ops: dict[int, Operation] = {}
+        self.globals: dict = {}
+        self.names: dict[int, str] = {}  # id(tensor) -> local name
+        self._loop_ids = itertools.count()
+
+    # ---- names ----
+    def name_of(self, tensor: SymbolicTensor) -> str:
+        return self.names[id(tensor)]
+
+    def _define(self, tensor: SymbolicTensor) -> str:
+        op = tensor.op
+        name = op.name if len(op.outputs) == 1 else f"{op.name}_{tensor.index}"
+        self.names[id(tensor)] = name
+        return name
+
+    def _global(self, prefix: str, value) -> str:
+        name = prefix
+        while name in self.globals and self.globals[name] is not value:
+            name = f"{prefix}_{len(self.globals)}"
+        self.globals[name] = value
+        return name
+
+    def emit(self, indent: str, text: str, op: Operation | None = None) -> None:
+        self.lines.append(indent + text)
+        if op is not None:
+            # +1 for the `def` line, +1 because line numbers start at 1
+            self.line_ops[len(self.lines) + 1] = op
+
+    # ---- graphs ----
+    def body(self, graph: Graph, indent: str) -> None:
+        for op in graph.operations:
+            if op.type == "Placeholder":
+                continue
+            handler = getattr(self, f"_emit_{op.type}", None)
+            if handler is not None:
+                handler(op, indent)
+            else:
+                self._emit_kernel(op, indent)
+
+    def _emit_Const(self, op: Operation, indent: str) -> None:
+        value = op.attrs["value"]
+        value = value[()] if value.ndim == 0 else value
+        self.globals[self._define(op.outputs[0])] = value
+
+    def _emit_kernel(self, op: Operation, indent: str) -> None:
+        args = [self.name_of(t) for t in op.inputs]
+        attrs = resolve_attrs(op)
+        if op.opdef.emit is not None:
+            expr = op.opdef.emit(args, attrs)
+        else:
+            kernel = functools.partial(op.opdef.kernel, **attrs) if attrs else op.opdef.kernel
+            expr = f"{self._global('k_' + op.name, kernel)}({', '.join(args)})"
+        outs = [self._define(t) for t in op.outputs]
+        if not outs:
+            self.emit(indent, expr, op)
+        else:
+            self.emit(indent, f"{', '.join(outs)}{',' if len(outs) == 1 and len(op.outputs) > 1 else ''} = {expr}", op)
+
+    def _bind_inputs(self, sub: Graph, outer_names: list[str]) -> None:
+        for placeholder, name in zip(sub.inputs, outer_names):
+            self.names[id(placeholder)] = name
+
+    def _emit_If(self, op: Operation, indent: str) -> None:
+        pred, *captured = [self.name_of(t) for t in op.inputs]
+        outs = [self._define(t) for t in op.outputs]
+        self.emit(indent, f"if {pred}:", op)
+        for i, branch in enumerate((op.attrs["then_branch"], op.attrs["else_branch"])):
+            if i:
+                self.emit(indent, "else:")
+            self._bind_inputs(branch, captured)
+            start = len(self.lines)
+            self.body(branch, indent + "    ")
+            for out, result in zip(outs, branch.outputs):
+                self.emit(indent + "    ", f"{out} = {self.name_of(result)}", op)
+            if len(self.lines) == start:
+                self.emit(indent + "    ", "pass")
+
+    def _emit_While(self, op: Operation, indent: str) -> None:
+        n = len(op.outputs)
+        inputs = [self.name_of(t) for t in op.inputs]
+        loop_vars = [self._define(t) for t in op.outputs]
+        cond, body = op.attrs["cond"], op.attrs["body"]
+        limit = op.attrs.get("maximum_iterations")
+        for var, init in zip(loop_vars, inputs[:n]):
+            self.emit(indent, f"{var} = {init}", op)
+        counter = None
+        if limit is not None:
+            counter = f"iterations_{next(self._loop_ids)}"
+            self.emit(indent, f"{counter} = 0")
+        self.emit(indent, "while True:", op)
+        inner = indent + "    "
+        self._bind_inputs(cond, loop_vars + inputs[n:])
+        self.body(cond, inner)
+        self.emit(inner, f"if not {self.name_of(cond.outputs[0])}:", op)
+        self.emit(inner + "    ", "break")
+        if counter is not None:
+            self.emit(inner, f"if {counter} >= {int(limit)}:")
+            self.emit(inner + "    ", "break")
+            self.emit(inner, f"{counter} += 1")
+        self._bind_inputs(body, loop_vars + inputs[n:])
+        self.body(body, inner)
+        results = [self.name_of(t) for t in body.outputs]
+        if results != loop_vars and results:
+            self.emit(inner, f"{', '.join(loop_vars)} = {', '.join(results)}", op)
+
+
+def generate(graph: Graph, function_name: str = "run") -> Generated:
+    """The Python source (and globals) of a function computing `graph`'s outputs."""
+    emitter = _Emitter(graph)
+    params = []
+    for placeholder in graph.inputs:
+        params.append(emitter._define(placeholder))
+    emitter.body(graph, "    ")
+    outputs = [emitter.name_of(t) for t in graph.outputs]
+    emitter.emit("    ", f"return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
+    source = f"def {function_name}({', '.join(params)}):\n" + "\n".join(emitter.lines) + "\n"
+    filename = f"<rt-graph {graph.name} #{next(_file_ids)}>"
+    return Generated(source, emitter.globals, emitter.line_ops, filename)
+
+
+def compile_graph(graph: Graph):
+    """Compiles `graph`; returns (function of the input values -> tuple of outputs, Generated)."""
+    generated = generate(graph)
+    linecache.cache[generated.filename] = (
+        len(generated.source), None, generated.source.splitlines(True), generated.filename
+    )
+    namespace = dict(generated.globals)
+    exec(compile(generated.source, generated.filename, "exec"), namespace)  # noqa: S102
+    return namespace["run"], generated

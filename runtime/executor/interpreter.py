@@ -1,0 +1,92 @@
+"""The reference interpreter: runs a graph op by op over numpy values.
+
+Slower than the compiled executor and simple on purpose; tests check that both agree. Errors
+are wrapped with the op and the user's source line that created it.
+"""
+
+from __future__ import annotations
+
+from runtime.errors import Error, InvalidArgumentError, with_origin
+from runtime.executor.codegen import resolve_attrs
+from runtime.graph import Graph, Operation
+from runtime.tensor import EagerTensor, SymbolicTensor, normalize
+
+
+def run_graph(graph: Graph, inputs: list) -> list:
+    """The values of `graph.outputs` for input values `inputs` (one per `graph.inputs`)."""
+    env = {id(p): v for p, v in zip(graph.inputs, inputs)}
+    for op in graph.operations:
+        if op.type != "Placeholder":
+            _run_op(op, env)
+    return [env[id(t)] for t in graph.outputs]
+
+
+def _run_op(op: Operation, env: dict) -> None:
+    args = [env[id(t)] for t in op.inputs]
+    try:
+        if op.type == "If":
+            branch = op.attrs["then_branch"] if args[0] else op.attrs["else_branch"]
+            results = run_graph(branch, args[1:])
+        elif op.type == "While":
+            results = _run_while(op, args)
+        elif op.type == "Const":
+            value = op.attrs["value"]
+            results = [value[()] if value.ndim == 0 else value]
+        else:
+            out = op.opdef.kernel(*args, **resolve_attrs(op))
+            results = list(out) if isinstance(out, tuple) else [out]
+    except Error as e:
+        if getattr(e, "_rt_located", False):
+            raise
+        raise locate_error(e, op) from None
+    except (IndexError, ValueError, TypeError, ArithmeticError) as e:
+        raise locate_error(e, op) from None
+    for tensor, value in zip(op.outputs, results):
+        env[id(tensor)] = normalize(value)
+
+
+def _run_while(op: Operation, args: list) -> list:
+    n = len(op.outputs)
+    values, captured = args[:n], args[n:]
+    limit = op.attrs.get("maximum_iterations")
+    i = 0
+    while run_graph(op.attrs["cond"], values + captured)[0]:
+        if limit is not None and i >= limit:
+            break
+        values = run_graph(op.attrs["body"], values + captured)
+        i += 1
+    return values
+
+
+def locate_error(error: Exception, op: Operation) -> Exception:
+    """`error` re-raised as an rt error that names the op and the user's line that made it."""
+    cls = type(error) if isinstance(error, Error) else InvalidArgumentError
+    message = with_origin(f"{op.type} op '{op.name}' failed while running the graph: {error}",
+                          op.origin)
+    located = cls(message)
+    located._rt_located = True
+    return located
+
+
+def evaluate_outside(tensor: SymbolicTensor) -> EagerTensor:
+    """Computes a symbolic tensor that does not depend on graph inputs (e.g. the initial value
+    of a variable created while tracing)."""
+    graph = tensor.op.graph
+    needed, stack = set(), [tensor.op]
+    while stack:
+        op = stack.pop()
+        if id(op) in needed:
+            continue
+        if op.type == "Placeholder":
+            raise ValueError(with_origin(
+                "This value depends on the function's inputs, so it cannot initialise a variable "
+                "created while tracing; create the rt.Variable outside the function.",
+                tensor.op.origin,
+            ))
+        needed.add(id(op))
+        stack.extend(t.op for t in op.inputs)
+    env: dict = {}
+    for op in graph.operations:
+        if id(op) in needed:
+            _run_op(op, env)
+    return EagerTensor(env[id(tensor)], tensor.dtype)

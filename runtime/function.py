@@ -1,0 +1,491 @@
+"""`rt.function`: trace a Python function into graphs, one per input signature, and run them.
+
+The call path is kept lean: a call whose arguments are all eager tensors builds its key from
+(dtype, shape) pairs and looks it up in one dict; on a hit it calls the compiled graph with the
+numpy values. Everything else (Python arguments, nested structures, keywords) takes the general
+path, which binds the arguments to the signature first.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import weakref
+
+from runtime import config, context, nest
+from runtime.errors import Error, InvalidArgumentError, with_origin
+from runtime.executor import codegen
+from runtime.executor.interpreter import locate_error
+from runtime.graph import Graph
+from runtime.ops.registry import constant_in_graph
+from runtime.passes import run_passes
+from runtime.signature import TensorSpec, describe_key, is_tensor_leaf, leaf_str, value_key
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
+
+logger = logging.getLogger("runtime.function")
+
+RETRACE_WARNING_THRESHOLD = 5
+
+
+class ConcreteFunction:
+    """One traced graph for one input signature, compiled to Python over numpy."""
+
+    def __init__(self, graph: Graph, name: str, arg_names, arg_specs, structured_outputs):
+        self.graph = graph
+        self.name = name
+        self._arg_names = arg_names
+        self.structured_input_signature = arg_specs
+        self.structured_outputs = structured_outputs
+        self._run, self.generated = codegen.compile_graph(graph)
+        self._line_ops = self.generated.line_ops
+        self._pack = _make_packer(structured_outputs)
+
+    def _call_values(self, values):
+        try:
+            outs = self._run(*values)
+        except Exception as e:  # noqa: BLE001 - every failure is re-raised with the user's line
+            raise self._locate(e) from None
+        return self._pack(outs)
+
+    def _locate(self, error: Exception) -> Exception:
+        if getattr(error, "_rt_located", False):
+            return error
+        tb, op = error.__traceback__, None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.generated.filename:
+                op = self._line_ops.get(tb.tb_lineno, op)
+            tb = tb.tb_next
+        if op is None:
+            return error
+        if not isinstance(error, (Error, IndexError, ValueError, TypeError, ArithmeticError)):
+            return error
+        return locate_error(error, op)
+
+    def __call__(self, *args, **kwargs):
+        flat = nest.flatten((args, kwargs))
+        specs = [s for s in nest.flatten(self.structured_input_signature) if isinstance(s, TensorSpec)]
+        tensors = [a for a in flat if is_tensor_leaf(a)]
+        if len(tensors) != len(specs):
+            raise TypeError(
+                f"{self.name}: expected {len(specs)} tensor arguments, got {len(tensors)}."
+            )
+        from runtime.conversion import convert_to_tensor
+
+        values = []
+        for i, (t, spec) in enumerate(zip(tensors, specs)):
+            t = convert_to_tensor(t)
+            if not spec.is_compatible_with(t):
+                raise TypeError(
+                    f"{self.name}: tensor argument #{i} is {t.dtype.name}{list(t.shape)}, but "
+                    f"this concrete function takes {spec}."
+                )
+            values.append(t._value)
+        return self._call_values(values)
+
+    def pretty_printed_signature(self) -> str:
+        lines = [f"{self.name}({', '.join(self._arg_names)})", "  Args:"]
+        for name, value in zip(self._arg_names, self.structured_input_signature):
+            lines.append(f"    {name}: {_structure_str(value)}")
+        lines.append("  Returns:")
+        lines.append(f"    {_structure_str(self.structured_outputs)}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<ConcreteFunction {self.pretty_printed_signature().splitlines()[0]}>"
+
+
+def _structure_str(value) -> str:
+    if isinstance(value, (list, tuple)) and any(is_tensor_leaf(v) for v in nest.flatten(value)):
+        inner = ", ".join(_structure_str(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner})"
+    if isinstance(value, dict) and any(is_tensor_leaf(v) for v in nest.flatten(value)):
+        return "{" + ", ".join(f"{k!r}: {_structure_str(v)}" for k, v in value.items()) + "}"
+    return leaf_str(value)
+
+
+def _make_packer(structure):
+    """A function from the compiled graph's output tuple to the user's output structure."""
+    if isinstance(structure, SymbolicTensor):
+        dtype = structure.dtype
+        return lambda outs: EagerTensor(outs[0], dtype)
+    leaves = nest.flatten(structure)
+    slots = [(i, leaf.dtype) for i, leaf in enumerate(leaves) if isinstance(leaf, SymbolicTensor)]
+
+    def pack(outs):
+        flat = list(leaves)
+        for (i, dtype), value in zip(slots, outs):
+            flat[i] = EagerTensor(value, dtype)
+        return nest.pack_sequence_as(structure, flat)
+
+    if not nest.is_nested(structure):
+        return lambda outs: structure
+    return pack
+
+
+class Function:
+    """A Python function that runs as traced graphs (see `rt.function`)."""
+
+    def __init__(self, fn, input_signature=None, autograph=True, reduce_retracing=False):
+        self.python_function = fn
+        self.__name__ = getattr(fn, "__name__", "function")
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self._autograph = autograph
+        self._reduce_retracing = reduce_retracing
+        self._input_signature = (
+            None if input_signature is None else tuple(nest.flatten(list(input_signature)))
+        )
+        try:
+            self._signature = inspect.signature(fn)
+        except (TypeError, ValueError):
+            self._signature = None
+        self._fast: dict = {}
+        self._concrete: dict = {}
+        self._traced_keys: list = []
+        self._converted = None
+        self._bound_instances = weakref.WeakKeyDictionary()
+        self._variables_created = False
+
+    # ---- methods -----------------------------------------------------------------------------
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        try:
+            bound = self._bound_instances.get(instance)
+        except TypeError:
+            bound = None
+        if bound is None:
+            bound = Function(
+                self.python_function.__get__(instance, owner), self._input_signature,
+                self._autograph, self._reduce_retracing,
+            )
+            try:
+                self._bound_instances[instance] = bound
+            except TypeError:
+                pass  # not weak-referenceable: a new Function per access (still correct)
+        return bound
+
+    # ---- calling -----------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if config._run_functions_eagerly:
+            return self.python_function(*args, **kwargs)
+        if not kwargs:
+            key = []
+            for a in args:
+                if type(a) is not EagerTensor:
+                    break
+                v = a._value
+                key.append((a.dtype, v.shape if type(v) is not bytes else ()))
+            else:
+                concrete = self._fast.get(tuple(key))
+                if concrete is not None:
+                    return concrete._call_values([a._value for a in args])
+        return self._call_general(args, kwargs)
+
+    def _call_general(self, args, kwargs):
+        arguments = self._bind(args, kwargs)
+        key = self._key(arguments)
+        concrete = self._concrete.get(key) or self._find_relaxed(key)
+        if concrete is None:
+            concrete = self._trace(arguments, key)
+        if not kwargs and all(type(a) is EagerTensor for a in args):
+            self._fast[tuple(value_key(a, "") for a in args)] = concrete
+        values = [_as_value(v) for v in nest.flatten([v for _, v in arguments]) if is_tensor_leaf(v)]
+        return concrete._call_values(values)
+
+    def _bind(self, args, kwargs) -> list:
+        """[(parameter name, value), ...] in signature order, defaults applied."""
+        if self._input_signature is not None:
+            return self._bind_to_input_signature(args, kwargs)
+        if self._signature is None:
+            return [(f"arg{i}", a) for i, a in enumerate(args)] + sorted(kwargs.items())
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}(): {e}") from None
+        bound.apply_defaults()
+        return list(bound.arguments.items())
+
+    def _bind_to_input_signature(self, args, kwargs):
+        from runtime.conversion import convert_to_tensor
+
+        if kwargs:
+            raise TypeError(f"{self.__name__} has an input_signature; pass arguments positionally.")
+        flat = nest.flatten(list(args))
+        specs = self._input_signature
+        if len(flat) != len(specs):
+            raise TypeError(
+                f"{self.__name__} was given {len(flat)} tensor arguments but its input_signature "
+                f"has {len(specs)}: {list(specs)}."
+            )
+        converted = []
+        for i, (value, spec) in enumerate(zip(flat, specs)):
+            tensor = convert_to_tensor(value, spec.dtype if not isinstance(value, Tensor) else None)
+            if not spec.is_compatible_with(tensor):
+                raise TypeError(
+                    f"{self.__name__}: argument #{i} is a {tensor.dtype.name} tensor of shape "
+                    f"{list(tensor.shape)}, which does not match its input_signature {spec!r}."
+                )
+            converted.append(tensor)
+        names = self._param_names(len(args))
+        return list(zip(names, nest.pack_sequence_as(list(args), converted)))
+
+    def _param_names(self, n):
+        if self._signature is None:
+            return [f"arg{i}" for i in range(n)]
+        names = list(self._signature.parameters)
+        return (names + [f"arg{i}" for i in range(len(names), n)])[:n]
+
+    def _key(self, arguments):
+        if self._input_signature is not None:
+            return ("input_signature",)
+        return tuple(_structure_key(v, name) for name, v in arguments)
+
+    def _find_relaxed(self, key):
+        for general, concrete in self._concrete.items():
+            if _matches(general, key):
+                self._concrete[key] = concrete
+                return concrete
+        return None
+
+    # ---- tracing -----------------------------------------------------------------------------
+    def _python_fn_for_tracing(self):
+        if not self._autograph:
+            return self.python_function
+        if self._converted is None:
+            import autograph
+
+            to_graph = getattr(autograph, "to_graph", None)
+            self._converted = to_graph(self.python_function) if to_graph else self.python_function
+        return self._converted
+
+    def _trace(self, arguments, key):
+        if self._reduce_retracing and self._input_signature is None:
+            key, arguments = self._relax(key, arguments)
+        self._warn_if_retracing_often(key, arguments)
+        concrete, created = self._trace_once(arguments)
+        if created:
+            if self._variables_created or self._traced_keys:
+                self._raise_variable_creation(created)
+            self._variables_created = True
+            concrete, created = self._trace_once(arguments)  # the second trace must create none
+            if created:
+                self._raise_variable_creation(created)
+        self._traced_keys.append((key, arguments))
+        self._concrete[key] = concrete
+        return concrete
+
+    def _raise_variable_creation(self, created):
+        where = getattr(created[0], "_origin", None)
+        raise ValueError(with_origin(
+            f"rt.function '{self.__name__}' creates a new rt.Variable every time it is traced. "
+            "Run eagerly, this Python code would make a fresh variable on every call, but a "
+            "graph can only hold the variable made on its first trace. Create the variable "
+            "outside the function, or only once (e.g. `if self.v is None: self.v = "
+            "rt.Variable(...)`).",
+            where,
+        ))
+
+    def _trace_once(self, arguments):
+        graph = Graph(self.__name__)
+        counter = iter(range(1 << 30))
+
+        def placeholder(value, path):
+            if not is_tensor_leaf(value):
+                return value
+            spec = value if isinstance(value, TensorSpec) else TensorSpec.from_tensor(_as_tensor(value))
+            _ = next(counter)
+            return graph.add_input(spec.dtype, spec.shape, name=path)
+
+        traced_args = [(name, _map_leaves(v, name, placeholder)) for name, v in arguments]
+        fn = self._python_fn_for_tracing()
+        created: list = []
+        with graph.as_default(), context.watching_variable_creation(created):
+            outputs = fn(*self._call_args(traced_args), **self._call_kwargs(traced_args))
+            outputs = _map_leaves(outputs, "output", lambda v, p: _output_tensor(graph, v, p))
+        graph.outputs = [t for t in nest.flatten(outputs) if isinstance(t, SymbolicTensor)]
+        run_passes(graph)
+        specs = [_map_leaves(v, n, lambda x, p: TensorSpec.from_tensor(_as_tensor(x))
+                             if is_tensor_leaf(x) else x) for n, v in arguments]
+        concrete = ConcreteFunction(graph, self.__name__, [n for n, _ in arguments], specs, outputs)
+        return concrete, created
+
+    def _call_args(self, traced_args):
+        if self._signature is None or self._input_signature is not None:
+            return [v for _, v in traced_args]
+        args = []
+        for name, value in traced_args:
+            param = self._signature.parameters.get(name)
+            if param is None or param.kind == param.KEYWORD_ONLY:
+                continue
+            if param.kind == param.VAR_POSITIONAL:
+                args.extend(value)
+            elif param.kind != param.VAR_KEYWORD:
+                args.append(value)
+        return args
+
+    def _call_kwargs(self, traced_args):
+        if self._signature is None or self._input_signature is not None:
+            return {}
+        kwargs = {}
+        for name, value in traced_args:
+            param = self._signature.parameters.get(name)
+            if param is not None and param.kind == param.KEYWORD_ONLY:
+                kwargs[name] = value
+            elif param is not None and param.kind == param.VAR_KEYWORD:
+                kwargs.update(value)
+        return kwargs
+
+    def _relax(self, key, arguments):
+        """With reduce_retracing: dims that differ from an earlier trace become None."""
+        for old_key, old_arguments in reversed(self._traced_keys):
+            relaxed = _relax_key(old_key, key)
+            if relaxed is not None and relaxed != key:
+                relaxed_args = [
+                    (name, _relax_value(v, rk)) for (name, v), rk in zip(arguments, relaxed)
+                ]
+                return relaxed, relaxed_args
+        return key, arguments
+
+    def _warn_if_retracing_often(self, key, arguments):
+        count = len(self._traced_keys) + 1
+        if count <= RETRACE_WARNING_THRESHOLD or not self._traced_keys:
+            return
+        old_key, _ = self._traced_keys[-1]
+        change = "the arguments changed"
+        for (name, _), old, new in zip(arguments, old_key, key):
+            if old != new:
+                change = f"argument '{name}' changed from {_key_str(old)} to {_key_str(new)}"
+                break
+        logger.warning(
+            "rt.function '%s' has been traced %d times; this time %s. Tracing is slow: pass "
+            "tensors instead of Python values, use input_signature, or reduce_retracing=True "
+            "for changing shapes.", self.__name__, count, change,
+        )
+
+    # ---- public API --------------------------------------------------------------------------
+    def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
+        """The concrete function for these arguments (tensors or rt.TensorSpec), traced if new."""
+        if self._input_signature is not None and not args and not kwargs:
+            args = self._input_signature
+            arguments = list(zip(self._param_names(len(args)), args))
+            key = ("input_signature",)
+        else:
+            arguments = self._bind(args, kwargs)
+            key = self._key(arguments)
+        concrete = self._concrete.get(key) or self._find_relaxed(key)
+        return concrete if concrete is not None else self._trace(arguments, key)
+
+    def experimental_get_tracing_count(self) -> int:
+        return len(self._traced_keys)
+
+    def pretty_printed_concrete_signatures(self) -> str:
+        seen, texts = set(), []
+        for concrete in self._concrete.values():
+            if id(concrete) not in seen:
+                seen.add(id(concrete))
+                texts.append(concrete.pretty_printed_signature())
+        return "\n\n".join(texts)
+
+    def __repr__(self) -> str:
+        return f"<rt.function {self.__name__}>"
+
+
+def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=False):
+    """Makes `fn` run as a graph: traced once per input signature, then compiled and cached.
+
+    Use as `@rt.function` or `rt.function(fn, input_signature=[rt.TensorSpec(...)])`.
+    """
+    if fn is None:
+        return lambda f: Function(f, input_signature, autograph, reduce_retracing)
+    return Function(fn, input_signature, autograph, reduce_retracing)
+
+
+# ---- helpers -------------------------------------------------------------------------------------
+
+def _as_tensor(value):
+    if isinstance(value, Tensor):
+        return value
+    from runtime.conversion import convert_to_tensor
+
+    return convert_to_tensor(value)
+
+
+def _as_value(value):
+    if isinstance(value, EagerTensor):
+        return value._value
+    return _as_tensor(value)._value
+
+
+def _map_leaves(value, path, fn):
+    if isinstance(value, dict):
+        return type(value)((k, _map_leaves(v, f"{path}[{k!r}]", fn)) for k, v in value.items())
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):
+        return type(value)(*[_map_leaves(v, f"{path}.{f}", fn) for f, v in zip(value._fields, value)])
+    if isinstance(value, (list, tuple)):
+        return type(value)(_map_leaves(v, f"{path}[{i}]", fn) for i, v in enumerate(value))
+    return fn(value, path)
+
+
+def _structure_key(value, path):
+    if isinstance(value, dict):
+        return ("dict", tuple((k, _structure_key(value[k], f"{path}[{k!r}]"))
+                              for k in sorted(value, key=repr)))
+    if isinstance(value, (list, tuple)):
+        kind = type(value) if hasattr(type(value), "_fields") else type(value).__name__
+        return (kind, tuple(_structure_key(v, f"{path}[{i}]") for i, v in enumerate(value)))
+    return value_key(value, path)
+
+
+def _output_tensor(graph, value, path):
+    if isinstance(value, SymbolicTensor):
+        if value.op.graph is not graph:
+            raise ValueError(
+                f"The function returns {value.name} ({path}), a symbolic tensor of another graph."
+            )
+        return value
+    if isinstance(value, EagerTensor):
+        return constant_in_graph(graph, value)
+    if hasattr(value, "read_value") and hasattr(value, "assign"):
+        return value.read_value()
+    return value
+
+
+def _is_spec_key(part):
+    return isinstance(part, tuple) and len(part) == 2 and hasattr(part[0], "np_dtype")
+
+
+def _relax_key(old, new):
+    if _is_spec_key(old) and _is_spec_key(new):
+        if old[0] is not new[0] or len(old[1]) != len(new[1]):
+            return None
+        return (old[0], tuple(a if a == b else None for a, b in zip(old[1], new[1])))
+    if isinstance(old, tuple) and isinstance(new, tuple) and len(old) == len(new) and not (
+        _is_spec_key(old) or _is_spec_key(new)
+    ):
+        parts = [_relax_key(a, b) for a, b in zip(old, new)]
+        return None if any(p is None for p in parts) else tuple(parts)
+    return old if old == new else None
+
+
+def _matches(general, key):
+    relaxed = _relax_key(general, key)
+    return relaxed is not None and relaxed == general and general != key or general == key
+
+
+def _relax_value(value, key_part):
+    if _is_spec_key(key_part) and is_tensor_leaf(value):
+        return TensorSpec(key_part[1], key_part[0])
+    if isinstance(value, (list, tuple)) and not hasattr(type(value), "_fields"):
+        return type(value)(_relax_value(v, k) for v, k in zip(value, key_part[1]))
+    return value
+
+
+def _key_str(part):
+    if _is_spec_key(part):
+        return describe_key(part)
+    if isinstance(part, tuple) and len(part) == 2 and isinstance(part[1], tuple):
+        return "(" + ", ".join(_key_str(p) for p in part[1]) + ")"
+    return describe_key(part)
+
+
+__all__ = ["function", "Function", "ConcreteFunction", "InvalidArgumentError"]

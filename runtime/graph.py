@@ -1,0 +1,250 @@
+"""The graph IR: a `Graph` owns `Operation`s in creation order (always a topological order).
+
+An Operation has an op type (an `OpDef`), input tensors, attrs (plain data, or sub-graphs for
+control flow), symbolic output tensors, and the user's source line that created it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import numpy as np
+
+from runtime import context
+from runtime.tensor import SymbolicTensor, shape_str
+
+
+class Operation:
+    """One node of a graph."""
+
+    __slots__ = ("graph", "name", "opdef", "inputs", "attrs", "outputs", "origin", "stateful")
+
+    def __init__(self, graph, name, opdef, inputs, attrs, output_specs, origin):
+        self.graph = graph
+        self.name = name
+        self.opdef = opdef
+        self.inputs = list(inputs)
+        self.attrs = attrs
+        self.origin = origin
+        self.outputs = [SymbolicTensor(self, i, d, s) for i, (d, s) in enumerate(output_specs)]
+        self.stateful = opdef.stateful or any(g.is_stateful() for g in self.subgraphs())
+
+    @property
+    def type(self) -> str:
+        return self.opdef.name
+
+    def subgraphs(self):
+        """The sub-graphs held in attrs (branches of an If, cond and body of a While)."""
+        return [v for v in self.attrs.values() if isinstance(v, Graph)]
+
+    def __repr__(self) -> str:
+        return f"<Operation {self.name} ({self.type})>"
+
+
+class Graph:
+    """A dataflow graph; `outer` is the enclosing graph for branch and loop bodies."""
+
+    def __init__(self, name: str = "graph", outer: Graph | None = None):
+        self.name = name
+        self.outer = outer
+        self.operations: list[Operation] = []
+        self.inputs: list[SymbolicTensor] = []
+        self.outputs: list[SymbolicTensor] = []
+        # Captures of outer-graph tensors: id(outer tensor) -> (outer tensor, inner placeholder).
+        self.captures: dict[int, tuple[SymbolicTensor, SymbolicTensor]] = {}
+        # Variables read or written by this graph and its sub-graphs, by unique name.
+        self.variables = outer.variables if outer is not None else {}
+        self._counter = outer._counter if outer is not None else itertools.count()
+        self._used_names: set[str] = outer._used_names if outer is not None else set()
+
+    # ---- building ----------------------------------------------------------------------------
+    def as_default(self):
+        """`with graph.as_default():` sends new ops to this graph."""
+        return context.building(self)
+
+    def create_op(self, opdef, inputs, attrs, output_specs, origin=None) -> Operation:
+        """Adds an operation; inputs from an enclosing graph are captured first."""
+        inputs = [self.capture(t) if t.op.graph is not self else t for t in inputs]
+        name = self._unique_name(attrs.get("name") if opdef.name == "Placeholder" else None, opdef)
+        op = Operation(self, name, opdef, inputs, attrs, output_specs, origin)
+        self.operations.append(op)
+        return op
+
+    def _unique_name(self, wanted, opdef) -> str:
+        """`wanted` made a valid, graph-wide unique identifier, or `<optype>_<n>`."""
+        name = re.sub(r"\W+", "_", wanted).strip("_") if wanted else ""
+        if not name or not name.isidentifier() or name in self._used_names:
+            name = f"{name or opdef.name.lower()}_{next(self._counter)}"
+        self._used_names.add(name)
+        return name
+
+    def add_input(self, dtype, shape, name=None, origin=None) -> SymbolicTensor:
+        """A new placeholder (a function argument of this graph)."""
+        from runtime.ops.registry import PLACEHOLDER
+
+        op = self.create_op(PLACEHOLDER, [], {"name": name}, [(dtype, shape)], origin)
+        self.inputs.append(op.outputs[0])
+        return op.outputs[0]
+
+    def capture(self, tensor: SymbolicTensor) -> SymbolicTensor:
+        """The placeholder in this graph that stands for `tensor` of an enclosing graph."""
+        found = self.captures.get(id(tensor))
+        if found is not None:
+            return found[1]
+        if self.outer is None or not self._encloses(tensor.op.graph):
+            raise ValueError(
+                f"Tensor {tensor.name} belongs to another graph ({tensor.op.graph.name}) and "
+                f"cannot be used in {self.name}: a symbolic tensor escaped from the function "
+                "that created it (e.g. stored in a Python list or attribute during tracing). "
+                "Return it from that function instead."
+            )
+        outer = self.outer.capture(tensor) if tensor.op.graph is not self.outer else tensor
+        inner = self.add_input(tensor.dtype, tensor.shape, name=f"capture_{tensor.op.name}")
+        self.captures[id(tensor)] = (outer, inner)
+        return inner
+
+    def _encloses(self, graph) -> bool:
+        g = self.outer
+        while g is not None:
+            if g is graph:
+                return True
+            g = g.outer
+        return False
+
+    # ---- queries -----------------------------------------------------------------------------
+    def is_stateful(self) -> bool:
+        return any(op.stateful for op in self.operations)
+
+    def get_operation(self, name: str) -> Operation:
+        for op in self.operations:
+            if op.name == name:
+                return op
+        raise KeyError(f"No operation named {name!r} in graph {self.name}.")
+
+    def walk(self):
+        """Every operation of this graph and of its sub-graphs, outer ops first (no recursion)."""
+        stack = [self]
+        while stack:
+            graph = stack.pop()
+            for op in graph.operations:
+                yield op
+                stack.extend(reversed(op.subgraphs()))
+
+    # ---- checking ----------------------------------------------------------------------------
+    def lint(self) -> None:
+        """Checks the invariants: ownership, creation order is topological, unique names."""
+        names = set()
+        stack = [self]
+        while stack:
+            graph = stack.pop()
+            seen = set()
+            for op in graph.operations:
+                _check(op.graph is graph, f"{op.name} is listed in {graph.name} but owned elsewhere")
+                _check(op.name not in names, f"duplicate operation name {op.name}")
+                names.add(op.name)
+                for t in op.inputs:
+                    _check(t.op.graph is graph, f"{op.name} reads {t.name} from another graph")
+                    _check(id(t.op) in seen, f"{op.name} reads {t.name} before it is computed")
+                for i, t in enumerate(op.outputs):
+                    _check(t.op is op and t.index == i, f"{op.name} output {i} is inconsistent")
+                seen.add(id(op))
+                stack.extend(op.subgraphs())
+            for t in graph.outputs:
+                _check(id(t.op) in seen, f"output {t.name} of {graph.name} is not in the graph")
+            for t in graph.inputs:
+                _check(t.op.type == "Placeholder", f"input {t.name} is not a placeholder")
+
+    # ---- printing and export -----------------------------------------------------------------
+    def __str__(self) -> str:
+        return "\n".join(_format_graph(self, ""))
+
+    def to_python(self) -> str:
+        """The Python source the executor compiles this graph into."""
+        from runtime.executor import codegen
+
+        return codegen.generate(self).source
+
+    def as_graph_def(self) -> dict:
+        """A JSON-serializable description, like TensorFlow's GraphDef: nodes and a library of
+        sub-graphs (branches and loop bodies)."""
+        library = []
+        graph_def = {"node": _nodes_def(self, library)}
+        graph_def["library"] = {"function": library}
+        return graph_def
+
+
+def _check(ok: bool, message: str) -> None:
+    if not ok:
+        raise AssertionError(f"Graph lint failed: {message}")
+
+
+def _spec_str(t: SymbolicTensor) -> str:
+    return f"{t.dtype.name}{shape_str(t.shape)}"
+
+
+def _format_graph(graph: Graph, indent: str):
+    ins = ", ".join(f"{t.op.name}: {_spec_str(t)}" for t in graph.inputs)
+    yield f"{indent}graph {graph.name}({ins}):"
+    for op in graph.operations:
+        if op.type == "Placeholder":
+            continue
+        outs = ", ".join(op.name if len(op.outputs) == 1 else t.name for t in op.outputs)
+        specs = ", ".join(_spec_str(t) for t in op.outputs)
+        args = [t.name if t.index else t.op.name for t in op.inputs]
+        attrs = [f"{k}={_attr_str(v)}" for k, v in op.attrs.items() if not isinstance(v, Graph)]
+        where = f"  # {op.origin}" if op.origin else ""
+        yield f"{indent}  {outs or '_'} = {op.type}({', '.join(args + attrs)}) -> {specs or '()'}{where}"
+        for sub in op.subgraphs():
+            yield from _format_graph(sub, indent + "    ")
+    outs = ", ".join(t.name if t.index else t.op.name for t in graph.outputs)
+    yield f"{indent}  return ({outs})"
+
+
+def _attr_str(value) -> str:
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, threshold=6, separator=",") if value.size <= 6 else (
+            f"<{value.dtype}{list(value.shape)}>"
+        )
+    return repr(value)
+
+
+def attr_to_json(value):
+    """Plain-data form of an attr value (sub-graphs are referred to by name)."""
+    from runtime.dtypes import DType
+
+    if isinstance(value, Graph):
+        return {"graph": value.name}
+    if isinstance(value, DType):
+        return {"dtype": value.name}
+    if isinstance(value, np.ndarray):
+        if value.dtype == object:
+            return {"strings": [v.decode("utf-8", "replace") for v in value.flat],
+                    "shape": list(value.shape)}
+        return {"tensor": value.tolist(), "dtype": str(value.dtype), "shape": list(value.shape)}
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, (list, tuple)):
+        return [attr_to_json(v) for v in value]
+    return value
+
+
+def _nodes_def(graph: Graph, library: list) -> list:
+    nodes = []
+    for op in graph.operations:
+        attrs = {k: attr_to_json(v) for k, v in op.attrs.items()}
+        attrs["_output_types"] = [t.dtype.name for t in op.outputs]
+        node = {"name": op.name, "op": op.type, "input": [t.name for t in op.inputs], "attr": attrs}
+        if op.origin is not None:
+            node["origin"] = {"file": op.origin.filename, "line": op.origin.lineno}
+        nodes.append(node)
+        for sub in op.subgraphs():
+            library.append({
+                "name": sub.name,
+                "input": [t.name for t in sub.inputs],
+                "output": [t.name for t in sub.outputs],
+                "node": _nodes_def(sub, library),
+            })
+    return nodes

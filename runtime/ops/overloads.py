@@ -1,0 +1,47 @@
+"""Python operators on tensors (`x + y`, `x < y`, `x[i]`, ...), installed on `Tensor`."""
+
+from __future__ import annotations
+
+from runtime.ops import array_ops, math_ops
+from runtime.tensor import Tensor
+
+
+def _install(name, fn, reverse=False):
+    if reverse:
+        setattr(Tensor, name, lambda self, other: fn(other, self))
+    else:
+        setattr(Tensor, name, lambda self, other: fn(self, other))
+
+
+
+
+_BINARY = {
+    "add": math_ops.add,
+    "sub": math_ops.subtract,
+    "mul": math_ops.multiply,
+    "truediv": math_ops.divide,
+    "floordiv": math_ops.floordiv,
+    "mod": math_ops.mod,
+    "pow": math_ops.pow,
+    "matmul": math_ops.matmul,
+    "and": math_ops.logical_and,
+    "or": math_ops.logical_or,
+    "xor": math_ops.logical_xor,
+}
+
+for _name, _fn in _BINARY.items():
+    _install(f"__{_name}__", _fn)
+    _install(f"__r{_name}__", _fn, reverse=True)
+
+_install("__eq__", math_ops.equal)
+_install("__ne__", math_ops.not_equal)
+_install("__lt__", math_ops.less)
+_install("__le__", math_ops.less_equal)
+_install("__gt__", math_ops.greater)
+_install("__ge__", math_ops.greater_equal)
+
+Tensor.__neg__ = math_ops.negative
+Tensor.__pos__ = lambda self: self
+Tensor.__abs__ = math_ops.abs
+Tensor.__invert__ = math_ops.logical_not
+Tensor.__getitem__ = array_ops.getitem

@@ -1,0 +1,77 @@
+"""Random numbers: stateful ops that give new numbers on every call, in graphs too.
+
+Without a seed, numbers come from one process-wide generator. With `seed=`, from a generator
+made for that seed the first time it is used: the same program gives the same sequence.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.ops.array_ops import _static_ints
+from runtime.ops.registry import apply, define_op
+from runtime.tensor import normalize
+
+_default_generator = np.random.default_rng()
+_seeded_generators: dict[int, np.random.Generator] = {}
+
+
+def _generator(seed):
+    if seed is None:
+        return _default_generator
+    generator = _seeded_generators.get(seed)
+    if generator is None:
+        generator = _seeded_generators[seed] = np.random.default_rng(seed)
+    return generator
+
+
+def _uniform_kernel(*, shape, dtype, minval, maxval, seed):
+    generator = _generator(seed)
+    if dtype.is_integer:
+        values = generator.integers(minval, maxval, size=shape)
+    else:
+        values = generator.uniform(minval, maxval, size=shape)
+    return normalize(np.asarray(values, dtype=dtype.np_dtype))
+
+
+def _normal_kernel(*, shape, dtype, mean, stddev, seed):
+    values = _generator(seed).normal(mean, stddev, size=shape)
+    return normalize(np.asarray(values, dtype=dtype.np_dtype))
+
+
+UNIFORM = define_op(
+    "RandomUniform",
+    infer=lambda inputs, *, shape, dtype, **_: [(dtype, shape)],
+    kernel=_uniform_kernel,
+    stateful=True,
+)
+NORMAL = define_op(
+    "RandomStandardNormal",
+    infer=lambda inputs, *, shape, dtype, **_: [(dtype, shape)],
+    kernel=_normal_kernel,
+    stateful=True,
+)
+
+
+def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None):
+    """Uniform numbers in [minval, maxval) (maxval defaults to 1 for floats)."""
+    dtype = dtypes.as_dtype(dtype)
+    if maxval is None:
+        if dtype.is_integer:
+            raise ValueError("random.uniform with an integer dtype needs maxval.")
+        maxval = 1
+    attrs = {"shape": _static_ints(shape, "shape") if np.ndim(shape) else (), "dtype": dtype,
+             "minval": float(minval) if dtype.is_floating else int(minval),
+             "maxval": float(maxval) if dtype.is_floating else int(maxval), "seed": seed}
+    return apply(UNIFORM, [], attrs)
+
+
+def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None):
+    """Normally distributed numbers."""
+    dtype = dtypes.as_dtype(dtype)
+    if not dtype.is_floating:
+        raise TypeError(f"random.normal needs a float dtype, got {dtype.name}.")
+    attrs = {"shape": _static_ints(shape, "shape") if np.ndim(shape) else (), "dtype": dtype,
+             "mean": float(mean), "stddev": float(stddev), "seed": seed}
+    return apply(NORMAL, [], attrs)

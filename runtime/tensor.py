@@ -1,0 +1,233 @@
+"""Tensors: `EagerTensor` holds a numpy value; `SymbolicTensor` is an op output in a graph.
+
+Python operators (`+`, `<`, `[]`, ...) are installed on `Tensor` by `runtime.ops.overloads`.
+0-d values are kept as numpy scalars (and `bytes` for 0-d strings): their arithmetic is several
+times faster than that of 0-d arrays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.errors import OperatorNotAllowedInGraphError, with_origin
+
+
+class TensorShape(tuple):
+    """A tuple of dimensions; a dimension is an int, or None when unknown (only in graphs)."""
+
+    __slots__ = ()
+
+    @property
+    def rank(self) -> int:
+        return len(self)
+
+    def as_list(self) -> list:
+        return list(self)
+
+    def is_fully_defined(self) -> bool:
+        return all(d is not None for d in self)
+
+    def is_compatible_with(self, other) -> bool:
+        other = tuple(other)
+        return len(self) == len(other) and all(
+            a is None or b is None or a == b for a, b in zip(self, other)
+        )
+
+    def __repr__(self) -> str:
+        return f"TensorShape({list(self)})"
+
+
+def shape_str(shape) -> str:
+    """`(2, None)` printed as `[2, ?]`; `()` as `[]`."""
+    return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+class Tensor:
+    """Common base of eager and symbolic tensors."""
+
+    __slots__ = ()
+    __array_priority__ = 100  # numpy defers binary operators to us
+    __hash__ = object.__hash__  # `==` is elementwise, so hash by identity (like TensorFlow)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+
+class EagerTensor(Tensor):
+    """A tensor with a concrete value."""
+
+    __slots__ = ("_value", "dtype")
+
+    def __init__(self, value, dtype: dtypes.DType):
+        self._value = value
+        self.dtype = dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape(getattr(self._value, "shape", ()))
+
+    def numpy(self):
+        """The value: a numpy array, numpy scalar, or `bytes` for a 0-d string."""
+        return self._value
+
+    def __array__(self, dtype=None, copy=None):
+        array = np.asarray(self._value)
+        return array if dtype is None else array.astype(dtype)
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+    def __int__(self) -> int:
+        return int(self._value)
+
+    def __float__(self) -> float:
+        return float(self._value)
+
+    def __index__(self) -> int:
+        if not self.dtype.is_integer:
+            raise TypeError(f"Only integer tensors can be used as an index, not {self.dtype.name}.")
+        return int(self._value)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor (a scalar) is undefined.")
+        return self.shape[0]
+
+    def __iter__(self):
+        from runtime.ops import array_ops
+
+        if not self.shape:
+            raise TypeError("Cannot iterate over a 0-d tensor (a scalar).")
+        return iter(array_ops.unstack(self))
+
+    def __repr__(self) -> str:
+        value = self._value
+        shown = np.array2string(np.asarray(value), separator=", ") if self.shape else repr(value)
+        if self.shape == () and not isinstance(value, bytes):
+            shown = repr(value.item()) if hasattr(value, "item") else repr(value)
+        return f"<rt.Tensor: shape={tuple(self.shape)}, dtype={self.dtype.name}, numpy={shown}>"
+
+    def __str__(self) -> str:
+        return str(self._value)
+
+
+class SymbolicTensor(Tensor):
+    """The `index`-th output of `op` in a graph: its value exists only when the graph runs."""
+
+    __slots__ = ("op", "index", "dtype", "shape")
+
+    def __init__(self, op, index: int, dtype: dtypes.DType, shape):
+        self.op = op
+        self.index = index
+        self.dtype = dtype
+        self.shape = TensorShape(shape)
+
+    @property
+    def name(self) -> str:
+        return f"{self.op.name}:{self.index}"
+
+    @property
+    def graph(self):
+        return self.op.graph
+
+    def _not_allowed(self, what: str, fix: str):
+        from runtime.source_info import user_origin
+
+        raise OperatorNotAllowedInGraphError(
+            with_origin(
+                f"{what} a symbolic tensor ({self.name}, {self.dtype.name}"
+                f"{shape_str(self.shape)}) is not allowed while tracing a graph: its value is "
+                f"not known until the graph runs. {fix}",
+                user_origin(3),
+            )
+        )
+
+    def __bool__(self):
+        self._not_allowed(
+            "Using as a Python bool",
+            "Let autograph convert this `if`/`while` (rt.function(autograph=True), the default) "
+            "or use rt.cond / rt.while_loop.",
+        )
+
+    def __len__(self):
+        if self.shape and self.shape[0] is not None:
+            return self.shape[0]
+        self._not_allowed("Taking len() of", "Use rt.shape(x)[0] or rt.size(x).")
+
+    def __iter__(self):
+        if self.shape and self.shape[0] is not None:
+            from runtime.ops import array_ops
+
+            return iter(array_ops.unstack(self))
+        self._not_allowed(
+            "Iterating over",
+            "Let autograph convert the `for` loop, or use rt.while_loop.",
+        )
+
+    def __index__(self):
+        self._not_allowed("Using as a Python int", "Use the tensor in rt ops instead.")
+
+    def __int__(self):
+        self._not_allowed("Converting to int", "Use rt.cast(x, rt.int32).")
+
+    def __float__(self):
+        self._not_allowed("Converting to float", "Use rt.cast(x, rt.float32).")
+
+    def numpy(self):
+        self._not_allowed("Calling .numpy() on", "Return the tensor from the function instead.")
+
+    def __array__(self, dtype=None, copy=None):
+        self._not_allowed("Converting to a numpy array", "Use rt ops on the tensor instead.")
+
+    def __repr__(self) -> str:
+        return f"<rt.SymbolicTensor '{self.name}' shape={shape_str(self.shape)} dtype={self.dtype.name}>"
+
+
+def _python_value_to_numpy(value, dtype: dtypes.DType | None):
+    """A numpy array for a Python/numpy value; Python floats and ints default to 32 bits."""
+    from_python = not isinstance(value, (np.ndarray, np.generic))
+    if dtype is not None and dtype.is_string:
+        return _strings_to_numpy(value)
+    if dtype is not None:
+        return np.asarray(value, dtype=dtype.np_dtype)
+    array = np.asarray(value)
+    if array.dtype.kind in "SU" or (array.dtype.kind == "O" and _all_strings(array)):
+        return _strings_to_numpy(value)
+    if from_python:
+        if array.dtype == np.float64:
+            array = array.astype(np.float32)
+        elif array.dtype.kind == "i":
+            array = array.astype(np.int32)
+    return array
+
+
+def _all_strings(array) -> bool:
+    return all(isinstance(v, (str, bytes)) for v in array.flat)
+
+
+def _strings_to_numpy(value):
+    array = np.asarray(value, dtype=object)
+    flat = [v.encode() if isinstance(v, str) else v for v in array.flat]
+    for v in flat:
+        if not isinstance(v, bytes):
+            raise TypeError(f"Cannot mix strings and {type(v).__name__} in one string tensor.")
+    out = np.empty(array.shape, dtype=object)
+    out.flat[:] = flat if flat else []
+    return out
+
+
+def normalize(value):
+    """0-d numpy arrays become numpy scalars (or `bytes`); everything else is unchanged."""
+    if type(value) is np.ndarray and value.ndim == 0:
+        return value[()]
+    return value
+
+
+def eager(value, dtype: dtypes.DType | None = None) -> EagerTensor:
+    """An EagerTensor from a numpy/Python value (the value is converted, not copied if possible)."""
+    array = _python_value_to_numpy(value, dtype)
+    if dtype is None:
+        dtype = dtypes.from_numpy(array.dtype)
+    return EagerTensor(normalize(array), dtype)

@@ -28,10 +28,16 @@ RETRACE_WARNING_THRESHOLD = 5
 
 
 class ConcreteFunction:
-    """One traced graph for one input signature, compiled to Python over numpy."""
+    """One traced graph for one input signature, compiled to Python over numpy.
 
-    def __init__(self, graph: Graph, name: str, arg_names, arg_specs, structured_outputs):
+    `graph` is what runs (after the optimizing passes); `traced_graph` is the graph as traced
+    (only pruned), kept for inspection.
+    """
+
+    def __init__(self, graph: Graph, name: str, arg_names, arg_specs, structured_outputs,
+                 traced_graph: Graph | None = None):
         self.graph = graph
+        self.traced_graph = traced_graph if traced_graph is not None else graph
         self.name = name
         self._arg_names = arg_names
         self.structured_input_signature = arg_specs
@@ -125,15 +131,15 @@ def _make_packer(structure):
 class Function:
     """A Python function that runs as traced graphs (see `rt.function`)."""
 
-    def __init__(self, fn, input_signature=None, autograph=True, reduce_retracing=False):
+    def __init__(self, fn, input_signature=None, autograph=True, reduce_retracing=False,
+                 optimize=True):
         self.python_function = fn
         self.__name__ = getattr(fn, "__name__", "function")
         self.__doc__ = getattr(fn, "__doc__", None)
         self._autograph = autograph
         self._reduce_retracing = reduce_retracing
-        self._input_signature = (
-            None if input_signature is None else tuple(nest.flatten(list(input_signature)))
-        )
+        self._optimize = optimize
+        self._input_signature = None if input_signature is None else tuple(input_signature)
         try:
             self._signature = inspect.signature(fn)
         except (TypeError, ValueError):
@@ -156,7 +162,7 @@ class Function:
         if bound is None:
             bound = Function(
                 self.python_function.__get__(instance, owner), self._input_signature,
-                self._autograph, self._reduce_retracing,
+                self._autograph, self._reduce_retracing, self._optimize,
             )
             try:
                 self._bound_instances[instance] = bound
@@ -206,28 +212,35 @@ class Function:
         return list(bound.arguments.items())
 
     def _bind_to_input_signature(self, args, kwargs):
-        from runtime.conversion import convert_to_tensor
-
         if kwargs:
             raise TypeError(f"{self.__name__} has an input_signature; pass arguments positionally.")
-        flat = nest.flatten(list(args))
         specs = self._input_signature
-        if len(flat) != len(specs):
+        if len(args) != len(specs):
             raise TypeError(
-                f"{self.__name__} was given {len(flat)} tensor arguments but its input_signature "
-                f"has {len(specs)}: {list(specs)}."
+                f"{self.__name__} takes {len(specs)} arguments (its input_signature is "
+                f"{list(specs)}), got {len(args)}."
             )
-        converted = []
-        for i, (value, spec) in enumerate(zip(flat, specs)):
-            tensor = convert_to_tensor(value, spec.dtype if not isinstance(value, Tensor) else None)
-            if not spec.is_compatible_with(tensor):
-                raise TypeError(
-                    f"{self.__name__}: argument #{i} is a {tensor.dtype.name} tensor of shape "
-                    f"{list(tensor.shape)}, which does not match its input_signature {spec!r}."
-                )
-            converted.append(tensor)
         names = self._param_names(len(args))
-        return list(zip(names, nest.pack_sequence_as(list(args), converted)))
+        return [(n, self._match_spec(s, a, n)) for n, s, a in zip(names, specs, args)]
+
+    def _match_spec(self, spec, value, path):
+        from runtime.conversion import convert_to_tensor
+
+        if isinstance(spec, (list, tuple)):
+            if not isinstance(value, (list, tuple)) or len(value) != len(spec):
+                raise TypeError(
+                    f"{self.__name__}: argument {path} must be a sequence of {len(spec)} values to "
+                    f"match its input_signature {spec!r}."
+                )
+            return type(spec)(self._match_spec(s, v, f"{path}[{i}]")
+                              for i, (s, v) in enumerate(zip(spec, value)))
+        tensor = convert_to_tensor(value, spec.dtype if not isinstance(value, Tensor) else None)
+        if not spec.is_compatible_with(tensor):
+            raise TypeError(
+                f"{self.__name__}: argument {path} is a {tensor.dtype.name} tensor of shape "
+                f"{list(tensor.shape)}, which does not match its input_signature {spec!r}."
+            )
+        return tensor
 
     def _param_names(self, n):
         if self._signature is None:
@@ -287,13 +300,10 @@ class Function:
 
     def _trace_once(self, arguments):
         graph = Graph(self.__name__)
-        counter = iter(range(1 << 30))
-
         def placeholder(value, path):
             if not is_tensor_leaf(value):
                 return value
-            spec = value if isinstance(value, TensorSpec) else TensorSpec.from_tensor(_as_tensor(value))
-            _ = next(counter)
+            spec = _spec_of(value)
             return graph.add_input(spec.dtype, spec.shape, name=path)
 
         traced_args = [(name, _map_leaves(v, name, placeholder)) for name, v in arguments]
@@ -303,10 +313,13 @@ class Function:
             outputs = fn(*self._call_args(traced_args), **self._call_kwargs(traced_args))
             outputs = _map_leaves(outputs, "output", lambda v, p: _output_tensor(graph, v, p))
         graph.outputs = [t for t in nest.flatten(outputs) if isinstance(t, SymbolicTensor)]
-        run_passes(graph)
-        specs = [_map_leaves(v, n, lambda x, p: TensorSpec.from_tensor(_as_tensor(x))
-                             if is_tensor_leaf(x) else x) for n, v in arguments]
-        concrete = ConcreteFunction(graph, self.__name__, [n for n, _ in arguments], specs, outputs)
+        optimized = run_passes(graph, self._optimize)
+        specs = [_map_leaves(v, n, lambda x, p: _spec_of(x)) for n, v in arguments]
+        if optimized is not graph:
+            outputs = _map_leaves(outputs, "output", lambda v, p: _translate_output(graph, optimized, v))
+        concrete = ConcreteFunction(
+            optimized, self.__name__, [n for n, _ in arguments], specs, outputs, traced_graph=graph
+        )
         return concrete, created
 
     def _call_args(self, traced_args):
@@ -390,14 +403,18 @@ class Function:
         return f"<rt.function {self.__name__}>"
 
 
-def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=False):
+def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=False,
+             optimize=True):
     """Makes `fn` run as a graph: traced once per input signature, then compiled and cached.
 
     Use as `@rt.function` or `rt.function(fn, input_signature=[rt.TensorSpec(...)])`.
+    `autograph=False` traces the Python code as is (no control-flow conversion);
+    `reduce_retracing=True` relaxes changing shapes to unknown dims instead of retracing;
+    `optimize=False` skips the optimizing graph passes (for debugging).
     """
     if fn is None:
-        return lambda f: Function(f, input_signature, autograph, reduce_retracing)
-    return Function(fn, input_signature, autograph, reduce_retracing)
+        return lambda f: Function(f, input_signature, autograph, reduce_retracing, optimize)
+    return Function(fn, input_signature, autograph, reduce_retracing, optimize)
 
 
 # ---- helpers -------------------------------------------------------------------------------------
@@ -408,6 +425,13 @@ def _as_tensor(value):
     from runtime.conversion import convert_to_tensor
 
     return convert_to_tensor(value)
+
+
+def _spec_of(value):
+    """The TensorSpec of a tensor leaf; other leaves (Python values) are returned as they are."""
+    if isinstance(value, TensorSpec) or not is_tensor_leaf(value):
+        return value
+    return TensorSpec.from_tensor(_as_tensor(value))
 
 
 def _as_value(value):
@@ -450,6 +474,14 @@ def _output_tensor(graph, value, path):
     return value
 
 
+def _translate_output(traced, optimized, value):
+    """The output of `optimized` that stands where `value` stood in `traced`."""
+    if not isinstance(value, SymbolicTensor):
+        return value
+    index = next(i for i, t in enumerate(traced.outputs) if t is value)
+    return optimized.outputs[index]
+
+
 def _is_spec_key(part):
     return isinstance(part, tuple) and len(part) == 2 and hasattr(part[0], "np_dtype")
 
@@ -469,7 +501,7 @@ def _relax_key(old, new):
 
 def _matches(general, key):
     relaxed = _relax_key(general, key)
-    return relaxed is not None and relaxed == general and general != key or general == key
+    return relaxed is not None and relaxed == general
 
 
 def _relax_value(value, key_part):

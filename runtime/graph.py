@@ -6,13 +6,25 @@ control flow), symbolic output tensors, and the user's source line that created 
 
 from __future__ import annotations
 
-import itertools
+import copy
 import re
 
 import numpy as np
 
 from runtime import context
 from runtime.tensor import SymbolicTensor, shape_str
+
+
+class _Names:
+    """Op names used in a graph and all its sub-graphs (they share one)."""
+
+    def __init__(self):
+        self.used: set[str] = set()
+        self._next = 0
+
+    def next_id(self) -> int:
+        self._next += 1
+        return self._next - 1
 
 
 class Operation:
@@ -55,8 +67,7 @@ class Graph:
         self.captures: dict[int, tuple[SymbolicTensor, SymbolicTensor]] = {}
         # Variables read or written by this graph and its sub-graphs, by unique name.
         self.variables = outer.variables if outer is not None else {}
-        self._counter = outer._counter if outer is not None else itertools.count()
-        self._used_names: set[str] = outer._used_names if outer is not None else set()
+        self._names = outer._names if outer is not None else _Names()
 
     # ---- building ----------------------------------------------------------------------------
     def as_default(self):
@@ -74,9 +85,10 @@ class Graph:
     def _unique_name(self, wanted, opdef) -> str:
         """`wanted` made a valid, graph-wide unique identifier, or `<optype>_<n>`."""
         name = re.sub(r"\W+", "_", wanted).strip("_") if wanted else ""
-        if not name or not name.isidentifier() or name in self._used_names:
-            name = f"{name or opdef.name.lower()}_{next(self._counter)}"
-        self._used_names.add(name)
+        used = self._names.used
+        if not name or not name.isidentifier() or name in used:
+            name = f"{name or opdef.name.lower()}_{self._names.next_id()}"
+        used.add(name)
         return name
 
     def add_input(self, dtype, shape, name=None, origin=None) -> SymbolicTensor:
@@ -111,6 +123,21 @@ class Graph:
                 return True
             g = g.outer
         return False
+
+    def copy(self) -> Graph:
+        """A deep copy (sub-graphs included) sharing op definitions and variables; passes
+        transform the copy so the traced graph stays inspectable."""
+        memo = {}
+        for op in self.walk():
+            memo[id(op.opdef)] = op.opdef
+            for value in op.attrs.values():
+                if hasattr(value, "assign") and hasattr(value, "read_value"):
+                    memo[id(value)] = value
+        for variable in self.variables.values():
+            memo[id(variable)] = variable
+        if self.outer is not None:
+            memo[id(self.outer)] = self.outer
+        return copy.deepcopy(self, memo)
 
     # ---- queries -----------------------------------------------------------------------------
     def is_stateful(self) -> bool:

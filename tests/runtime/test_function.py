@@ -1,0 +1,190 @@
+"""rt.function: the signature cache, retracing, input signatures, methods, outputs, errors."""
+
+import collections
+import inspect
+
+import numpy as np
+import pytest
+
+import runtime as rt
+
+
+def test_cached_calls_do_not_retrace():
+    f = rt.function(lambda x, y: x * y)
+    for i in range(5):
+        assert f(rt.constant(float(i)), rt.constant(2.0)).numpy() == 2.0 * i
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_dtype_and_shape_are_part_of_the_key():
+    f = rt.function(lambda x: x + 1)
+    f(rt.constant(1))
+    f(rt.constant(1.0))
+    f(rt.constant([1.0]))
+    f(rt.constant([2.0]))
+    assert f.experimental_get_tracing_count() == 3
+
+
+def test_keywords_and_defaults_bind_to_one_signature():
+    @rt.function
+    def f(x, scale=2.0, *, shift=0.0):
+        return x * scale + shift
+
+    x = rt.constant(3.0)
+    assert f(x).numpy() == 6.0
+    assert f(x, scale=2.0).numpy() == 6.0
+    assert f.experimental_get_tracing_count() == 1
+    assert f(x, shift=1.0).numpy() == 7.0
+    assert f.experimental_get_tracing_count() == 2
+
+
+def test_nested_structures_of_tensors_and_python_values():
+    Point = collections.namedtuple("Point", "x y")
+
+    @rt.function
+    def f(p, d, items):
+        return p.x + p.y + d["a"] + items[0] * items[1]
+
+    out = f(Point(rt.constant(1.0), rt.constant(2.0)), {"a": rt.constant(3.0)}, [rt.constant(4.0), 5.0])
+    assert out.numpy() == 1 + 2 + 3 + 20
+    assert f.experimental_get_tracing_count() == 1
+    f(Point(rt.constant(1.0), rt.constant(2.0)), {"a": rt.constant(3.0)}, [rt.constant(4.0), 6.0])
+    assert f.experimental_get_tracing_count() == 2
+
+
+def test_structured_outputs_with_python_values():
+    @rt.function
+    def f(x):
+        return {"double": x * 2, "label": "ok", "pair": (x, None)}
+
+    out = f(rt.constant(2))
+    assert out["double"].numpy() == 4
+    assert out["label"] == "ok"
+    assert out["pair"][0].numpy() == 2 and out["pair"][1] is None
+
+
+def test_numpy_arrays_are_keyed_like_tensors():
+    f = rt.function(lambda x: x * 2)
+    f(np.ones(3, np.float32))
+    f(np.zeros(3, np.float32))
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_unhashable_python_argument_is_a_clear_error():
+    f = rt.function(lambda x, opts: x)
+    with pytest.raises(TypeError, match="opts.*unhashable"):
+        f(rt.constant(1), {1, 2})
+
+
+def test_input_signature_fixes_the_graph():
+    @rt.function(input_signature=[rt.TensorSpec([None], rt.float32)])
+    def f(x):
+        return rt.reduce_sum(x)
+
+    assert f(rt.constant([1.0, 2.0])).numpy() == 3.0
+    assert f(rt.constant([1.0, 2.0, 3.0])).numpy() == 6.0
+    assert f([1.0, 2.0]).numpy() == 3.0
+    assert f.experimental_get_tracing_count() == 1
+    with pytest.raises(TypeError, match="input_signature"):
+        f(rt.constant([1, 2]))
+    with pytest.raises(TypeError, match="input_signature"):
+        f(rt.constant([[1.0]]))
+
+
+def test_reduce_retracing_relaxes_shapes():
+    f = rt.function(lambda x: x * 2, reduce_retracing=True)
+    f(rt.constant([1.0]))
+    f(rt.constant([1.0, 2.0]))
+    out = f(rt.constant([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(out.numpy(), [2.0, 4.0, 6.0])
+    assert f.experimental_get_tracing_count() == 2
+    shapes = [c.graph.inputs[0].shape for c in {id(c): c for c in f._concrete.values()}.values()]
+    assert (None,) in [tuple(s) for s in shapes]
+
+
+def test_get_concrete_function_with_specs():
+    f = rt.function(lambda x: x + 1)
+    concrete = f.get_concrete_function(rt.TensorSpec([None, 2], rt.int32))
+    assert concrete(rt.constant([[1, 2]])).numpy().tolist() == [[2, 3]]
+    assert concrete(rt.constant([[1, 2], [3, 4]])).numpy().tolist() == [[2, 3], [4, 5]]
+    with pytest.raises(TypeError, match="int32"):
+        concrete(rt.constant([[1.0, 2.0]]))
+    assert f(rt.constant([[5, 6]])).numpy().tolist() == [[6, 7]]
+
+
+def test_structured_input_signature_and_outputs():
+    f = rt.function(lambda x, n: x * n)
+    concrete = f.get_concrete_function(rt.constant([1.0]), 3)
+    assert concrete.structured_input_signature[0] == rt.TensorSpec([1], rt.float32)
+    assert concrete.structured_input_signature[1] == 3
+    assert concrete.structured_outputs.dtype is rt.float32
+
+
+def test_methods_have_one_cache_per_instance():
+    class Scaler:
+        def __init__(self, k):
+            self.k = k
+
+        @rt.function
+        def __call__(self, x):
+            return x * self.k
+
+    a, b = Scaler(2.0), Scaler(3.0)
+    assert a(rt.constant(1.0)).numpy() == 2.0
+    assert b(rt.constant(1.0)).numpy() == 3.0
+    assert a(rt.constant(5.0)).numpy() == 10.0
+    assert Scaler.__call__.experimental_get_tracing_count() == 0
+
+
+def test_python_function_is_exposed():
+    def f(x):
+        return x
+
+    assert rt.function(f).python_function is f
+
+
+def test_graph_run_error_names_the_op_and_user_line():
+    @rt.function
+    def f(x):
+        return rt.gather(x, [5])
+
+    line = inspect.getsourcelines(f.python_function)[1] + 2
+    with pytest.raises(rt.errors.InvalidArgumentError) as info:
+        f(rt.constant([1.0, 2.0]))
+    message = str(info.value)
+    assert "GatherV2" in message
+    assert f"{__file__}\", line {line}" in message
+    assert "rt.gather(x, [5])" in message
+
+
+def test_symbolic_tensor_as_bool_names_the_line():
+    def f(x):
+        if x > 0:
+            return x
+        return -x
+
+    g = rt.function(f, autograph=False)
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError) as info:
+        g(rt.constant(1))
+    line = inspect.getsourcelines(f)[1] + 1
+    assert f'line {line}' in str(info.value)
+    assert "rt.cond" in str(info.value)
+
+
+def test_eager_tensors_captured_from_outside_become_constants():
+    w = rt.constant([1.0, 2.0])
+    f = rt.function(lambda x: x * w)
+    np.testing.assert_array_equal(f(rt.constant(2.0)).numpy(), [2.0, 4.0])
+    assert "Const" in [op.type for op in f.get_concrete_function(rt.constant(2.0)).graph.operations]
+
+
+def test_optimize_false_keeps_the_traced_graph():
+    f = rt.function(lambda x: x + 1, optimize=False)
+    concrete = f.get_concrete_function(rt.constant(1))
+    assert concrete.graph is concrete.traced_graph
+
+
+def test_random_numbers_differ_between_calls():
+    f = rt.function(lambda: rt.random.uniform([4]))
+    a, b = f().numpy(), f().numpy()
+    assert not np.array_equal(a, b)

@@ -81,17 +81,20 @@ def _unify_captures(graphs, first_inputs: int) -> list:
 
 # ---- cond --------------------------------------------------------------------------------------
 
+
 def cond(pred, true_fn, false_fn, names=None):
     """`true_fn()` if `pred` else `false_fn()`. With a symbolic `pred`, both branches are traced
     into an `If` op; their outputs must match in structure and dtype."""
     if not isinstance(pred, SymbolicTensor):
         return true_fn() if pred else false_fn()
     if not pred.dtype.is_bool or len(pred.shape) != 0:
-        raise TypeError(with_origin(
-            f"cond: the condition must be a scalar bool tensor, got {pred.dtype.name}"
-            f"{list(pred.shape)}; reduce it first (rt.reduce_all / rt.reduce_any).",
-            user_origin(),
-        ))
+        raise TypeError(
+            with_origin(
+                f"cond: the condition must be a scalar bool tensor, got {pred.dtype.name}"
+                f"{list(pred.shape)}; reduce it first (rt.reduce_all / rt.reduce_any).",
+                user_origin(),
+            )
+        )
     graph = context.current_graph()
     n = next(_names)
     branches = [Graph(f"cond_{n}_true", outer=graph), Graph(f"cond_{n}_false", outer=graph)]
@@ -103,12 +106,14 @@ def cond(pred, true_fn, false_fn, names=None):
     try:
         nest.assert_same_structure(t_out, f_out, "cond")
     except ValueError:
-        raise ValueError(with_origin(
-            "cond: the two branches return different structures: true branch "
-            f"{nest.structure_str(t_out)}, false branch {nest.structure_str(f_out)}. Both "
-            "branches must return the same values (e.g. each must return a value, or neither).",
-            user_origin(),
-        )) from None
+        raise ValueError(
+            with_origin(
+                "cond: the two branches return different structures: true branch "
+                f"{nest.structure_str(t_out)}, false branch {nest.structure_str(f_out)}. Both "
+                "branches must return the same values (e.g. each must return a value, or neither).",
+                user_origin(),
+            )
+        ) from None
     t_flat, f_flat = nest.flatten(t_out), nest.flatten(f_out)
     specs, positions, outs = [], [], [[], []]
     for i, (a, b) in enumerate(zip(t_flat, f_flat)):
@@ -124,20 +129,25 @@ def cond(pred, true_fn, false_fn, names=None):
         ta = _in_branch(branches[0], a, dtype, names, i)
         tb = _in_branch(branches[1], b, dtype, names, i)
         if ta.dtype is not tb.dtype:
-            raise TypeError(with_origin(
-                f"cond: output {_describe(names, i)} is {ta.dtype.name} in the true branch but "
-                f"{tb.dtype.name} in the false branch; use rt.cast so both have one dtype.",
-                user_origin(),
-            ))
+            raise TypeError(
+                with_origin(
+                    f"cond: output {_describe(names, i)} is {ta.dtype.name} in the true branch but "
+                    f"{tb.dtype.name} in the false branch; use rt.cast so both have one dtype.",
+                    user_origin(),
+                )
+            )
         outs[0].append(ta)
         outs[1].append(tb)
         merged = _merge_shapes(ta.shape, tb.shape)
         if merged is None:
-            raise ValueError(with_origin(
-                f"cond: output {_describe(names, i)} has rank {len(ta.shape)} in the true branch "
-                f"but rank {len(tb.shape)} in the false branch.",
-                user_origin(),
-            ))
+            raise ValueError(
+                with_origin(
+                    f"cond: output {_describe(names, i)} has rank {len(ta.shape)} in the true "
+                    "branch "
+                    f"but rank {len(tb.shape)} in the false branch.",
+                    user_origin(),
+                )
+            )
         specs.append((ta.dtype, merged))
         positions.append(i)
     for g, o in zip(branches, outs):
@@ -154,17 +164,20 @@ def cond(pred, true_fn, false_fn, names=None):
 
 def _in_branch(g: Graph, value, dtype, names, i):
     if not isinstance(value, (Tensor, bool, int, float)) and not hasattr(value, "read_value"):
-        raise TypeError(with_origin(
-            f"cond: output {_describe(names, i)} is {type(value).__name__} ({value!r}), which "
-            "cannot become a tensor; branches of a tensor condition can only return tensors "
-            "and numbers.",
-            user_origin(),
-        ))
+        raise TypeError(
+            with_origin(
+                f"cond: output {_describe(names, i)} is {type(value).__name__} ({value!r}), which "
+                "cannot become a tensor; branches of a tensor condition can only return tensors "
+                "and numbers.",
+                user_origin(),
+            )
+        )
     with g.as_default():
         return _to_graph_tensor(g, value, dtype)
 
 
 # ---- while_loop --------------------------------------------------------------------------------
+
 
 def while_loop(cond, body, loop_vars, maximum_iterations=None, names=None):
     """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`. In a graph this is a
@@ -183,38 +196,48 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, names=None):
     flat = [_to_graph_tensor(graph, v) if v is not None else None for v in nest.flatten(structure)]
     for i, v in enumerate(flat):
         if v is None:
-            raise ValueError(with_origin(
-                f"while_loop: loop variable {_describe(names, i)} is None; give it an initial "
-                "value before the loop.",
-                user_origin(),
-            ))
+            raise ValueError(
+                with_origin(
+                    f"while_loop: loop variable {_describe(names, i)} is None; give it an initial "
+                    "value before the loop.",
+                    user_origin(),
+                )
+            )
     shapes = [v.shape for v in flat]
     for _ in range(4):
         cond_g, body_g, body_flat = _trace_loop(graph, cond, body, structure, flat, shapes, names)
         relaxed = []
         for i, (v, out) in enumerate(zip(flat, body_flat)):
             if out.dtype is not v.dtype:
-                raise TypeError(with_origin(
-                    f"while_loop: loop variable {_describe(names, i)} is {v.dtype.name} before "
-                    f"the loop but {out.dtype.name} after an iteration; a loop variable must "
-                    "keep its dtype (use rt.cast).",
-                    user_origin(),
-                ))
+                raise TypeError(
+                    with_origin(
+                        f"while_loop: loop variable {_describe(names, i)} is {v.dtype.name} before "
+                        f"the loop but {out.dtype.name} after an iteration; a loop variable must "
+                        "keep its dtype (use rt.cast).",
+                        user_origin(),
+                    )
+                )
             merged = _merge_shapes(shapes[i], out.shape)
             if merged is None:
-                raise ValueError(with_origin(
-                    f"while_loop: loop variable {_describe(names, i)} changes rank from "
-                    f"{len(shapes[i])} to {len(out.shape)} in an iteration; its rank must stay "
-                    "the same.",
-                    user_origin(),
-                ))
+                raise ValueError(
+                    with_origin(
+                        f"while_loop: loop variable {_describe(names, i)} changes rank from "
+                        f"{len(shapes[i])} to {len(out.shape)} in an iteration; its rank must stay "
+                        "the same.",
+                        user_origin(),
+                    )
+                )
             relaxed.append(merged)
         if relaxed == [tuple(s) for s in shapes]:
             break
         shapes = relaxed
     captured = _unify_captures([cond_g, body_g], len(flat))
-    attrs = {"cond": cond_g, "body": body_g, "maximum_iterations": maximum_iterations,
-             "specs": tuple((v.dtype, s) for v, s in zip(flat, shapes))}
+    attrs = {
+        "cond": cond_g,
+        "body": body_g,
+        "maximum_iterations": maximum_iterations,
+        "specs": tuple((v.dtype, s) for v, s in zip(flat, shapes)),
+    }
     result = apply(WHILE, [*flat, *captured], attrs)
     result = [result] if isinstance(result, SymbolicTensor) else result
     packed = nest.pack_sequence_as(structure, result)
@@ -225,28 +248,40 @@ def _trace_loop(graph, cond, body, structure, flat, shapes, names):
     n = next(_names)
     cond_g, body_g = Graph(f"while_{n}_cond", outer=graph), Graph(f"while_{n}_body", outer=graph)
     with cond_g.as_default():
-        args = nest.pack_sequence_as(structure, [cond_g.add_input(v.dtype, s) for v, s in zip(flat, shapes)])
+        args = nest.pack_sequence_as(
+            structure, [cond_g.add_input(v.dtype, s) for v, s in zip(flat, shapes)]
+        )
         test = _to_graph_tensor(cond_g, cond(*args))
         if not test.dtype.is_bool or len(test.shape) != 0:
-            raise TypeError(with_origin(
-                f"while_loop: the condition must be a scalar bool, got {test.dtype.name}"
-                f"{list(test.shape)}.",
-                user_origin(),
-            ))
+            raise TypeError(
+                with_origin(
+                    f"while_loop: the condition must be a scalar bool, got {test.dtype.name}"
+                    f"{list(test.shape)}.",
+                    user_origin(),
+                )
+            )
         cond_g.outputs = [test]
     with body_g.as_default():
-        args = nest.pack_sequence_as(structure, [body_g.add_input(v.dtype, s) for v, s in zip(flat, shapes)])
+        args = nest.pack_sequence_as(
+            structure, [body_g.add_input(v.dtype, s) for v, s in zip(flat, shapes)]
+        )
         out = body(*args)
-        out = (out,) if not isinstance(structure, (list, tuple)) or (
-            len(structure) == 1 and not isinstance(out, (list, tuple))) else out
+        out = (
+            (out,)
+            if not isinstance(structure, (list, tuple))
+            or (len(structure) == 1 and not isinstance(out, (list, tuple)))
+            else out
+        )
         try:
             nest.assert_same_structure(tuple(structure), tuple(out), "while_loop")
         except ValueError:
-            raise ValueError(with_origin(
-                f"while_loop: the body returns {nest.structure_str(tuple(out))} but the loop "
-                f"variables are {nest.structure_str(tuple(structure))}.",
-                user_origin(),
-            )) from None
+            raise ValueError(
+                with_origin(
+                    f"while_loop: the body returns {nest.structure_str(tuple(out))} but the loop "
+                    f"variables are {nest.structure_str(tuple(structure))}.",
+                    user_origin(),
+                )
+            ) from None
         body_flat = [
             _to_graph_tensor(body_g, o, v.dtype if _is_weak(o) else None)
             for o, v in zip(nest.flatten(out), flat)

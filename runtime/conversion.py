@@ -40,7 +40,8 @@ def convert_to_tensor(value, dtype=None, name: str | None = None) -> Tensor:
     except (ValueError, TypeError) as e:
         raise TypeError(
             f"Cannot convert {_describe(value)} to a tensor"
-            + (f" for {name}" if name else "") + f": {e}"
+            + (f" for {name}" if name else "")
+            + f": {e}"
         ) from None
 
 
@@ -91,8 +92,10 @@ def binary_operands(x, y, op_name: str):
             other = convert_to_tensor(other, dtype)
         else:
             other = convert_to_tensor(other)
-        return binary_operands(tensor, other, op_name) if x_tensor else binary_operands(
-            other, tensor, op_name
+        return (
+            binary_operands(tensor, other, op_name)
+            if x_tensor
+            else binary_operands(other, tensor, op_name)
         )
     x_weak, y_weak = _is_weak(x), _is_weak(y)
     if x_weak and not y_weak:

@@ -34,8 +34,15 @@ class ConcreteFunction:
     (only pruned), kept for inspection.
     """
 
-    def __init__(self, graph: Graph, name: str, arg_names, arg_specs, structured_outputs,
-                 traced_graph: Graph | None = None):
+    def __init__(
+        self,
+        graph: Graph,
+        name: str,
+        arg_names,
+        arg_specs,
+        structured_outputs,
+        traced_graph: Graph | None = None,
+    ):
         self.graph = graph
         self.traced_graph = traced_graph if traced_graph is not None else graph
         self.name = name
@@ -69,7 +76,9 @@ class ConcreteFunction:
 
     def __call__(self, *args, **kwargs):
         flat = nest.flatten((args, kwargs))
-        specs = [s for s in nest.flatten(self.structured_input_signature) if isinstance(s, TensorSpec)]
+        specs = [
+            s for s in nest.flatten(self.structured_input_signature) if isinstance(s, TensorSpec)
+        ]
         tensors = [a for a in flat if is_tensor_leaf(a)]
         if len(tensors) != len(specs):
             raise TypeError(
@@ -131,8 +140,9 @@ def _make_packer(structure):
 class Function:
     """A Python function that runs as traced graphs (see `rt.function`)."""
 
-    def __init__(self, fn, input_signature=None, autograph=True, reduce_retracing=False,
-                 optimize=True):
+    def __init__(
+        self, fn, input_signature=None, autograph=True, reduce_retracing=False, optimize=True
+    ):
         self.python_function = fn
         self.__name__ = getattr(fn, "__name__", "function")
         self.__doc__ = getattr(fn, "__doc__", None)
@@ -161,8 +171,11 @@ class Function:
             bound = None
         if bound is None:
             bound = Function(
-                self.python_function.__get__(instance, owner), self._input_signature,
-                self._autograph, self._reduce_retracing, self._optimize,
+                self.python_function.__get__(instance, owner),
+                self._input_signature,
+                self._autograph,
+                self._reduce_retracing,
+                self._optimize,
             )
             try:
                 self._bound_instances[instance] = bound
@@ -195,7 +208,9 @@ class Function:
             concrete = self._trace(arguments, key)
         if not kwargs and all(type(a) is EagerTensor for a in args):
             self._fast[tuple(value_key(a, "") for a in args)] = concrete
-        values = [_as_value(v) for v in nest.flatten([v for _, v in arguments]) if is_tensor_leaf(v)]
+        values = [
+            _as_value(v) for v in nest.flatten([v for _, v in arguments]) if is_tensor_leaf(v)
+        ]
         return concrete._call_values(values)
 
     def _bind(self, args, kwargs) -> list:
@@ -232,8 +247,9 @@ class Function:
                     f"{self.__name__}: argument {path} must be a sequence of {len(spec)} values to "
                     f"match its input_signature {spec!r}."
                 )
-            return type(spec)(self._match_spec(s, v, f"{path}[{i}]")
-                              for i, (s, v) in enumerate(zip(spec, value)))
+            return type(spec)(
+                self._match_spec(s, v, f"{path}[{i}]") for i, (s, v) in enumerate(zip(spec, value))
+            )
         tensor = convert_to_tensor(value, spec.dtype if not isinstance(value, Tensor) else None)
         if not spec.is_compatible_with(tensor):
             raise TypeError(
@@ -289,17 +305,20 @@ class Function:
 
     def _raise_variable_creation(self, created):
         where = getattr(created[0], "_origin", None)
-        raise ValueError(with_origin(
-            f"rt.function '{self.__name__}' creates a new rt.Variable every time it is traced. "
-            "Run eagerly, this Python code would make a fresh variable on every call, but a "
-            "graph can only hold the variable made on its first trace. Create the variable "
-            "outside the function, or only once (e.g. `if self.v is None: self.v = "
-            "rt.Variable(...)`).",
-            where,
-        ))
+        raise ValueError(
+            with_origin(
+                f"rt.function '{self.__name__}' creates a new rt.Variable every time it is traced. "
+                "Run eagerly, this Python code would make a fresh variable on every call, but a "
+                "graph can only hold the variable made on its first trace. Create the variable "
+                "outside the function, or only once (e.g. `if self.v is None: self.v = "
+                "rt.Variable(...)`).",
+                where,
+            )
+        )
 
     def _trace_once(self, arguments):
         graph = Graph(self.__name__)
+
         def placeholder(value, path):
             if not is_tensor_leaf(value):
                 return value
@@ -316,7 +335,9 @@ class Function:
         optimized = run_passes(graph, self._optimize)
         specs = [_map_leaves(v, n, lambda x, p: _spec_of(x)) for n, v in arguments]
         if optimized is not graph:
-            outputs = _map_leaves(outputs, "output", lambda v, p: _translate_output(graph, optimized, v))
+            outputs = _map_leaves(
+                outputs, "output", lambda v, p: _translate_output(graph, optimized, v)
+            )
         concrete = ConcreteFunction(
             optimized, self.__name__, [n for n, _ in arguments], specs, outputs, traced_graph=graph
         )
@@ -350,7 +371,7 @@ class Function:
 
     def _relax(self, key, arguments):
         """With reduce_retracing: dims that differ from an earlier trace become None."""
-        for old_key, old_arguments in reversed(self._traced_keys):
+        for old_key, _ in reversed(self._traced_keys):
             relaxed = _relax_key(old_key, key)
             if relaxed is not None and relaxed != key:
                 relaxed_args = [
@@ -372,7 +393,10 @@ class Function:
         logger.warning(
             "rt.function '%s' has been traced %d times; this time %s. Tracing is slow: pass "
             "tensors instead of Python values, use input_signature, or reduce_retracing=True "
-            "for changing shapes.", self.__name__, count, change,
+            "for changing shapes.",
+            self.__name__,
+            count,
+            change,
         )
 
     # ---- public API --------------------------------------------------------------------------
@@ -403,8 +427,9 @@ class Function:
         return f"<rt.function {self.__name__}>"
 
 
-def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=False,
-             optimize=True):
+def function(
+    fn=None, *, input_signature=None, autograph=True, reduce_retracing=False, optimize=True
+):
     """Makes `fn` run as a graph: traced once per input signature, then compiled and cached.
 
     Use as `@rt.function` or `rt.function(fn, input_signature=[rt.TensorSpec(...)])`.
@@ -418,6 +443,7 @@ def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=
 
 
 # ---- helpers -------------------------------------------------------------------------------------
+
 
 def _as_tensor(value):
     if isinstance(value, Tensor):
@@ -444,7 +470,9 @@ def _map_leaves(value, path, fn):
     if isinstance(value, dict):
         return type(value)((k, _map_leaves(v, f"{path}[{k!r}]", fn)) for k, v in value.items())
     if isinstance(value, tuple) and hasattr(type(value), "_fields"):
-        return type(value)(*[_map_leaves(v, f"{path}.{f}", fn) for f, v in zip(value._fields, value)])
+        return type(value)(
+            *[_map_leaves(v, f"{path}.{f}", fn) for f, v in zip(value._fields, value)]
+        )
     if isinstance(value, (list, tuple)):
         return type(value)(_map_leaves(v, f"{path}[{i}]", fn) for i, v in enumerate(value))
     return fn(value, path)
@@ -452,8 +480,10 @@ def _map_leaves(value, path, fn):
 
 def _structure_key(value, path):
     if isinstance(value, dict):
-        return ("dict", tuple((k, _structure_key(value[k], f"{path}[{k!r}]"))
-                              for k in sorted(value, key=repr)))
+        return (
+            "dict",
+            tuple((k, _structure_key(value[k], f"{path}[{k!r}]")) for k in sorted(value, key=repr)),
+        )
     if isinstance(value, (list, tuple)):
         kind = type(value) if hasattr(type(value), "_fields") else type(value).__name__
         return (kind, tuple(_structure_key(v, f"{path}[{i}]") for i, v in enumerate(value)))
@@ -491,8 +521,11 @@ def _relax_key(old, new):
         if old[0] is not new[0] or len(old[1]) != len(new[1]):
             return None
         return (old[0], tuple(a if a == b else None for a, b in zip(old[1], new[1])))
-    if isinstance(old, tuple) and isinstance(new, tuple) and len(old) == len(new) and not (
-        _is_spec_key(old) or _is_spec_key(new)
+    if (
+        isinstance(old, tuple)
+        and isinstance(new, tuple)
+        and len(old) == len(new)
+        and not (_is_spec_key(old) or _is_spec_key(new))
     ):
         parts = [_relax_key(a, b) for a, b in zip(old, new)]
         return None if any(p is None for p in parts) else tuple(parts)

@@ -167,7 +167,9 @@ class Graph:
             graph = stack.pop()
             seen = set()
             for op in graph.operations:
-                _check(op.graph is graph, f"{op.name} is listed in {graph.name} but owned elsewhere")
+                _check(
+                    op.graph is graph, f"{op.name} is listed in {graph.name} but owned elsewhere"
+                )
                 _check(op.name not in names, f"duplicate operation name {op.name}")
                 names.add(op.name)
                 for t in op.inputs:
@@ -221,7 +223,8 @@ def _format_graph(graph: Graph, indent: str):
         args = [t.name if t.index else t.op.name for t in op.inputs]
         attrs = [f"{k}={_attr_str(v)}" for k, v in op.attrs.items() if not isinstance(v, Graph)]
         where = f"  # {op.origin}" if op.origin else ""
-        yield f"{indent}  {outs or '_'} = {op.type}({', '.join(args + attrs)}) -> {specs or '()'}{where}"
+        call = f"{op.type}({', '.join(args + attrs)})"
+        yield f"{indent}  {outs or '_'} = {call} -> {specs or '()'}{where}"
         for sub in op.subgraphs():
             yield from _format_graph(sub, indent + "    ")
     outs = ", ".join(t.name if t.index else t.op.name for t in graph.outputs)
@@ -230,8 +233,10 @@ def _format_graph(graph: Graph, indent: str):
 
 def _attr_str(value) -> str:
     if isinstance(value, np.ndarray):
-        return np.array2string(value, threshold=6, separator=",") if value.size <= 6 else (
-            f"<{value.dtype}{list(value.shape)}>"
+        return (
+            np.array2string(value, threshold=6, separator=",")
+            if value.size <= 6
+            else (f"<{value.dtype}{list(value.shape)}>")
         )
     return repr(value)
 
@@ -246,8 +251,10 @@ def attr_to_json(value):
         return {"dtype": value.name}
     if isinstance(value, np.ndarray):
         if value.dtype == object:
-            return {"strings": [v.decode("utf-8", "replace") for v in value.flat],
-                    "shape": list(value.shape)}
+            return {
+                "strings": [v.decode("utf-8", "replace") for v in value.flat],
+                "shape": list(value.shape),
+            }
         return {"tensor": value.tolist(), "dtype": str(value.dtype), "shape": list(value.shape)}
     if isinstance(value, np.generic):
         return value.item()
@@ -268,10 +275,12 @@ def _nodes_def(graph: Graph, library: list) -> list:
             node["origin"] = {"file": op.origin.filename, "line": op.origin.lineno}
         nodes.append(node)
         for sub in op.subgraphs():
-            library.append({
-                "name": sub.name,
-                "input": [t.name for t in sub.inputs],
-                "output": [t.name for t in sub.outputs],
-                "node": _nodes_def(sub, library),
-            })
+            library.append(
+                {
+                    "name": sub.name,
+                    "input": [t.name for t in sub.inputs],
+                    "output": [t.name for t in sub.outputs],
+                    "node": _nodes_def(sub, library),
+                }
+            )
     return nodes

@@ -57,7 +57,12 @@ def structure_str(structure) -> str:
     if isinstance(structure, dict):
         return "{" + ", ".join(f"{k!r}: {structure_str(v)}" for k, v in structure.items()) + "}"
     if isinstance(structure, tuple):
-        return "(" + ", ".join(structure_str(v) for v in structure) + ("," if len(structure) == 1 else "") + ")"
+        return (
+            "("
+            + ", ".join(structure_str(v) for v in structure)
+            + ("," if len(structure) == 1 else "")
+            + ")"
+        )
     if isinstance(structure, list):
         return "[" + ", ".join(structure_str(v) for v in structure) + "]"
     return "None" if structure is None else "_"
@@ -65,6 +70,4 @@ def structure_str(structure) -> str:
 
 def assert_same_structure(a, b, what: str) -> None:
     if structure_str(a) != structure_str(b):
-        raise ValueError(
-            f"{what}: structures differ: {structure_str(a)} vs {structure_str(b)}"
-        )
+        raise ValueError(f"{what}: structures differ: {structure_str(a)} vs {structure_str(b)}")

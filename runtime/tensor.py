@@ -182,7 +182,8 @@ class SymbolicTensor(Tensor):
         self._not_allowed("Converting to a numpy array", "Use rt ops on the tensor instead.")
 
     def __repr__(self) -> str:
-        return f"<rt.SymbolicTensor '{self.name}' shape={shape_str(self.shape)} dtype={self.dtype.name}>"
+        shape = shape_str(self.shape)
+        return f"<rt.SymbolicTensor '{self.name}' shape={shape} dtype={self.dtype.name}>"
 
 
 def _python_value_to_numpy(value, dtype: dtypes.DType | None):

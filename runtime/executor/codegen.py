@@ -95,7 +95,11 @@ class _Emitter:
         if not outs:
             self.emit(indent, expr, op)
         else:
-            self.emit(indent, f"{', '.join(outs)}{',' if len(outs) == 1 and len(op.outputs) > 1 else ''} = {expr}", op)
+            self.emit(
+                indent,
+                f"{', '.join(outs)}{',' if op.opdef.tuple_outputs else ''} = {expr}",
+                op,
+            )
 
     def _bind_inputs(self, sub: Graph, outer_names: list[str]) -> None:
         for placeholder, name in zip(sub.inputs, outer_names):
@@ -163,7 +167,10 @@ def compile_graph(graph: Graph):
     """Compiles `graph`; returns (function of the input values -> tuple of outputs, Generated)."""
     generated = generate(graph)
     linecache.cache[generated.filename] = (
-        len(generated.source), None, generated.source.splitlines(True), generated.filename
+        len(generated.source),
+        None,
+        generated.source.splitlines(True),
+        generated.filename,
     )
     namespace = dict(generated.globals)
     exec(compile(generated.source, generated.filename, "exec"), namespace)  # noqa: S102

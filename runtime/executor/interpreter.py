@@ -61,8 +61,9 @@ def _run_while(op: Operation, args: list) -> list:
 def locate_error(error: Exception, op: Operation) -> Exception:
     """`error` re-raised as an rt error that names the op and the user's line that made it."""
     cls = type(error) if isinstance(error, Error) else InvalidArgumentError
-    message = with_origin(f"{op.type} op '{op.name}' failed while running the graph: {error}",
-                          op.origin)
+    message = with_origin(
+        f"{op.type} op '{op.name}' failed while running the graph: {error}", op.origin
+    )
     located = cls(message)
     located._rt_located = True
     return located
@@ -78,11 +79,14 @@ def evaluate_outside(tensor: SymbolicTensor) -> EagerTensor:
         if id(op) in needed:
             continue
         if op.type == "Placeholder":
-            raise ValueError(with_origin(
-                "This value depends on the function's inputs, so it cannot initialise a variable "
-                "created while tracing; create the rt.Variable outside the function.",
-                tensor.op.origin,
-            ))
+            raise ValueError(
+                with_origin(
+                    "This value depends on the function's inputs, so it cannot initialise a "
+                    "variable "
+                    "created while tracing; create the rt.Variable outside the function.",
+                    tensor.op.origin,
+                )
+            )
         needed.add(id(op))
         stack.extend(t.op for t in op.inputs)
     env: dict = {}

@@ -41,6 +41,7 @@ class OpDef:
     stateful: bool = False
     groups: frozenset = field(default_factory=frozenset)
     emit: Callable | None = None
+    tuple_outputs: bool = False  # the kernel returns a tuple (ops with a variable output count)
     gradient: Callable | None = None  # filled by the autodiff layer
 
     def __repr__(self) -> str:
@@ -50,11 +51,13 @@ class OpDef:
 REGISTRY: dict[str, OpDef] = {}
 
 
-def define_op(name, *, infer, kernel, stateful=False, groups=(), emit=None) -> OpDef:
+def define_op(
+    name, *, infer, kernel, stateful=False, groups=(), emit=None, tuple_outputs=False
+) -> OpDef:
     """Defines and registers an op type."""
     if name in REGISTRY:
         raise ValueError(f"Op {name!r} is defined twice.")
-    opdef = OpDef(name, infer, kernel, stateful, frozenset(groups), emit)
+    opdef = OpDef(name, infer, kernel, stateful, frozenset(groups), emit, tuple_outputs)
     REGISTRY[name] = opdef
     return opdef
 
@@ -74,7 +77,9 @@ CONST = define_op(
 def constant_in_graph(graph, tensor: EagerTensor) -> SymbolicTensor:
     """A Const op in `graph` holding the value of an eager tensor."""
     value = tensor._value
-    array = value if isinstance(value, np.ndarray) else np.asarray(value, dtype=tensor.dtype.np_dtype)
+    array = (
+        value if isinstance(value, np.ndarray) else np.asarray(value, dtype=tensor.dtype.np_dtype)
+    )
     op = graph.create_op(CONST, [], {"value": array}, [(tensor.dtype, array.shape)], user_origin(2))
     return op.outputs[0]
 

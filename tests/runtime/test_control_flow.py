@@ -18,7 +18,9 @@ def _check_interpreter_agrees(f, *args):
     concrete.graph.lint()
     compiled = concrete(*args)
     values = [a.numpy() if isinstance(a, rt.Tensor) else a for a in args]
-    interpreted = run_graph(concrete.graph, [v for v in values if isinstance(v, (np.ndarray, np.generic))])
+    interpreted = run_graph(
+        concrete.graph, [v for v in values if isinstance(v, (np.ndarray, np.generic))]
+    )
     flat = compiled if isinstance(compiled, (list, tuple)) else [compiled]
     for a, b in zip(flat, interpreted):
         np.testing.assert_array_equal(a.numpy(), b)
@@ -49,8 +51,11 @@ def test_cond_python_number_branch_takes_the_tensor_dtype():
 
 def test_cond_nested_structures_and_shape_merge():
     def fn(x):
-        return rt.cond(rt.reduce_sum(x) > 0, lambda: (x, {"n": rt.size(x)}),
-                       lambda: (x[:1], {"n": rt.constant(0)}))
+        return rt.cond(
+            rt.reduce_sum(x) > 0,
+            lambda: (x, {"n": rt.size(x)}),
+            lambda: (x[:1], {"n": rt.constant(0)}),
+        )
 
     f = _graph_fn(fn)
     out, extra = f(rt.constant([1.0, 2.0]))
@@ -119,13 +124,17 @@ def test_while_loop_in_graph():
 
 
 def test_while_loop_maximum_iterations():
-    f = _graph_fn(lambda n: rt.while_loop(lambda i: i < n, lambda i: i + 1, [0], maximum_iterations=3))
+    f = _graph_fn(
+        lambda n: rt.while_loop(lambda i: i < n, lambda i: i + 1, [0], maximum_iterations=3)
+    )
     assert f(rt.constant(10))[0].numpy() == 3
     assert f(rt.constant(2))[0].numpy() == 2
 
 
 def test_while_loop_relaxes_changing_shapes():
-    f = _graph_fn(lambda x: rt.while_loop(lambda x: rt.size(x) < 10, lambda x: rt.concat([x, x], 0), x))
+    f = _graph_fn(
+        lambda x: rt.while_loop(lambda x: rt.size(x) < 10, lambda x: rt.concat([x, x], 0), x)
+    )
     out = f(rt.constant([1.0]))
     assert out.shape == (16,)
     graph = f.get_concrete_function(rt.constant([1.0])).graph
@@ -134,8 +143,11 @@ def test_while_loop_relaxes_changing_shapes():
 
 
 def test_while_loop_dtype_change_names_the_variable():
-    f = _graph_fn(lambda x: rt.while_loop(lambda v: v < 3, lambda v: rt.cast(v, rt.float32), [x],
-                                          names=["total"]))
+    f = _graph_fn(
+        lambda x: rt.while_loop(
+            lambda v: v < 3, lambda v: rt.cast(v, rt.float32), [x], names=["total"]
+        )
+    )
     with pytest.raises(TypeError, match="'total' is int32 before the loop but float32"):
         f(rt.constant(1))
 

@@ -45,7 +45,9 @@ def test_nested_structures_of_tensors_and_python_values():
     def f(p, d, items):
         return p.x + p.y + d["a"] + items[0] * items[1]
 
-    out = f(Point(rt.constant(1.0), rt.constant(2.0)), {"a": rt.constant(3.0)}, [rt.constant(4.0), 5.0])
+    out = f(
+        Point(rt.constant(1.0), rt.constant(2.0)), {"a": rt.constant(3.0)}, [rt.constant(4.0), 5.0]
+    )
     assert out.numpy() == 1 + 2 + 3 + 20
     assert f.experimental_get_tracing_count() == 1
     f(Point(rt.constant(1.0), rt.constant(2.0)), {"a": rt.constant(3.0)}, [rt.constant(4.0), 6.0])
@@ -153,7 +155,7 @@ def test_graph_run_error_names_the_op_and_user_line():
         f(rt.constant([1.0, 2.0]))
     message = str(info.value)
     assert "GatherV2" in message
-    assert f"{__file__}\", line {line}" in message
+    assert f'{__file__}", line {line}' in message
     assert "rt.gather(x, [5])" in message
 
 
@@ -167,7 +169,7 @@ def test_symbolic_tensor_as_bool_names_the_line():
     with pytest.raises(rt.errors.OperatorNotAllowedInGraphError) as info:
         g(rt.constant(1))
     line = inspect.getsourcelines(f)[1] + 1
-    assert f'line {line}' in str(info.value)
+    assert f"line {line}" in str(info.value)
     assert "rt.cond" in str(info.value)
 
 

@@ -57,7 +57,10 @@ def test_graph_def_is_json_with_a_function_library():
     assert ops.count("Placeholder") == 1 and "Greater" in ops and ops.count("If") == 1
     library = {f["name"] for f in graph_def["library"]["function"]}
     (if_node,) = [n for n in graph_def["node"] if n["op"] == "If"]
-    assert {if_node["attr"]["then_branch"]["graph"], if_node["attr"]["else_branch"]["graph"]} <= library
+    assert {
+        if_node["attr"]["then_branch"]["graph"],
+        if_node["attr"]["else_branch"]["graph"],
+    } <= library
 
 
 def test_copy_is_independent_and_shares_variables():

@@ -23,6 +23,19 @@ def register_conversion(cls, to_tensor) -> None:
     _CONVERTERS[cls] = to_tensor
 
 
+def constant(value, dtype=None, shape=None) -> EagerTensor:
+    """An eager tensor holding a copy of `value` (Python floats become float32, ints int32),
+    broadcast to `shape` when given."""
+    if isinstance(value, Tensor):
+        value = value.numpy()
+    if isinstance(value, np.ndarray):
+        value = value.copy()  # the tensor must not change when the caller's array does
+    tensor = eager(value, dtypes.as_dtype(dtype) if dtype is not None else None)
+    if shape is not None:
+        tensor = eager(np.broadcast_to(tensor.numpy(), tuple(shape)).copy(), tensor.dtype)
+    return tensor
+
+
 def convert_to_tensor(value, dtype=None, name: str | None = None) -> Tensor:
     """A tensor for `value`; an existing tensor is returned as is (its dtype must match)."""
     if isinstance(value, Tensor):
@@ -58,12 +71,12 @@ def _is_python_float(value) -> bool:
     return False
 
 
-def _is_weak(value) -> bool:
+def is_weak(value) -> bool:
     """Python scalars and nested lists of them: they adapt to the other operand's dtype."""
     if isinstance(value, (bool, numbers.Number)) and not isinstance(value, np.generic):
         return True
     if isinstance(value, (list, tuple)) and value:
-        return all(_is_weak(v) for v in value)
+        return all(is_weak(v) for v in value)
     return False
 
 
@@ -82,7 +95,7 @@ def binary_operands(x, y, op_name: str):
         if not isinstance(other, Tensor) and other.__class__ in _CONVERTERS:
             other = convert_to_tensor(other)
             return binary_operands(x if x_tensor else other, other if x_tensor else y, op_name)
-        if _is_weak(other):
+        if is_weak(other):
             dtype = tensor.dtype
             if _is_python_float(other) and (dtype.is_integer or dtype.is_bool):
                 from runtime.ops import math_ops
@@ -97,7 +110,7 @@ def binary_operands(x, y, op_name: str):
             if x_tensor
             else binary_operands(other, tensor, op_name)
         )
-    x_weak, y_weak = _is_weak(x), _is_weak(y)
+    x_weak, y_weak = is_weak(x), is_weak(y)
     if x_weak and not y_weak:
         y = convert_to_tensor(y)
         return binary_operands(x, y, op_name)

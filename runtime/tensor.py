@@ -187,7 +187,8 @@ class SymbolicTensor(Tensor):
 
 
 def _python_value_to_numpy(value, dtype: dtypes.DType | None):
-    """A numpy array for a Python/numpy value; Python floats and ints default to 32 bits."""
+    """A numpy array for a Python/numpy value; Python floats and ints default to 32 bits
+    (ints that do not fit in int32 become int64, as in TensorFlow)."""
     from_python = not isinstance(value, (np.ndarray, np.generic))
     if dtype is not None and dtype.is_string:
         return _strings_to_numpy(value)
@@ -196,12 +197,21 @@ def _python_value_to_numpy(value, dtype: dtypes.DType | None):
     array = np.asarray(value)
     if array.dtype.kind in "SU" or (array.dtype.kind == "O" and _all_strings(array)):
         return _strings_to_numpy(value)
+    if array.dtype.kind not in "biuf":
+        raise TypeError(
+            f"a {type(value).__name__} is not a number, a string or a nested list of them"
+        )
     if from_python:
         if array.dtype == np.float64:
             array = array.astype(np.float32)
-        elif array.dtype.kind == "i":
+        elif array.dtype.kind == "i" and _fits_int32(array):
             array = array.astype(np.int32)
     return array
+
+
+def _fits_int32(array) -> bool:
+    info = np.iinfo(np.int32)
+    return array.size == 0 or (info.min <= array.min() and array.max() <= info.max)
 
 
 def _all_strings(array) -> bool:

@@ -10,9 +10,11 @@ import itertools
 
 import numpy as np
 
-from runtime import context, dtypes
+from runtime import context
 from runtime.conversion import convert_to_tensor, register_conversion
+from runtime.errors import InvalidArgumentError, with_origin
 from runtime.ops.registry import READS_STATE, apply, define_op
+from runtime.source_info import user_origin
 from runtime.tensor import EagerTensor, SymbolicTensor, TensorShape
 
 _ids = itertools.count()
@@ -22,18 +24,28 @@ def _read_kernel(*, variable):
     return variable.value_
 
 
+def _checked(variable, value):
+    """`value` if it fits `variable`'s shape (in a graph its shape may have been unknown)."""
+    if not variable.shape.is_compatible_with(np.shape(value)):
+        raise InvalidArgumentError(
+            f"cannot assign a value of shape {list(np.shape(value))} to variable "
+            f"{variable.name} of shape {list(variable.shape)}"
+        )
+    return value
+
+
 def _assign_kernel(value, *, variable):
-    variable.value_ = value
+    variable.value_ = _checked(variable, value)
     return ()
 
 
 def _assign_add_kernel(value, *, variable):
-    variable.value_ = variable.value_ + value
+    variable.value_ = _checked(variable, variable.value_ + value)
     return ()
 
 
 def _assign_sub_kernel(value, *, variable):
-    variable.value_ = variable.value_ - value
+    variable.value_ = _checked(variable, variable.value_ - value)
     return ()
 
 
@@ -43,7 +55,9 @@ READ = define_op(
     kernel=_read_kernel,
     groups=[READS_STATE],
 )
-ASSIGN = define_op("AssignVariableOp", infer=lambda i, **a: [], kernel=_assign_kernel, stateful=True)
+ASSIGN = define_op(
+    "AssignVariableOp", infer=lambda i, **a: [], kernel=_assign_kernel, stateful=True
+)
 ASSIGN_ADD = define_op(
     "AssignAddVariableOp", infer=lambda i, **a: [], kernel=_assign_add_kernel, stateful=True
 )
@@ -55,14 +69,21 @@ ASSIGN_SUB = define_op(
 class Variable:
     """A named, mutable tensor. Functions read its value on every call."""
 
-    def __init__(self, initial_value, dtype=None, name=None, trainable=True):
+    def __init__(self, initial_value, trainable=True, *, name=None, dtype=None, shape=None):
+        """`shape` may have None dims: assignments may then change those dims."""
         if callable(initial_value):
             with context.eager_scope():
                 initial_value = initial_value()
         value = _lift(convert_to_tensor(initial_value, dtype))
         self.dtype = value.dtype
-        self.shape = TensorShape(getattr(value._value, "shape", ()))
-        self.value_ = value._value
+        self.shape = TensorShape(value.shape if shape is None else shape)
+        if not self.shape.is_compatible_with(value.shape):
+            raise ValueError(
+                f"The initial value of shape {list(value.shape)} does not fit the variable's "
+                f"shape {list(self.shape)}."
+            )
+        # A copy: the caller's array must not alias the variable's state.
+        self.value_ = value._value.copy() if isinstance(value._value, np.ndarray) else value._value
         self.name = f"{name or 'Variable'}_{next(_ids)}"
         self.trainable = trainable
         context.note_variable_created(self)
@@ -83,34 +104,41 @@ class Variable:
         return self.value_
 
     # ---- writing ----
-    def _update(self, opdef, value, eager_update):
+    def _update(self, opdef, value):
         value = convert_to_tensor(value, self.dtype, name=f"the new value of {self.name}")
         if not value.shape.is_compatible_with(self.shape):
-            raise ValueError(
+            raise InvalidArgumentError(with_origin(
                 f"Cannot assign a value of shape {list(value.shape)} to variable {self.name} of "
-                f"shape {list(self.shape)}."
-            )
+                f"shape {list(self.shape)}.",
+                user_origin(3),
+            ))
         graph = context.current_graph()
-        if graph is None:
-            if isinstance(value, SymbolicTensor):
-                raise ValueError("A symbolic tensor cannot be assigned outside its function.")
-            self.value_ = eager_update(value._value)
-            return self
-        graph.variables[self.name] = self
+        if graph is not None:
+            graph.variables[self.name] = self
+        elif isinstance(value, SymbolicTensor):
+            raise ValueError(
+                f"The symbolic tensor {value.name} cannot be assigned to {self.name} outside of "
+                "the function that computed it; return it from the function instead."
+            )
         apply(opdef, [value], {"variable": self})
         return self
 
     def assign(self, value):
-        return self._update(ASSIGN, value, lambda v: v)
+        """Sets the value (when the graph runs, inside a function); returns the variable."""
+        return self._update(ASSIGN, value)
 
     def assign_add(self, delta):
-        return self._update(ASSIGN_ADD, delta, lambda v: self.value_ + v)
+        """Adds `delta` to the value; returns the variable."""
+        return self._update(ASSIGN_ADD, delta)
 
     def assign_sub(self, delta):
-        return self._update(ASSIGN_SUB, delta, lambda v: self.value_ - v)
+        """Subtracts `delta` from the value; returns the variable."""
+        return self._update(ASSIGN_SUB, delta)
 
     def __repr__(self) -> str:
-        return f"<rt.Variable '{self.name}' shape={tuple(self.shape)} dtype={self.dtype.name}, numpy={self.value_!r}>"
+        shown = repr(EagerTensor(self.value_, self.dtype)).split("numpy=", 1)[1]
+        return (f"<rt.Variable '{self.name}' shape={tuple(self.shape)} dtype={self.dtype.name}, "
+                f"numpy={shown}")
 
 
 def _lift(value):
@@ -125,18 +153,23 @@ def _lift(value):
 register_conversion(Variable, Variable.read_value)
 
 
-def _binary(method):
-    def operator(self, other):
-        return getattr(self.read_value(), method)(other)
+def _delegate(method):
+    """`variable.method(...)` is `variable.read_value().method(...)`."""
+
+    def operator(self, *args):
+        return getattr(self.read_value(), method)(*args)
 
     operator.__name__ = method
     return operator
 
 
+# Python operators read the value, like TensorFlow's variables (== and hash stay by identity).
 for _method in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
-                "__truediv__", "__rtruediv__", "__floordiv__", "__mod__", "__pow__", "__matmul__",
-                "__neg__", "__abs__", "__lt__", "__le__", "__gt__", "__ge__", "__getitem__"):
-    setattr(Variable, _method, _binary(_method) if _method not in ("__neg__", "__abs__") else (
-        lambda m: lambda self: getattr(self.read_value(), m)())(_method))
+                "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
+                "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__and__",
+                "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__invert__", "__neg__",
+                "__pos__", "__abs__", "__lt__", "__le__", "__gt__", "__ge__", "__getitem__",
+                "__bool__", "__int__", "__float__", "__index__", "__len__", "__iter__"):
+    setattr(Variable, _method, _delegate(_method))
 
 Variable.__array__ = lambda self, dtype=None, copy=None: np.asarray(self.value_, dtype=dtype)

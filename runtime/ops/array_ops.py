@@ -7,26 +7,11 @@ import builtins
 import numpy as np
 
 from runtime import dtypes
-from runtime.conversion import convert_to_tensor
+from runtime.conversion import is_weak, convert_to_tensor
 from runtime.errors import InvalidArgumentError
 from runtime.ops import shapes
 from runtime.ops.registry import ELEMENTWISE, apply, define_op
-from runtime.tensor import SymbolicTensor, Tensor, normalize
-
-
-def _static_ints(value, what: str) -> tuple:
-    """A tuple of Python ints from a list/tuple/eager tensor; symbolic values are an error."""
-    if isinstance(value, SymbolicTensor):
-        raise TypeError(
-            f"{what} must be known while tracing (Python ints or a constant), got the symbolic "
-            f"tensor {value.name}."
-        )
-    if isinstance(value, Tensor):
-        value = value.numpy()
-    return tuple(int(v) for v in np.atleast_1d(np.asarray(value)).ravel()) if np.ndim(value) else (
-        (int(value),)
-    )
-
+from runtime.tensor import Tensor, normalize
 
 # ---- reshape / transpose / expand / squeeze ------------------------------------------------
 
@@ -40,7 +25,8 @@ def _reshape_infer(inputs, *, shape):
         if known is None:
             return [(x.dtype, tuple(None if d == -1 else d for d in shape))]
         if rest == 0 or known % rest:
-            raise InvalidArgumentError(f"reshape: cannot reshape {list(x.shape)} into {list(shape)}")
+            raise InvalidArgumentError(
+                f"reshape: cannot reshape {list(x.shape)} into {list(shape)}")
         return [(x.dtype, tuple(known // rest if d == -1 else d for d in shape))]
     if known is not None and known != shapes.num_elements(shape):
         raise InvalidArgumentError(f"reshape: cannot reshape {list(x.shape)} into {list(shape)}")
@@ -54,7 +40,7 @@ RESHAPE = define_op(
 
 def reshape(tensor, shape):
     tensor = convert_to_tensor(tensor)
-    return apply(RESHAPE, [tensor], {"shape": _static_ints(shape, "reshape's shape")})
+    return apply(RESHAPE, [tensor], {"shape": shapes.static_ints(shape, "reshape's shape")})
 
 
 def _transpose_infer(inputs, *, perm):
@@ -65,13 +51,13 @@ def _transpose_infer(inputs, *, perm):
 
 
 TRANSPOSE = define_op(
-    "Transpose", infer=_transpose_infer, kernel=lambda x, *, perm: np.transpose(x, perm)
+    "Transpose", infer=_transpose_infer, kernel=lambda x, *, perm: normalize(np.transpose(x, perm))
 )
 
 
 def transpose(a, perm=None):
     a = convert_to_tensor(a)
-    perm = tuple(reversed(range(len(a.shape)))) if perm is None else _static_ints(perm, "perm")
+    perm = tuple(reversed(range(a.ndim))) if perm is None else shapes.static_ints(perm, "perm")
     return apply(TRANSPOSE, [a], {"perm": perm})
 
 
@@ -110,23 +96,28 @@ SQUEEZE = define_op(
 
 
 def squeeze(input, axis=None):  # noqa: A002 - TensorFlow's name
-    axis = None if axis is None else _static_ints(axis, "squeeze's axis")
+    axis = None if axis is None else shapes.static_ints(axis, "squeeze's axis")
     return apply(SQUEEZE, [convert_to_tensor(input)], {"axis": axis})
 
 
 # ---- joining and splitting ------------------------------------------------------------------
 
-def _same_dtype(tensors, what):
-    tensors = [convert_to_tensor(t) for t in tensors]
-    if not tensors:
+def _same_dtype(values, what):
+    """Tensors of one dtype; Python scalars among `values` take the dtype of the tensors."""
+    values = list(values)
+    if not values:
         raise ValueError(f"{what} needs at least one tensor.")
+    strong = [convert_to_tensor(v) for v in values if not is_weak(v)]
+    dtype = strong[0].dtype if strong else None
+    tensors = [convert_to_tensor(v, dtype) if is_weak(v) else convert_to_tensor(v)
+               for v in values]
     first = tensors[0].dtype
-    weak = [t for t in tensors if t.dtype is not first]
-    if weak:
-        raise TypeError(
-            f"{what}: tensors have different dtypes ({first.name} and {weak[0].dtype.name}); "
-            "use rt.cast to make them match."
-        )
+    for t in tensors:
+        if t.dtype is not first:
+            raise TypeError(
+                f"{what}: tensors have different dtypes ({first.name} and {t.dtype.name}); "
+                "use rt.cast to make them match."
+            )
     return tensors
 
 
@@ -183,13 +174,15 @@ def _unstack_kernel(x, *, num, axis):
     return tuple(normalize(v) for v in np.moveaxis(x, axis, 0))
 
 
-UNSTACK = define_op("Unpack", infer=_unstack_infer, kernel=_unstack_kernel)
+UNSTACK = define_op(
+    "Unpack", infer=_unstack_infer, kernel=_unstack_kernel, tuple_outputs=True
+)
 
 
 def unstack(value, num=None, axis=0):
     """A list of the slices of `value` along `axis` (its size must be known)."""
     value = convert_to_tensor(value)
-    a = shapes.normalize_axis(axis, len(value.shape), "unstack")
+    a = shapes.static_check(shapes.normalize_axis, axis, value.ndim, "unstack")
     num = value.shape[a] if num is None else num
     if num is None:
         raise ValueError("unstack: the size of the axis is unknown while tracing; pass num=.")
@@ -206,24 +199,51 @@ def _split_infer(inputs, *, sizes, axis):
 
 
 def _split_kernel(x, *, sizes, axis):
-    return tuple(np.split(x, np.cumsum(sizes)[:-1], axis))
+    if sum(sizes) != x.shape[axis]:
+        raise ValueError(f"sizes {list(sizes)} do not add up to {x.shape[axis]}, the size of "
+                         f"axis {axis}")
+    index, pieces, start = [slice(None)] * np.ndim(x), [], 0
+    for size in sizes:  # plain slicing: several times faster than np.split on small arrays
+        index[axis] = slice(start, start + size)
+        pieces.append(normalize(x[tuple(index)]))
+        start += size
+    return tuple(pieces)
 
 
-SPLIT = define_op("SplitV", infer=_split_infer, kernel=_split_kernel)
+SPLIT = define_op("SplitV", infer=_split_infer, kernel=_split_kernel, tuple_outputs=True)
+
+
+def _split_sizes(dim, num_or_size_splits, axis):
+    """The size of each piece; one size may be -1 (the rest of the axis)."""
+    if isinstance(num_or_size_splits, (int, np.integer)):
+        n = int(num_or_size_splits)
+        if dim is None:
+            raise InvalidArgumentError(
+                f"split: the size of axis {axis} is unknown while tracing, so it cannot be "
+                f"split into {n} equal parts; pass the sizes of the parts instead.")
+        if n <= 0 or dim % n:
+            raise InvalidArgumentError(
+                f"split: dimension {axis} of size {dim} cannot be split into {n} equal parts")
+        return (dim // n,) * n
+    sizes = list(shapes.static_ints(num_or_size_splits, "split sizes"))
+    if sizes.count(-1) > 1 or any(s < -1 for s in sizes):
+        raise InvalidArgumentError(f"split: bad sizes {sizes} (at most one -1, the rest >= 0)")
+    if -1 in sizes:
+        if dim is None:
+            raise InvalidArgumentError(
+                "split: a -1 size needs the size of the axis, which is unknown while tracing")
+        rest = dim - (sum(sizes) + 1)
+        if rest < 0:
+            raise InvalidArgumentError(f"split: sizes {sizes} do not fit dimension {dim}")
+        sizes[sizes.index(-1)] = rest
+    return tuple(sizes)
 
 
 def split(value, num_or_size_splits, axis=0):
+    """Pieces of `value` along `axis`: a number of equal parts, or a list of sizes."""
     value = convert_to_tensor(value)
-    a = shapes.normalize_axis(axis, len(value.shape), "split")
-    if isinstance(num_or_size_splits, int):
-        dim = value.shape[a]
-        if dim is None or dim % num_or_size_splits:
-            raise InvalidArgumentError(
-                f"split: dimension {a} of size {dim} cannot be split into {num_or_size_splits}"
-            )
-        sizes = (dim // num_or_size_splits,) * num_or_size_splits
-    else:
-        sizes = _static_ints(num_or_size_splits, "split sizes")
+    a = shapes.static_check(shapes.normalize_axis, axis, value.ndim, "split")
+    sizes = shapes.static_check(_split_sizes, value.shape[a], num_or_size_splits, a)
     out = apply(SPLIT, [value], {"sizes": sizes, "axis": a})
     return out if isinstance(out, list) else [out]
 
@@ -235,11 +255,17 @@ def _tile_infer(inputs, *, multiples):
     return [(x.dtype, tuple(None if d is None else d * m for d, m in zip(x.shape, multiples)))]
 
 
-TILE = define_op("Tile", infer=_tile_infer, kernel=lambda x, *, multiples: np.tile(x, multiples))
+TILE = define_op(
+    "Tile", infer=_tile_infer, kernel=lambda x, *, multiples: normalize(np.tile(x, multiples))
+)
 
 
 def tile(input, multiples):  # noqa: A002 - TensorFlow's name
-    return apply(TILE, [convert_to_tensor(input)], {"multiples": _static_ints(multiples, "multiples")})
+    """`input` repeated `multiples[i]` times along axis i (one multiple per axis)."""
+    input = convert_to_tensor(input)
+    multiples = shapes.static_ints(multiples, "multiples")
+    shapes.static_check(_tile_infer, [input], multiples=multiples)
+    return apply(TILE, [convert_to_tensor(input)], {"multiples": multiples})
 
 
 def _broadcast_to_infer(inputs, *, shape):
@@ -252,12 +278,13 @@ def _broadcast_to_infer(inputs, *, shape):
 BROADCAST_TO = define_op(
     "BroadcastTo",
     infer=_broadcast_to_infer,
-    kernel=lambda x, *, shape: np.array(np.broadcast_to(x, shape)),
+    kernel=lambda x, *, shape: normalize(np.array(np.broadcast_to(x, shape))),
 )
 
 
 def broadcast_to(input, shape):  # noqa: A002 - TensorFlow's name
-    return apply(BROADCAST_TO, [convert_to_tensor(input)], {"shape": _static_ints(shape, "shape")})
+    shape = shapes.static_ints(shape, "broadcast_to's shape")
+    return apply(BROADCAST_TO, [convert_to_tensor(input)], {"shape": shape})
 
 
 IDENTITY = define_op(
@@ -277,23 +304,34 @@ def identity(input):  # noqa: A002 - TensorFlow's name
 
 SHAPE = define_op(
     "Shape",
-    infer=lambda inputs: [(dtypes.int32, (len(inputs[0].shape),))],
-    kernel=lambda x: np.array(np.shape(x), dtype=np.int32),
+    infer=lambda inputs, *, out_type: [(out_type, (inputs[0].ndim,))],
+    kernel=lambda x, *, out_type: np.array(np.shape(x), dtype=out_type.np_dtype),
 )
 SIZE = define_op(
-    "Size", infer=lambda inputs: [(dtypes.int32, ())], kernel=lambda x: np.int32(np.size(x))
+    "Size",
+    infer=lambda inputs, *, out_type: [(out_type, ())],
+    kernel=lambda x, *, out_type: out_type.np_dtype.type(np.size(x)),
 )
 RANK = define_op(
     "Rank", infer=lambda inputs: [(dtypes.int32, ())], kernel=lambda x: np.int32(np.ndim(x))
 )
 
 
-def shape(input):  # noqa: A002 - TensorFlow's name
-    return apply(SHAPE, [convert_to_tensor(input)])
+def _out_type(out_type):
+    out_type = dtypes.as_dtype(out_type)
+    if out_type not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"out_type must be rt.int32 or rt.int64, not {out_type.name}.")
+    return out_type
 
 
-def size(input):  # noqa: A002 - TensorFlow's name
-    return apply(SIZE, [convert_to_tensor(input)])
+def shape(input, out_type=dtypes.int32):  # noqa: A002 - TensorFlow's name
+    """The shape as a 1-D integer tensor (computed when the graph runs if dims are unknown)."""
+    return apply(SHAPE, [convert_to_tensor(input)], {"out_type": _out_type(out_type)})
+
+
+def size(input, out_type=dtypes.int32):  # noqa: A002 - TensorFlow's name
+    """The number of elements, as a scalar integer tensor."""
+    return apply(SIZE, [convert_to_tensor(input)], {"out_type": _out_type(out_type)})
 
 
 def rank(input):  # noqa: A002 - TensorFlow's name
@@ -317,45 +355,62 @@ def _gather_kernel(params, indices, *, axis):
 GATHER = define_op("GatherV2", infer=_gather_infer, kernel=_gather_kernel)
 
 
-def gather(params, indices, axis=0):
+def gather(params, indices, axis=None):
     """Slices of `params` at `indices` along `axis`; an out-of-range index is an
     InvalidArgumentError (eagerly, or when the graph runs)."""
     params = convert_to_tensor(params)
     indices = convert_to_tensor(indices)
-    return apply(GATHER, [params, indices], {"axis": int(axis)})
+    if not indices.dtype.is_integer:
+        raise TypeError(f"gather: indices must be integers, got {indices.dtype.name}.")
+    axis = 0 if axis is None else shapes.static_ints(axis, "gather's axis")[0]
+    return apply(GATHER, [params, indices], {"axis": axis})
 
+
+# An index expression is kept as plain data (the op's `spec` attr): one item per part of the
+# key, ("int", i), ("slice", start, stop, step), ("tensor", k), ("newaxis",) or ("ellipsis",).
+# Tensors in the key (integer index arrays, slice bounds) are inputs of the op; ("tensor", k)
+# and slice bounds ("tensor", k) refer to the k-th of them.
 
 def _index_spec(key):
-    """Plain-data description of an index expression, and the tensors it uses."""
+    """The spec of an index expression, and the tensors it uses."""
     items, tensors = [], []
+
+    def tensor_ref(value, scalar: bool):
+        t = convert_to_tensor(value)
+        if not t.dtype.is_integer:
+            raise TypeError(f"Tensor indices must be integers, got {t.dtype.name}.")
+        if scalar and t.ndim:
+            raise TypeError(f"Slice bounds must be scalars, got a tensor of shape {list(t.shape)}.")
+        tensors.append(t)
+        return ("tensor", len(tensors) - 1)
+
     for k in key if isinstance(key, tuple) else (key,):
         if k is None:
             items.append(("newaxis",))
         elif k is Ellipsis:
             items.append(("ellipsis",))
         elif isinstance(k, slice):
-            parts = []
-            for v in (k.start, k.stop, k.step):
-                if isinstance(v, Tensor):
-                    raise TypeError("Slice bounds that are tensors are not supported; use Python ints.")
-                parts.append(None if v is None else int(v))
-            items.append(("slice", *parts))
+            parts = [v if v is None or isinstance(v, Tensor) else int(v)
+                     for v in (k.start, k.stop, k.step)]
+            items.append(("slice", *[tensor_ref(v, True) if isinstance(v, Tensor) else v
+                                     for v in parts]))
         elif isinstance(k, (bool, np.bool_)):
             raise TypeError("Indexing with a Python bool is not supported.")
         elif isinstance(k, (int, np.integer)):
             items.append(("int", int(k)))
         else:
-            t = convert_to_tensor(k)
-            if not t.dtype.is_integer:
-                raise TypeError(f"Tensor indices must be integers, got {t.dtype.name}.")
-            items.append(("tensor", len(tensors)))
-            tensors.append(t)
+            items.append(tensor_ref(k, False))
     if sum(1 for i in items if i[0] == "ellipsis") > 1:
         raise InvalidArgumentError("An index can only have a single ellipsis ('...').")
     return tuple(items), tensors
 
 
 def _index_tuple(spec, index_values):
+    """The numpy index that `spec` describes, given the values of its tensors."""
+
+    def value(part):
+        return index_values[part[1]] if isinstance(part, tuple) else part
+
     out = []
     for item in spec:
         kind = item[0]
@@ -364,7 +419,7 @@ def _index_tuple(spec, index_values):
         elif kind == "ellipsis":
             out.append(Ellipsis)
         elif kind == "slice":
-            out.append(slice(*item[1:]))
+            out.append(slice(*[value(p) for p in item[1:]]))
         elif kind == "int":
             out.append(item[1])
         else:
@@ -372,35 +427,45 @@ def _index_tuple(spec, index_values):
     return tuple(out)
 
 
+def _slice_length(dim, bounds):
+    if dim is None or any(isinstance(b, tuple) for b in bounds):
+        return None
+    return len(builtins.range(*slice(*bounds).indices(dim)))
+
+
 def _getitem_infer(inputs, *, spec):
+    """numpy's indexing rules: integer tensors (and ints next to them) are "advanced" indices
+    whose broadcast shape replaces their axes, in place when they are adjacent, else first."""
     x, index_tensors = inputs[0], inputs[1:]
     consumed = sum(1 for i in spec if i[0] in ("int", "slice", "tensor"))
-    if consumed > len(x.shape):
-        raise InvalidArgumentError(f"too many indices ({consumed}) for a tensor of rank {len(x.shape)}")
-    out, axis = [], 0
-    advanced = [t.shape for t, i in zip(index_tensors, [s for s in spec if s[0] == "tensor"])]
-    placed = False
-    for item in spec:
+    if consumed > x.ndim:
+        raise InvalidArgumentError(f"too many indices ({consumed}) for a tensor of rank {x.ndim}")
+    has_arrays = any(item[0] == "tensor" for item in spec)
+    advanced = [p for p, item in enumerate(spec)
+                if item[0] == "tensor" or (has_arrays and item[0] == "int")]
+    advanced_shape = shapes.broadcast(
+        *(index_tensors[item[1]].shape for item in spec if item[0] == "tensor"))
+    first = bool(advanced) and advanced[-1] - advanced[0] + 1 != len(advanced)
+    out = list(advanced_shape) if first else []
+    axis = 0
+    for position, item in enumerate(spec):
         kind = item[0]
         if kind == "newaxis":
             out.append(1)
         elif kind == "ellipsis":
-            n = len(x.shape) - consumed
+            n = x.ndim - consumed
             out.extend(x.shape[axis:axis + n])
             axis += n
-        elif kind == "int":
-            dim = x.shape[axis]
-            if dim is not None and not -dim <= item[1] < dim:
-                raise InvalidArgumentError(f"index {item[1]} is out of bounds for axis {axis} of size {dim}")
-            axis += 1
         elif kind == "slice":
-            dim = x.shape[axis]
-            out.append(None if dim is None else len(builtins.range(*slice(*item[1:]).indices(dim))))
+            out.append(_slice_length(x.shape[axis], item[1:]))
             axis += 1
         else:
-            if not placed:
-                out.extend(shapes.broadcast(*advanced))
-                placed = True
+            dim = x.shape[axis]
+            if kind == "int" and dim is not None and not -dim <= item[1] < dim:
+                raise InvalidArgumentError(
+                    f"index {item[1]} is out of bounds for axis {axis} of size {dim}")
+            if has_arrays and not first and position == advanced[0]:
+                out.extend(advanced_shape)
             axis += 1
     out.extend(x.shape[axis:])
     return [(x.dtype, tuple(out))]
@@ -414,7 +479,8 @@ GETITEM = define_op("StridedSlice", infer=_getitem_infer, kernel=_getitem_kernel
 
 
 def getitem(tensor, key):
-    """`tensor[key]` with ints, slices, None, ... and integer tensors (numpy semantics)."""
+    """`tensor[key]` with ints, slices (bounds may be scalar tensors), None, ... and integer
+    tensors, with numpy's semantics; an out-of-range index is an InvalidArgumentError."""
     tensor = convert_to_tensor(tensor)
     spec, index_tensors = _index_spec(key)
     return apply(GETITEM, [tensor, *index_tensors], {"spec": spec})

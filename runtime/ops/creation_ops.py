@@ -1,46 +1,71 @@
-"""Tensors made from shapes and values: zeros, ones, fill, eye, range, linspace, *_like."""
+"""Tensors made from shapes and values: zeros, ones, fill, eye, range, linspace, *_like.
+
+A creation op whose arguments are all known (Python values or eager tensors) gives an eager
+tensor even while tracing: it becomes a graph constant where it is used. Symbolic arguments
+(a shape computed in the graph, a symbolic fill value or bound) give graph ops.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from runtime import context, dtypes
+from runtime import dtypes
 from runtime.conversion import convert_to_tensor
-from runtime.ops import math_ops
-from runtime.ops.array_ops import _static_ints
+from runtime.errors import InvalidArgumentError, with_origin
+from runtime.ops import array_ops, math_ops, shapes
 from runtime.ops.registry import ELEMENTWISE, apply, define_op
+from runtime.source_info import user_origin
 from runtime.tensor import EagerTensor, SymbolicTensor, eager, normalize
 
 
 def _fill_infer(inputs):
     dims, value = inputs
-    if len(dims.shape) != 1 or dims.shape[0] is None:
-        raise TypeError("fill: dims must be a 1-D tensor of known length")
+    if dims.ndim != 1 or dims.shape[0] is None:
+        raise InvalidArgumentError("fill: dims must be a 1-D tensor of known length")
     return [(value.dtype, (None,) * dims.shape[0])]
 
 
-FILL = define_op(
-    "Fill", infer=_fill_infer, kernel=lambda dims, value: normalize(np.full(tuple(dims), value))
-)
+def _fill_kernel(dims, value):
+    if np.any(dims < 0):
+        raise ValueError(f"dims {dims.tolist()} must not be negative")
+    return normalize(np.full(tuple(dims), value))
+
+
+FILL = define_op("Fill", infer=_fill_infer, kernel=_fill_kernel)
+
+
+def _check_scalar(value, what):
+    if value.ndim:
+        raise InvalidArgumentError(with_origin(
+            f"{what} must be a scalar, got a tensor of shape {list(value.shape)}", user_origin()))
 
 
 def fill(dims, value):
-    """A tensor of shape `dims` filled with `value` (dims may be a symbolic shape)."""
+    """A tensor of shape `dims` filled with the scalar `value` (dims may be a symbolic shape,
+    e.g. `rt.shape(x)`)."""
     value = convert_to_tensor(value)
+    _check_scalar(value, "fill's value")
     if isinstance(dims, SymbolicTensor):
+        if not dims.dtype.is_integer:
+            raise TypeError(f"fill: dims must be integers, got {dims.dtype.name}.")
         return apply(FILL, [math_ops.cast(dims, dtypes.int32), value])
-    shape = _static_ints(dims, "fill's dims") if np.ndim(dims) or isinstance(dims, EagerTensor) else (
-        int(dims),
-    )
+    shape = shapes.static_ints(dims, "fill's dims")
+    if any(d < 0 for d in shape):
+        raise InvalidArgumentError(with_origin(
+            f"fill: dims {list(shape)} must not be negative", user_origin()))
+    if isinstance(value, SymbolicTensor):
+        return array_ops.broadcast_to(value, shape)
     return eager(np.full(shape, value._value, dtype=value.dtype.np_dtype), value.dtype)
 
 
 def zeros(shape, dtype=dtypes.float32):
+    """A tensor of zeros; `shape` is a list of ints or a 1-D integer tensor."""
     dtype = dtypes.as_dtype(dtype)
     return fill(shape, eager(dtype.np_dtype.type(0), dtype))
 
 
 def ones(shape, dtype=dtypes.float32):
+    """A tensor of ones; `shape` is a list of ints or a 1-D integer tensor."""
     dtype = dtypes.as_dtype(dtype)
     return fill(shape, eager(dtype.np_dtype.type(1), dtype))
 
@@ -59,27 +84,38 @@ ONES_LIKE = _like("OnesLike", np.ones_like)
 
 
 def zeros_like(input, dtype=None):  # noqa: A002 - TensorFlow's name
+    """Zeros of the shape of `input`, of its dtype unless `dtype` is given."""
     input = convert_to_tensor(input)
     return apply(ZEROS_LIKE, [input], {"dtype": dtypes.as_dtype(dtype or input.dtype)})
 
 
 def ones_like(input, dtype=None):  # noqa: A002 - TensorFlow's name
+    """Ones of the shape of `input`, of its dtype unless `dtype` is given."""
     input = convert_to_tensor(input)
     return apply(ONES_LIKE, [input], {"dtype": dtypes.as_dtype(dtype or input.dtype)})
 
 
-def eye(num_rows, num_columns=None, dtype=dtypes.float32):
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32):
+    """The identity matrix (ones on the diagonal), `num_rows` x `num_columns`, repeated over
+    `batch_shape` leading axes if given."""
     dtype = dtypes.as_dtype(dtype)
-    return eager(np.eye(int(num_rows), None if num_columns is None else int(num_columns),
-                        dtype=dtype.np_dtype), dtype)
+    rows = shapes.static_ints(num_rows, "eye's num_rows")[0]
+    columns = rows if num_columns is None else shapes.static_ints(num_columns, "num_columns")[0]
+    if rows < 0 or columns < 0:
+        raise InvalidArgumentError(with_origin(
+            f"eye: sizes must not be negative, got {rows} x {columns}", user_origin()))
+    matrix = np.eye(rows, columns, dtype=dtype.np_dtype)
+    if batch_shape is not None:
+        batch = shapes.static_ints(batch_shape, "eye's batch_shape")
+        matrix = np.broadcast_to(matrix, (*batch, rows, columns)).copy()
+    return eager(matrix, dtype)
 
 
-def _range_infer(inputs):
-    start, limit, delta = inputs
-    return [(start.dtype, (None,))]
+def _range_infer(inputs, *, length):
+    return [(inputs[0].dtype, (length,))]
 
 
-def _range_kernel(start, limit, delta):
+def _range_kernel(start, limit, delta, *, length):
     if delta == 0:
         raise ValueError("range: delta must not be 0")
     return np.arange(start, limit, delta, dtype=np.asarray(start).dtype)
@@ -88,28 +124,61 @@ def _range_kernel(start, limit, delta):
 RANGE = define_op("Range", infer=_range_infer, kernel=_range_kernel)
 
 
+def _range_dtype(values):
+    """int32 for Python ints, float32 if any bound is a Python float, else the tensors'."""
+    kinds = [convert_to_tensor(v).dtype for v in values]
+    floating = [k for k in kinds if k.is_floating]
+    return floating[0] if floating else kinds[0]
+
+
 def range(start, limit=None, delta=1, dtype=None):  # noqa: A001 - TensorFlow's name
-    """Like Python's range, as a 1-D tensor. Inside a graph this is a `Range` op (its length
-    may be unknown), so a `for` loop over it becomes a graph loop."""
+    """Like Python's range, as a 1-D tensor: `range(5)`, `range(2, 10, 3)`, `range(0., 1., .25)`.
+
+    Inside a graph this is a `Range` op (its length is unknown when a bound is symbolic), so
+    a `for` loop over it becomes a graph loop.
+    """
     if limit is None:
         start, limit = 0, start
     values = [start, limit, delta]
-    if dtype is None:
-        kinds = [convert_to_tensor(v).dtype for v in values]
-        dtype = dtypes.float32 if any(k.is_floating for k in kinds) else kinds[0]
-        dtype = next((k for k in kinds if k.is_floating), dtype)
-    dtype = dtypes.as_dtype(dtype)
-    values = [math_ops.cast(v, dtype) if isinstance(v, SymbolicTensor) or isinstance(v, EagerTensor)
+    dtype = _range_dtype(values) if dtype is None else dtypes.as_dtype(dtype)
+    if dtype.is_bool or dtype.is_string:
+        raise TypeError(f"range: dtype must be numeric, not {dtype.name}.")
+    values = [math_ops.cast(v, dtype) if isinstance(v, (EagerTensor, SymbolicTensor))
               else convert_to_tensor(v, dtype) for v in values]
-    out = apply(RANGE, values)
-    if context.current_graph() is not None and all(isinstance(v, EagerTensor) for v in values):
-        n = len(np.arange(values[0]._value, values[1]._value, values[2]._value))
-        out.shape = type(out.shape)((n,))
-    return out
+    for v, name in zip(values, ("start", "limit", "delta")):
+        _check_scalar(v, f"range's {name}")
+    length = None
+    if all(isinstance(v, EagerTensor) for v in values) and values[2]._value != 0:
+        length = len(np.arange(*[v._value for v in values]))
+    return apply(RANGE, values, {"length": length})
+
+
+def _linspace_infer(inputs, *, num, axis):
+    start = inputs[0]
+    shape = shapes.broadcast(*(t.shape for t in inputs))
+    a = shapes.normalize_axis(axis, len(shape) + 1, "linspace")
+    return [(start.dtype, shape[:a] + (num,) + shape[a:])]
+
+
+def _linspace_kernel(start, stop, *, num, axis):
+    dtype = np.asarray(start).dtype
+    return normalize(np.linspace(start, stop, num, axis=axis).astype(dtype))
+
+
+LINSPACE = define_op("LinSpace", infer=_linspace_infer, kernel=_linspace_kernel)
 
 
 def linspace(start, stop, num, axis=0):
+    """`num` evenly spaced values from `start` to `stop` (both included); integer bounds give
+    float32, like Python ints do."""
     start, stop = convert_to_tensor(start), convert_to_tensor(stop)
-    dtype = start.dtype if start.dtype.is_floating else dtypes.float32
-    return eager(np.linspace(start.numpy(), stop.numpy(), int(num), axis=axis).astype(dtype.np_dtype),
-                 dtype)
+    if start.dtype is not stop.dtype:
+        raise TypeError(f"linspace: start is {start.dtype.name} but stop is {stop.dtype.name}; "
+                        "use rt.cast to make them match.")
+    if not start.dtype.is_floating:
+        start, stop = math_ops.cast(start, dtypes.float32), math_ops.cast(stop, dtypes.float32)
+    num = shapes.static_ints(num, "linspace's num")[0]
+    if num < 0:
+        raise InvalidArgumentError(with_origin(
+            f"linspace: num must not be negative, got {num}", user_origin()))
+    return apply(LINSPACE, [start, stop], {"num": num, "axis": int(axis)})

@@ -8,9 +8,10 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.conversion import binary_operands, convert_to_tensor
-from runtime.errors import InvalidArgumentError
-from runtime.ops import shapes
+from runtime.errors import InvalidArgumentError, with_origin
+from runtime.ops import array_ops, shapes
 from runtime.ops.registry import ELEMENTWISE, apply, define_op
+from runtime.source_info import user_origin
 from runtime.tensor import normalize
 
 
@@ -44,7 +45,8 @@ MUL = _elementwise("Mul", np.multiply, _binary("{} * {}"))
 DIV = _elementwise("RealDiv", np.true_divide, _binary("{} / {}"))
 FLOORDIV = _elementwise("FloorDiv", np.floor_divide, _binary("{} // {}"))
 MOD = _elementwise("FloorMod", np.mod, _binary("{} % {}"))
-POW = _elementwise("Pow", np.power, _binary("{} ** {}"))
+# No `**` emit: on numpy float scalars it rounds differently from np.power (eager's kernel).
+POW = _elementwise("Pow", np.power)
 MAXIMUM = _elementwise("Maximum", np.maximum)
 MINIMUM = _elementwise("Minimum", np.minimum)
 
@@ -54,9 +56,13 @@ LESS = _elementwise("Less", np.less, _binary("{} < {}"), dtypes.bool_)
 LESS_EQUAL = _elementwise("LessEqual", np.less_equal, _binary("{} <= {}"), dtypes.bool_)
 GREATER = _elementwise("Greater", np.greater, _binary("{} > {}"), dtypes.bool_)
 GREATER_EQUAL = _elementwise("GreaterEqual", np.greater_equal, _binary("{} >= {}"), dtypes.bool_)
-LOGICAL_AND = _elementwise("LogicalAnd", np.logical_and, dtype=dtypes.bool_)
-LOGICAL_OR = _elementwise("LogicalOr", np.logical_or, dtype=dtypes.bool_)
-LOGICAL_XOR = _elementwise("LogicalXor", np.logical_xor, dtype=dtypes.bool_)
+# On 0-d strings (`bytes`) `==` gives a Python bool, not a numpy one: strings use the kernel.
+STRING_EQUAL = _elementwise("StringEqual", np.equal, dtype=dtypes.bool_)
+STRING_NOT_EQUAL = _elementwise("StringNotEqual", np.not_equal, dtype=dtypes.bool_)
+# On bool values `&`, `|`, `^` equal the logical ufuncs and are far cheaper on numpy scalars.
+LOGICAL_AND = _elementwise("LogicalAnd", np.logical_and, _binary("{} & {}"), dtypes.bool_)
+LOGICAL_OR = _elementwise("LogicalOr", np.logical_or, _binary("{} | {}"), dtypes.bool_)
+LOGICAL_XOR = _elementwise("LogicalXor", np.logical_xor, _binary("{} ^ {}"), dtypes.bool_)
 
 
 def _sigmoid(x):
@@ -68,7 +74,7 @@ def _relu(x):
 
 
 NEG = _elementwise("Neg", np.negative, lambda a, attrs: f"(-{a[0]})")
-ABS = _elementwise("Abs", np.abs)
+ABS = _elementwise("Abs", np.abs, lambda a, attrs: f"abs({a[0]})")
 SIGN = _elementwise("Sign", np.sign)
 EXP = _elementwise("Exp", np.exp)
 LOG = _elementwise("Log", np.log)
@@ -82,31 +88,51 @@ RELU = _elementwise("Relu", _relu)
 ROUND = _elementwise("Round", np.round)
 FLOOR = _elementwise("Floor", np.floor)
 CEIL = _elementwise("Ceil", np.ceil)
-LOGICAL_NOT = _elementwise("LogicalNot", np.logical_not, dtype=dtypes.bool_)
+LOGICAL_NOT = _elementwise(
+    "LogicalNot", np.logical_not, lambda a, attrs: f"(~{a[0]})", dtypes.bool_
+)
 
 
-def _binary_op(opdef, x, y, name):
+_NUMBERS = frozenset(d for d in dtypes.ALL if not (d.is_bool or d.is_string))
+
+
+def _binary_op(opdef, x, y, name, strings=False):
+    """Arithmetic on two operands of one numeric dtype (strings too when `strings`)."""
     x, y = binary_operands(x, y, name)
+    if x.dtype not in _NUMBERS and not (strings and x.dtype is dtypes.string):
+        raise TypeError(
+            f"{name} does not accept {x.dtype.name} tensors; use rt.cast(x, rt.int32) (or "
+            "another numeric dtype) first."
+        )
     return apply(opdef, [x, y])
 
 
-def _unary_op(opdef, x, allowed=None):
+def _compare_op(opdef, x, y, name, string_opdef=None):
+    x, y = binary_operands(x, y, name)
+    if x.dtype.is_string:
+        if string_opdef is None:
+            raise TypeError(f"{name} does not accept string tensors (only equal and not_equal do).")
+        opdef = string_opdef
+    return apply(opdef, [x, y])
+
+
+def _unary_op(opdef, x, accepts, name):
     x = convert_to_tensor(x)
-    if allowed is not None and not allowed(x.dtype):
-        raise TypeError(f"{opdef.name} does not accept {x.dtype.name} tensors; use rt.cast first.")
+    allowed, kind = accepts
+    if not allowed(x.dtype):
+        raise TypeError(
+            f"{name} needs {kind} tensor, got {x.dtype.name}; use rt.cast(x, ...) first."
+        )
     return apply(opdef, [x])
 
 
-def _numeric(d):
-    return not d.is_string
-
-
-def _floating(d):
-    return d.is_floating
+_NUMERIC = (lambda d: not d.is_string and not d.is_bool, "a numeric")
+_FLOATING = (lambda d: d.is_floating, "a float")
+_BOOL = (lambda d: d.is_bool, "a bool")
 
 
 def add(x, y):
-    return _binary_op(ADD, x, y, "add")
+    return _binary_op(ADD, x, y, "add", strings=True)
 
 
 def subtract(x, y):
@@ -142,27 +168,27 @@ def minimum(x, y):
 
 
 def equal(x, y):
-    return _binary_op(EQUAL, x, y, "equal")
+    return _compare_op(EQUAL, x, y, "equal", STRING_EQUAL)
 
 
 def not_equal(x, y):
-    return _binary_op(NOT_EQUAL, x, y, "not_equal")
+    return _compare_op(NOT_EQUAL, x, y, "not_equal", STRING_NOT_EQUAL)
 
 
 def less(x, y):
-    return _binary_op(LESS, x, y, "less")
+    return _compare_op(LESS, x, y, "less")
 
 
 def less_equal(x, y):
-    return _binary_op(LESS_EQUAL, x, y, "less_equal")
+    return _compare_op(LESS_EQUAL, x, y, "less_equal")
 
 
 def greater(x, y):
-    return _binary_op(GREATER, x, y, "greater")
+    return _compare_op(GREATER, x, y, "greater")
 
 
 def greater_equal(x, y):
-    return _binary_op(GREATER_EQUAL, x, y, "greater_equal")
+    return _compare_op(GREATER_EQUAL, x, y, "greater_equal")
 
 
 def _bool_operands(x, y, name):
@@ -185,67 +211,67 @@ def logical_xor(x, y):
 
 
 def logical_not(x):
-    return _unary_op(LOGICAL_NOT, x, lambda d: d.is_bool)
+    return _unary_op(LOGICAL_NOT, x, _BOOL, "logical_not")
 
 
 def negative(x):
-    return _unary_op(NEG, x, _numeric)
+    return _unary_op(NEG, x, _NUMERIC, "negative")
 
 
 def abs(x):  # noqa: A001 - TensorFlow's name
-    return _unary_op(ABS, x, _numeric)
+    return _unary_op(ABS, x, _NUMERIC, "abs")
 
 
 def sign(x):
-    return _unary_op(SIGN, x, _numeric)
+    return _unary_op(SIGN, x, _NUMERIC, "sign")
 
 
 def exp(x):
-    return _unary_op(EXP, x, _floating)
+    return _unary_op(EXP, x, _FLOATING, "exp")
 
 
 def log(x):
-    return _unary_op(LOG, x, _floating)
+    return _unary_op(LOG, x, _FLOATING, "log")
 
 
 def sqrt(x):
-    return _unary_op(SQRT, x, _floating)
+    return _unary_op(SQRT, x, _FLOATING, "sqrt")
 
 
 def square(x):
-    return _unary_op(SQUARE, x, _numeric)
+    return _unary_op(SQUARE, x, _NUMERIC, "square")
 
 
 def sin(x):
-    return _unary_op(SIN, x, _floating)
+    return _unary_op(SIN, x, _FLOATING, "sin")
 
 
 def cos(x):
-    return _unary_op(COS, x, _floating)
+    return _unary_op(COS, x, _FLOATING, "cos")
 
 
 def tanh(x):
-    return _unary_op(TANH, x, _floating)
+    return _unary_op(TANH, x, _FLOATING, "tanh")
 
 
 def sigmoid(x):
-    return _unary_op(SIGMOID, x, _floating)
+    return _unary_op(SIGMOID, x, _FLOATING, "sigmoid")
 
 
 def relu(x):
-    return _unary_op(RELU, x, _numeric)
+    return _unary_op(RELU, x, _NUMERIC, "relu")
 
 
 def round(x):  # noqa: A001 - TensorFlow's name
-    return _unary_op(ROUND, x, _numeric)
+    return _unary_op(ROUND, x, _NUMERIC, "round")
 
 
 def floor(x):
-    return _unary_op(FLOOR, x, _floating)
+    return _unary_op(FLOOR, x, _FLOATING, "floor")
 
 
 def ceil(x):
-    return _unary_op(CEIL, x, _floating)
+    return _unary_op(CEIL, x, _FLOATING, "ceil")
 
 
 # ---- ops with attrs or special shapes -------------------------------------------------------
@@ -262,11 +288,23 @@ WHERE = define_op(
 )
 
 
-def where(condition, x, y):
-    """Elements of `x` where `condition` is true, else of `y` (broadcast like numpy)."""
+WHERE_INDICES = define_op(
+    "Where",
+    infer=lambda inputs: [(dtypes.int64, (None, inputs[0].ndim))],
+    kernel=lambda cond: np.argwhere(cond).astype(np.int64),
+)
+
+
+def where(condition, x=None, y=None):
+    """Elements of `x` where `condition` is true, else of `y` (broadcast like numpy). Without
+    `x` and `y`: the int64 coordinates of the true elements, one row each."""
     condition = convert_to_tensor(condition)
     if not condition.dtype.is_bool:
         raise TypeError(f"where: condition must be bool, got {condition.dtype.name}.")
+    if x is None and y is None:
+        return apply(WHERE_INDICES, [condition])
+    if x is None or y is None:
+        raise ValueError("where: pass both x and y, or neither.")
     x, y = binary_operands(x, y, "where")
     return apply(WHERE, [condition, x, y])
 
@@ -307,9 +345,14 @@ CLIP = define_op(
 
 
 def clip_by_value(t, clip_value_min, clip_value_max):
+    """`t` with values below `clip_value_min` or above `clip_value_max` replaced by them."""
     t = convert_to_tensor(t)
-    _, lo = binary_operands(t, clip_value_min, "clip_by_value")
-    _, hi = binary_operands(t, clip_value_max, "clip_by_value")
+    t, lo = binary_operands(t, clip_value_min, "clip_by_value")
+    t, hi = binary_operands(t, clip_value_max, "clip_by_value")
+    if lo.dtype is not t.dtype:  # a Python float upper bound made an integer `t` float32
+        lo = cast(lo, t.dtype)
+    if t.dtype.is_bool or t.dtype.is_string:
+        raise TypeError(f"clip_by_value does not accept {t.dtype.name} tensors.")
     return apply(CLIP, [t, lo, hi])
 
 
@@ -333,10 +376,27 @@ MATMUL = define_op(
 )
 
 
-def matmul(a, b):
-    """Matrix product of the last two axes (batched over leading axes)."""
+def matmul(a, b, transpose_a=False, transpose_b=False):
+    """Matrix product of the last two axes (batched over leading axes, which broadcast);
+    `transpose_a` / `transpose_b` swap the last two axes of an operand first."""
     a, b = binary_operands(a, b, "matmul")
+    if a.ndim < 2 or b.ndim < 2:
+        raise InvalidArgumentError(with_origin(
+            f"matmul needs tensors of rank >= 2, got shapes {list(a.shape)} and "
+            f"{list(b.shape)}; use rt.expand_dims or rt.reshape to add the missing axis.",
+            user_origin(2),
+        ))
+    if a.dtype.is_bool or a.dtype.is_string:
+        raise TypeError(f"matmul does not accept {a.dtype.name} tensors; use rt.cast first.")
+    if transpose_a:
+        a = array_ops.transpose(a, _swap_last_two(a.ndim))
+    if transpose_b:
+        b = array_ops.transpose(b, _swap_last_two(b.ndim))
     return apply(MATMUL, [a, b])
+
+
+def _swap_last_two(rank):
+    return (*range(rank - 2), rank - 1, rank - 2)
 
 
 def _softmax_kernel(x, *, axis):
@@ -351,9 +411,11 @@ SOFTMAX = define_op(
 )
 
 
-def softmax(logits, axis=-1):
+def softmax(logits, axis=None):
+    """exp(logits) normalised to sum to 1 along `axis` (default: the last)."""
+    axis = -1 if axis is None else int(axis)
     logits = convert_to_tensor(logits)
     if not logits.dtype.is_floating:
         raise TypeError(f"softmax needs a float tensor, got {logits.dtype.name}.")
-    shapes.normalize_axis(axis, max(len(logits.shape), 1), "softmax")
+    shapes.static_check(shapes.normalize_axis, axis, max(logits.ndim, 1), "softmax")
     return apply(SOFTMAX, [logits], {"axis": axis})

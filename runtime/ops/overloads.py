@@ -13,6 +13,13 @@ def _install(name, fn, reverse=False):
         setattr(Tensor, name, lambda self, other: fn(self, other))
 
 
+def _equal(x, y):
+    """`x == None` is False, as in TensorFlow (`==` is elementwise otherwise)."""
+    return False if y is None else math_ops.equal(x, y)
+
+
+def _not_equal(x, y):
+    return True if y is None else math_ops.not_equal(x, y)
 
 
 _BINARY = {
@@ -33,8 +40,8 @@ for _name, _fn in _BINARY.items():
     _install(f"__{_name}__", _fn)
     _install(f"__r{_name}__", _fn, reverse=True)
 
-_install("__eq__", math_ops.equal)
-_install("__ne__", math_ops.not_equal)
+_install("__eq__", _equal)
+_install("__ne__", _not_equal)
 _install("__lt__", math_ops.less)
 _install("__le__", math_ops.less_equal)
 _install("__gt__", math_ops.greater)

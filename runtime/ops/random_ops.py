@@ -2,6 +2,8 @@
 
 Without a seed, numbers come from one process-wide generator. With `seed=`, from a generator
 made for that seed the first time it is used: the same program gives the same sequence.
+`set_seed(s)` restarts both, so what follows repeats exactly (eagerly and in graphs: kernels look
+their generator up when they run).
 """
 
 from __future__ import annotations
@@ -9,12 +11,19 @@ from __future__ import annotations
 import numpy as np
 
 from runtime import dtypes
-from runtime.ops.array_ops import _static_ints
+from runtime.ops import shapes
 from runtime.ops.registry import apply, define_op
 from runtime.tensor import normalize
 
 _default_generator = np.random.default_rng()
 _seeded_generators: dict[int, np.random.Generator] = {}
+
+
+def set_seed(seed: int) -> None:
+    """Reseeds the process-wide generator and restarts the sequences of seeded ops."""
+    global _default_generator
+    _default_generator = np.random.default_rng(seed)
+    _seeded_generators.clear()
 
 
 def _generator(seed):
@@ -61,9 +70,13 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None):
         if dtype.is_integer:
             raise ValueError("random.uniform with an integer dtype needs maxval.")
         maxval = 1
-    attrs = {"shape": _static_ints(shape, "shape") if np.ndim(shape) else (), "dtype": dtype,
-             "minval": float(minval) if dtype.is_floating else int(minval),
-             "maxval": float(maxval) if dtype.is_floating else int(maxval), "seed": seed}
+    if dtype.is_bool or dtype.is_string:
+        raise TypeError(f"random.uniform needs a numeric dtype, got {dtype.name}.")
+    bound = float if dtype.is_floating else int
+    if not bound(minval) < bound(maxval):
+        raise ValueError(f"random.uniform needs minval < maxval, got {minval} and {maxval}.")
+    attrs = {"shape": _shape(shape), "dtype": dtype, "minval": bound(minval),
+             "maxval": bound(maxval), "seed": _seed(seed)}
     return apply(UNIFORM, [], attrs)
 
 
@@ -72,6 +85,17 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None):
     dtype = dtypes.as_dtype(dtype)
     if not dtype.is_floating:
         raise TypeError(f"random.normal needs a float dtype, got {dtype.name}.")
-    attrs = {"shape": _static_ints(shape, "shape") if np.ndim(shape) else (), "dtype": dtype,
-             "mean": float(mean), "stddev": float(stddev), "seed": seed}
+    attrs = {"shape": _shape(shape), "dtype": dtype, "mean": float(mean),
+             "stddev": float(stddev), "seed": _seed(seed)}
     return apply(NORMAL, [], attrs)
+
+
+def _shape(shape) -> tuple:
+    shape = shapes.static_ints(shape, "the shape of random numbers")
+    if any(d < 0 for d in shape):
+        raise ValueError(f"The shape of random numbers must not be negative, got {list(shape)}.")
+    return shape
+
+
+def _seed(seed):
+    return None if seed is None else int(seed)

@@ -12,11 +12,11 @@ from runtime.tensor import normalize
 
 
 def _axis_attr(axis):
+    """None, an int, or a tuple of ints, from Python ints, lists or an eager tensor."""
     if axis is None:
         return None
-    if isinstance(axis, (list, tuple)):
-        return tuple(int(a) for a in axis)
-    return int(axis)
+    axes = shapes.static_ints(axis, "the reduction axis")
+    return axes if isinstance(axis, (list, tuple)) or np.ndim(axis) else axes[0]
 
 
 def _reduction(name, kernel, dtype=None):
@@ -49,7 +49,7 @@ def _reduce(opdef, x, axis, keepdims, bool_only=False):
     if not bool_only and (x.dtype.is_string or x.dtype.is_bool):
         raise TypeError(f"{opdef.name} does not accept {x.dtype.name} tensors; use rt.cast first.")
     axis = _axis_attr(axis)
-    shapes.reduce(x.shape, axis, keepdims)  # validates the axis eagerly too
+    shapes.static_check(shapes.reduce, x.shape, axis, keepdims)  # eagerly too
     return apply(opdef, [x], {"axis": axis, "keepdims": bool(keepdims)})
 
 
@@ -96,17 +96,25 @@ ARGMAX = _arg_reduction("ArgMax", np.argmax)
 ARGMIN = _arg_reduction("ArgMin", np.argmin)
 
 
-def _arg(opdef, x, axis, output_type):
+def _arg(opdef, x, axis, output_type, name):
     x = convert_to_tensor(x)
-    shapes.normalize_axis(axis, len(x.shape), opdef.name)
-    if any(d == 0 for d in x.shape):
-        raise TypeError(f"{opdef.name} of an empty tensor is undefined.")
-    return apply(opdef, [x], {"axis": int(axis), "output_type": dtypes.as_dtype(output_type)})
+    axis = 0 if axis is None else shapes.static_ints(axis, f"{name}'s axis")[0]
+    shapes.static_check(shapes.normalize_axis, axis, x.ndim, name)
+    if x.dtype.is_string:
+        raise TypeError(f"{name} does not accept string tensors.")
+    output_type = dtypes.as_dtype(output_type)
+    if output_type not in (dtypes.int32, dtypes.int64):
+        raise TypeError(
+            f"{name}: output_type must be rt.int32 or rt.int64, not {output_type.name}.")
+    return apply(opdef, [x], {"axis": axis, "output_type": output_type})
 
 
-def argmax(input, axis=0, output_type=dtypes.int64):  # noqa: A002 - TensorFlow's name
-    return _arg(ARGMAX, input, axis, output_type)
+def argmax(input, axis=None, output_type=dtypes.int64):  # noqa: A002 - TensorFlow's name
+    """Index of the largest value along `axis` (default 0); an empty axis is an
+    InvalidArgumentError."""
+    return _arg(ARGMAX, input, axis, output_type, "argmax")
 
 
-def argmin(input, axis=0, output_type=dtypes.int64):  # noqa: A002 - TensorFlow's name
-    return _arg(ARGMIN, input, axis, output_type)
+def argmin(input, axis=None, output_type=dtypes.int64):  # noqa: A002 - TensorFlow's name
+    """Index of the smallest value along `axis` (default 0)."""
+    return _arg(ARGMIN, input, axis, output_type, "argmin")

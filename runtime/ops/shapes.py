@@ -1,8 +1,41 @@
-"""Shape inference helpers shared by op definitions (dims may be None: unknown)."""
+"""Shape inference helpers shared by op definitions (dims may be None: unknown).
+
+They raise InvalidArgumentError for shapes that cannot work. Inside an op's `infer`, `apply`
+adds the user's line to the message; an op's public function that validates before `apply`
+goes through `static_check`, which adds it.
+"""
 
 from __future__ import annotations
 
-from runtime.errors import InvalidArgumentError
+import numpy as np
+
+from runtime.errors import InvalidArgumentError, with_origin
+from runtime.source_info import user_origin
+from runtime.tensor import SymbolicTensor, Tensor
+
+
+def static_ints(value, what: str) -> tuple:
+    """A tuple of Python ints from an int, a list/tuple or an eager tensor. Shapes and axes are
+    attrs, so they must be known while tracing: a symbolic tensor is a TypeError."""
+    if isinstance(value, SymbolicTensor):
+        raise TypeError(
+            f"{what} must be known while tracing (Python ints or a constant), got the symbolic "
+            f"tensor {value.name}."
+        )
+    if isinstance(value, Tensor):
+        value = value.numpy()
+    array = np.ravel(np.asarray(value))
+    if array.size and array.dtype.kind not in "iu":
+        raise TypeError(f"{what} must be integers, got {value!r}.")
+    return tuple(int(v) for v in array)
+
+
+def static_check(helper, *args, **kwargs):
+    """`helper(*args)`, with an InvalidArgumentError re-raised naming the user's line."""
+    try:
+        return helper(*args, **kwargs)
+    except InvalidArgumentError as e:
+        raise InvalidArgumentError(with_origin(str(e), user_origin())) from None
 
 
 def broadcast(*shapes) -> tuple:
@@ -37,7 +70,11 @@ def reduce(shape, axis, keepdims: bool) -> tuple:
     if axis is None:
         axes = set(range(rank))
     else:
-        axes = {normalize_axis(a, rank, "reduce") for a in (axis if isinstance(axis, tuple) else (axis,))}
+        listed = [normalize_axis(a, rank, "reduce") for a in (
+            axis if isinstance(axis, tuple) else (axis,))]
+        axes = set(listed)
+        if len(axes) != len(listed):
+            raise InvalidArgumentError(f"reduce: axis {axis} names an axis twice")
     if keepdims:
         return tuple(1 if i in axes else d for i, d in enumerate(shape))
     return tuple(d for i, d in enumerate(shape) if i not in axes)

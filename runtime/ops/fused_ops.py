@@ -1,0 +1,230 @@
+"""`FusedElementwise`: a chain of elementwise ops run as one kernel over big arrays.
+
+The fusion pass (runtime/passes/fusion.py) builds it. Its attrs are plain data:
+- `program`: steps `(ufunc name, args, destination slot)`, where an arg is `("in", i)` (input
+  i), `("slot", j)` (an earlier step's value) or `("lit", number)` (a Python number);
+- `slot_dtypes`: the dtype name of each slot; `results`: the slots returned, in output order;
+- `array_inputs`: per input, True for an array of `shape`, False for a scalar;
+- `shape`: the shape of every array; `block`: elements per block when blocks are shared
+  between threads; `specs`: output specs.
+
+The kernel is compiled once per program into Python source (registered in `linecache`, so
+tracebacks show it) that runs the steps over blocks of the flattened inputs with `out=` buffers,
+writing results straight into the output arrays; intermediates live in an output block or in
+scratch buffers reused as soon as a value is dead (in place when possible), so a chain needs
+one or two buffers besides its outputs. Fewer temporaries than numpy code written by hand. On
+big arrays with an idle core, a helper thread takes blocks too (see `run_blocks`): the second
+core is where the kernel beats numpy's single-threaded `out=` code.
+
+Bit-identity: every step is the same numpy ufunc, on the same operand dtypes and in the same
+operand order as the unfused op's kernel, and elementwise ufuncs compute each element
+independently, so evaluating block by block gives the same bits as whole arrays (the tests check
+it against the unfused graph).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import linecache
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from runtime.ops.registry import define_op
+
+# How each fusable op type runs as ufunc steps: args are "a"/"b" (the op's operands), "prev"
+# (the previous step's value) or a Python number; it mirrors the op's kernel exactly.
+UFUNC_FORMS = {
+    "Add": (("add", "a", "b"),),
+    "Sub": (("subtract", "a", "b"),),
+    "Mul": (("multiply", "a", "b"),),
+    "RealDiv": (("true_divide", "a", "b"),),
+    "FloorDiv": (("floor_divide", "a", "b"),),
+    "FloorMod": (("remainder", "a", "b"),),
+    "Maximum": (("maximum", "a", "b"),),
+    "Minimum": (("minimum", "a", "b"),),
+    "Equal": (("equal", "a", "b"),),
+    "NotEqual": (("not_equal", "a", "b"),),
+    "Less": (("less", "a", "b"),),
+    "LessEqual": (("less_equal", "a", "b"),),
+    "Greater": (("greater", "a", "b"),),
+    "GreaterEqual": (("greater_equal", "a", "b"),),
+    "LogicalAnd": (("logical_and", "a", "b"),),
+    "LogicalOr": (("logical_or", "a", "b"),),
+    "LogicalXor": (("logical_xor", "a", "b"),),
+    "LogicalNot": (("logical_not", "a"),),
+    "Neg": (("negative", "a"),),
+    "Abs": (("absolute", "a"),),
+    "Sign": (("sign", "a"),),
+    "Exp": (("exp", "a"),),
+    "Log": (("log", "a"),),
+    "Sqrt": (("sqrt", "a"),),
+    "Square": (("square", "a"),),
+    "Sin": (("sin", "a"),),
+    "Cos": (("cos", "a"),),
+    "Tanh": (("tanh", "a"),),
+    "Floor": (("floor", "a"),),
+    "Ceil": (("ceil", "a"),),
+    "Relu": (("maximum", "a", 0),),  # np.maximum(x, 0)
+    "Sigmoid": (("negative", "a"), ("exp", "prev"), ("add", 1, "prev"), ("true_divide", 1, "prev")),
+}
+
+
+# Arrays at least this big are shared out block by block between the calling thread and a
+# helper thread (numpy releases the GIL inside ufunc loops, so both run at once on two cores),
+# but only while another core is idle: a helper thread that has to wait for a core holds up the
+# caller (measured: several times slower on a busy machine). Blocks are claimed one at a time.
+PARALLEL_MIN_ELEMENTS = 1 << 18
+_helper: tuple[int, ThreadPoolExecutor] | None = None  # (process id, pool), made on first use
+_loadavg: int | None = None  # an open /proc/loadavg (Linux), read on each big kernel call
+
+
+def run_blocks(work, size: int, block: int) -> None:
+    """Calls `work(claim, block)`, where `claim` yields the start of every block of [0, size)
+    once; with an idle core, a helper thread runs `work` on the same claim."""
+    claim = iter(range(0, size, block))
+    if size < PARALLEL_MIN_ELEMENTS or size <= block or not _idle_core():
+        work(claim, block)
+        return
+    helping = _helper_pool().submit(work, claim, block)
+    try:
+        work(claim, block)
+    finally:
+        helping.result()  # the helper may still be writing a block
+
+
+def _idle_core() -> bool:
+    """True if another core looks idle: the 1-minute load average is below the number of cores
+    less one half (this process counts for one), and on Linux fewer tasks than cores are
+    runnable right now (this thread included); `/proc/loadavg` tells both in 3 µs."""
+    global _loadavg
+    affinity = getattr(os, "sched_getaffinity", None)
+    cores = len(affinity(0)) if affinity else os.cpu_count() or 1
+    if cores < 2:
+        return False
+    if not hasattr(os, "getloadavg"):  # Windows: no load average
+        return True
+    if _loadavg is None and os.path.exists("/proc/loadavg"):
+        _loadavg = os.open("/proc/loadavg", os.O_RDONLY)
+    if _loadavg is None:
+        return os.getloadavg()[0] < cores - 0.5
+    fields = os.pread(_loadavg, 64, 0).split()  # b"0.52 0.31 0.20 1/83 7558"
+    return float(fields[0]) < cores - 0.5 and int(fields[3].split(b"/")[0]) < cores
+
+
+def _helper_pool() -> ThreadPoolExecutor:
+    global _helper
+    if _helper is None or _helper[0] != os.getpid():  # a forked child has no helper thread
+        _helper = (os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="rt-fused"))
+    return _helper[1]
+
+
+def _fused_kernel(*inputs, program, slot_dtypes, results, array_inputs, shape, block):
+    run = compile_program(program, slot_dtypes, results, array_inputs, shape, block)
+    return run(*inputs)
+
+
+FUSED_ELEMENTWISE = define_op(
+    "FusedElementwise",
+    infer=lambda inputs, *, specs, **attrs: list(specs),
+    kernel=_fused_kernel,
+    tuple_outputs=True,
+)
+
+
+_file_ids = itertools.count()
+
+
+@functools.lru_cache(maxsize=512)
+def compile_program(program, slot_dtypes, results, array_inputs, shape, block):
+    """The Python function (inputs -> tuple of result arrays) that runs `program`."""
+    source = program_source(program, slot_dtypes, results, array_inputs, shape, block)
+    filename = f"<rt-fused-elementwise #{next(_file_ids)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"np": np, "run_blocks": run_blocks}
+    namespace.update({name: getattr(np, name) for name, _, _ in program})
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102
+    return namespace["fused"]
+
+
+def program_source(program, slot_dtypes, results, array_inputs, shape, block) -> str:
+    """The source of `fused(in0, in1, ...)` for a program (see the module docstring)."""
+    size = math.prod(shape)
+    block = max(1, min(block, size))
+    buffers, scratch_dtypes = _assign_buffers(program, slot_dtypes, results)
+    params = [f"in{i}" for i in range(len(array_inputs))]
+    lines = [f"def fused({', '.join(params)}):"]
+    lines += [f"    x{i} = in{i}.reshape(-1)" for i, arr in enumerate(array_inputs) if arr]
+    for k, slot in enumerate(results):
+        lines.append(f"    out{k} = np.empty({tuple(shape)!r}, np.{slot_dtypes[slot]})")
+        lines.append(f"    o{k} = out{k}.reshape(-1)")
+    lines.append("    def work(claim, block):")
+    lines += [f"        {t} = np.empty(block, np.{d})" for t, d in scratch_dtypes.items()]
+    lines.append("        for lo in claim:")
+    lines.append(f"            hi = min(lo + block, {size})")
+    if scratch_dtypes:
+        lines.append("            if hi - lo < block:")
+        lines.append(f"                {', '.join(scratch_dtypes)}, = "
+                     f"{', '.join(f'{t}[:hi - lo]' for t in scratch_dtypes)},")
+    lines += [f"            x{i}_ = x{i}[lo:hi]" for i, arr in enumerate(array_inputs) if arr]
+    lines += [f"            o{k}_ = o{k}[lo:hi]" for k in range(len(results))]
+    for name, args, dest in program:
+        operands = ", ".join(_operand(a, buffers, array_inputs) for a in args)
+        lines.append(f"            {name}({operands}, out={_view(buffers[dest])})")
+    lines.append(f"    run_blocks(work, {size}, {block})")
+    lines.append(f"    return ({''.join(f'out{k}, ' for k in range(len(results)))})")
+    return "\n".join(lines) + "\n"
+
+
+def _assign_buffers(program, slot_dtypes, results):
+    """Slot -> buffer name, and the dtype name of each scratch buffer.
+
+    A result lives in its output block `o<k>`. An intermediate value goes, in order of
+    preference, into an output block whose result is computed no earlier than the value's last
+    use (so the block is written once and stays hot in cache), into a dead scratch buffer, or
+    into a new scratch buffer `t<n>`. A buffer whose value dies at a step may be that step's
+    destination (numpy ufuncs allow exact in-place overlap).
+    """
+    last_use = {dest: step for step, (_, _, dest) in enumerate(program)}
+    for step, (_, args, _) in enumerate(program):
+        for kind, value in args:
+            if kind == "slot":
+                last_use[value] = step
+    producer = {dest: step for step, (_, _, dest) in enumerate(program)}
+    result_index = {slot: k for k, slot in enumerate(results)}
+    busy_until = {f"o{k}": -1 for k in range(len(results))}  # step of the occupant's last use
+    buffers: dict[int, str] = {}
+    scratch_dtypes: dict[str, str] = {}
+    for step, (_, _, dest) in enumerate(program):
+        if dest in result_index:
+            buffers[dest] = f"o{result_index[dest]}"
+            continue
+        dtype, end = slot_dtypes[dest], last_use[dest]
+        outputs = [f"o{k}" for k, slot in enumerate(results)
+                   if slot_dtypes[slot] == dtype and producer[slot] >= end
+                   and producer[slot] > step and busy_until[f"o{k}"] <= step]
+        free = [t for t, d in scratch_dtypes.items() if d == dtype and busy_until[t] <= step]
+        if outputs or free:
+            name = (outputs or free)[0]
+        else:
+            name = f"t{len(scratch_dtypes)}"
+            scratch_dtypes[name] = dtype
+        busy_until[name] = end
+        buffers[dest] = name
+    return buffers, scratch_dtypes
+
+
+def _view(buffer: str) -> str:
+    return f"{buffer}_" if buffer.startswith("o") else buffer
+
+
+def _operand(arg, buffers, array_inputs) -> str:
+    kind, value = arg
+    if kind == "lit":
+        return repr(value)
+    if kind == "in":
+        return f"x{value}_" if array_inputs[value] else f"in{value}"
+    return _view(buffers[value])

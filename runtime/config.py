@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 _run_functions_eagerly = False
+_optimize_graphs = True
 
 
 def run_functions_eagerly(run_eagerly: bool) -> None:
@@ -14,3 +15,14 @@ def run_functions_eagerly(run_eagerly: bool) -> None:
 
 def functions_run_eagerly() -> bool:
     return _run_functions_eagerly
+
+
+def optimize_graphs(enabled: bool) -> None:
+    """Turns the optimizing graph passes on (the default) or off for functions traced from now
+    on (already traced graphs are kept). Like `rt.function(..., optimize=False)`, for all."""
+    global _optimize_graphs
+    _optimize_graphs = bool(enabled)
+
+
+def graphs_optimized() -> bool:
+    return _optimize_graphs

@@ -1,14 +1,56 @@
-"""Graph passes. Each module states the invariant it establishes; `run_passes` applies them."""
+"""Graph passes. Each module states the invariant it establishes; `run_passes` applies them.
 
-from runtime.passes import prune
+The pipeline, in order (each pass is one linear sweep per graph):
+    prune               always, on the traced graph: unneeded ops never run
+    constant_folding    Const inputs -> Const outputs (also through captured branch inputs)
+    dead_branch         If on a Const predicate -> the taken branch's ops
+                        (repeated with folding while it inlines something: the inlined ops may
+                        fold, and may hold more constant Ifs)
+    simplify, power     exact algebraic rewrites; `x ** 2` -> Square
+    licm                loop-invariant ops move out of While loops
+    cse                 duplicates merged (after licm, which may hoist the same op twice)
+    prune               drops what the rewrites left unused
+    fusion              last: big elementwise chains -> FusedElementwise kernels
+Every pass keeps results bit-identical (see each module's docstring for the exact guarantee).
+"""
+
+from runtime import config
+from runtime.passes import (
+    constant_folding,
+    cse,
+    dead_branch,
+    fusion,
+    licm,
+    power,
+    prune,
+    simplify,
+)
+
+MAX_INLINING_ROUNDS = 4
 
 
 def run_passes(graph, optimize: bool = True):
     """The graph to compile for a freshly traced `graph`. Pruning always runs (it is part of the
-    semantics: unneeded ops never run); with `optimize`, the optimizing passes run on a copy, so
-    the traced graph stays inspectable."""
+    semantics: unneeded ops never run); with `optimize` (and `rt.config.optimize_graphs` on),
+    the optimizing passes run on a copy, so the traced graph stays inspectable."""
     prune.transform(graph)
-    if not optimize:
+    if not optimize or not config.graphs_optimized():
         return graph
     optimized = graph.copy()
+    optimize_graph(optimized)
     return optimized
+
+
+def optimize_graph(graph) -> None:
+    """Runs the optimizing passes on `graph`, in place."""
+    constant_folding.transform(graph)
+    for _ in range(MAX_INLINING_ROUNDS):
+        if not dead_branch.transform(graph):
+            break
+        constant_folding.transform(graph)
+    simplify.transform(graph)
+    power.transform(graph)
+    licm.transform(graph)
+    cse.transform(graph)
+    prune.transform(graph)
+    fusion.transform(graph)

@@ -1,0 +1,180 @@
+"""Fusion of elementwise chains on big arrays.
+
+Guarantees after this pass: in every graph and sub-graph, each maximal run of two or more
+fusable ops that the greedy sweep below can merge is one `FusedElementwise` op
+(runtime/ops/fused_ops.py), which evaluates the chain block by block with `out=` buffers.
+
+Fusable: an op with a ufunc form in `UFUNC_FORMS` whose output shape is fully known with at
+least `MIN_ELEMENTS` elements, and whose every input is either of that exact shape or a scalar
+(rank 0). Scalar and small-array code stays on the fast `a + b` path.
+
+The sweep (in graph order) adds a fusable op to the groups of its inputs' producers that have
+its shape and are still open, merging them. A group closes as soon as an op outside it reads
+one of its values, so the fused op, placed where its last member was, still comes before every
+reader, and no cycle can form (nothing outside depends on an open group).
+Values read outside the group become the fused op's outputs; the others live in block-sized
+scratch buffers. Results are bit-identical to the unfused ops (see fused_ops.py).
+"""
+
+from __future__ import annotations
+
+from runtime.graph import Graph, Operation
+from runtime.ops.fused_ops import FUSED_ELEMENTWISE, UFUNC_FORMS
+from runtime.passes.rewrite import graphs_outer_first, is_pure
+from runtime.tensor import SymbolicTensor
+
+MIN_ELEMENTS = 1 << 15
+BLOCK_ELEMENTS = 1 << 17  # per block shared between threads (fused_ops.run_blocks)
+
+
+class _Group:
+    def __init__(self, index: int, shape: tuple):
+        self.index = index
+        self.shape = shape
+        self.members: list[Operation] = []
+        self.open = True
+
+
+def transform(graph: Graph) -> None:
+    """Fuses elementwise chains in `graph` and its sub-graphs, in place."""
+    for g, _ in graphs_outer_first(graph):
+        groups = _find_groups(g)
+        if groups:
+            _replace_groups(g, groups)
+
+
+def _fusable(op: Operation) -> bool:
+    if op.type not in UFUNC_FORMS or not is_pure(op) or len(op.outputs) != 1:
+        return False
+    out = op.outputs[0]
+    if not out.shape.is_fully_defined() or _size(out.shape) < MIN_ELEMENTS or out.dtype.is_string:
+        return False
+    return all(
+        not t.dtype.is_string and (tuple(t.shape) == tuple(out.shape) or len(t.shape) == 0)
+        for t in op.inputs
+    )
+
+
+def _find_groups(graph: Graph) -> list[_Group]:
+    """The groups of two or more ops to fuse, each with its members in graph order.
+
+    A group stays open while no op outside it has read its values; so nothing outside depends
+    on an open group, and merging open groups (or adding an op to one) cannot make a cycle.
+    """
+    group_of: dict[int, _Group] = {}  # id(op) -> its group
+    position = {id(op): i for i, op in enumerate(graph.operations)}
+    groups: list[_Group] = []
+    for op in graph.operations:
+        group = None
+        if _fusable(op):
+            shape = tuple(op.outputs[0].shape)
+            for t in op.inputs:
+                found = group_of.get(id(t.op))
+                if found is None or not found.open or found.shape != shape or found is group:
+                    continue
+                group = found if group is None else _merge(group, found, group_of)
+            if group is None:
+                group = _Group(len(groups), shape)
+                groups.append(group)
+            group.members.append(op)
+            group_of[id(op)] = group
+        for t in op.inputs:  # a group read from outside is closed
+            producer = group_of.get(id(t.op))
+            if producer is not None and producer is not group:
+                producer.open = False
+    fused = [g for g in groups if len(g.members) > 1]
+    for g in fused:
+        g.members.sort(key=lambda op: position[id(op)])
+    return fused
+
+
+def _merge(into: _Group, other: _Group, group_of: dict) -> _Group:
+    for op in other.members:
+        group_of[id(op)] = into
+    into.members.extend(other.members)
+    other.members = []
+    return into
+
+
+def _replace_groups(graph: Graph, groups: list[_Group]) -> None:
+    members = {id(op): g for g in groups for op in g.members}
+    read_outside = _read_outside(graph, members)
+    replaced: dict[int, SymbolicTensor] = {}
+    old, graph.operations = graph.operations, []
+    for op in old:
+        op.inputs = [replaced.get(id(t), t) for t in op.inputs]
+        group = members.get(id(op))
+        if group is None:
+            graph.operations.append(op)
+        elif op is group.members[-1]:
+            outs = [m.outputs[0] for m in group.members if id(m.outputs[0]) in read_outside]
+            fused = _fused_op(graph, group, outs)
+            replaced.update((id(t), new) for t, new in zip(outs, fused.outputs))
+    graph.outputs = [replaced.get(id(t), t) for t in graph.outputs]
+
+
+def _read_outside(graph: Graph, members: dict) -> set[int]:
+    """Ids of the group members' outputs that an op outside their group (or the graph's
+    outputs) reads: these become outputs of the fused ops."""
+    found = set()
+    readers = [(members.get(id(op)), op.inputs) for op in graph.operations]
+    readers.append((None, graph.outputs))
+    for reader_group, tensors in readers:
+        for t in tensors:
+            group = members.get(id(t.op))
+            if group is not None and group is not reader_group:
+                found.add(id(t))
+    return found
+
+
+def _fused_op(graph: Graph, group: _Group, results: list[SymbolicTensor]) -> Operation:
+    inputs: list[SymbolicTensor] = []
+    input_index: dict[int, int] = {}
+    slot_of: dict[int, int] = {}  # id(member output) -> slot
+    slot_dtypes: list[str] = []
+    program = []
+    for op in group.members:
+        operands = []
+        for t in op.inputs:
+            if id(t) in slot_of:
+                operands.append(("slot", slot_of[id(t)]))
+            else:
+                if id(t) not in input_index:
+                    input_index[id(t)] = len(inputs)
+                    inputs.append(t)
+                operands.append(("in", input_index[id(t)]))
+        prev = None
+        for name, *args in UFUNC_FORMS[op.type]:
+            refs = tuple(_ref(a, operands, prev) for a in args)
+            prev = ("slot", len(slot_dtypes))
+            slot_dtypes.append(op.outputs[0].dtype.name)
+            program.append((name, refs, prev[1]))
+        slot_of[id(op.outputs[0])] = prev[1]
+    attrs = {
+        "program": tuple(program),
+        "slot_dtypes": tuple(slot_dtypes),
+        "results": tuple(slot_of[id(t)] for t in results),
+        "array_inputs": tuple(len(t.shape) > 0 for t in inputs),
+        "shape": group.shape,
+        "block": BLOCK_ELEMENTS,
+        "specs": tuple((t.dtype, t.shape) for t in results),
+    }
+    origin = group.members[-1].origin
+    return graph.create_op(FUSED_ELEMENTWISE, inputs, attrs, list(attrs["specs"]), origin)
+
+
+def _ref(arg, operands, prev):
+    if arg == "a":
+        return operands[0]
+    if arg == "b":
+        return operands[1]
+    if arg == "prev":
+        return prev
+    return ("lit", arg)
+
+
+def _size(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n

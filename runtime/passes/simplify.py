@@ -1,0 +1,125 @@
+"""Exact algebraic simplification.
+
+Guarantees after this pass: none of these patterns remains where the rewrite keeps the result's
+dtype and shape (so the value is bit-identical): `x * 1`, `1 * x`, `x / 1`, `x - 0` (non-bool),
+`x + 0` and `0 + x` (integers only: for floats `-0.0 + 0.0` is `+0.0`), `-(-x)` (numeric,
+non-bool),
+`not (not x)`, `x and True`, `x or False` (either order), transpose of transpose (composed
+permutation is the identity), a transpose by the identity permutation, a cast to the tensor's
+own dtype, and `identity(x)`. The constant operand must be a Const whose every element equals
+the neutral value (with its sign). Also `x and False` / `x or True` become a Const (when the
+result's shape is known): the loop test of a `for` over `rt.range` with a constant step is then
+just `i < limit`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.graph import Graph
+from runtime.passes.rewrite import (
+    add_const,
+    all_equal_to,
+    const_value,
+    graphs_outer_first,
+    rewrite,
+)
+
+
+def transform(graph: Graph) -> None:
+    """Applies the exact rewrites to `graph` and its sub-graphs, in place."""
+    for g, _ in graphs_outer_first(graph):
+        rewrite(g, _visit)
+
+
+def _visit(op):
+    rule = _RULES.get(op.type)
+    if rule is None:
+        return None
+    x = rule(op)
+    if x is None:
+        return None
+    out = op.outputs[0]
+    if x.dtype is not out.dtype or tuple(x.shape) != tuple(out.shape):
+        return None
+    return [x]
+
+
+def _neutral_operand(op, number, commutative: bool):
+    """The non-constant operand when the other one is `number` everywhere."""
+    a, b = op.inputs
+    if all_equal_to(const_value(b), number):
+        return a
+    if commutative and all_equal_to(const_value(a), number):
+        return b
+    return None
+
+
+def _add(op):
+    if not op.outputs[0].dtype.is_integer:
+        return None
+    return _neutral_operand(op, 0, commutative=True)
+
+
+def _sub(op):
+    if op.outputs[0].dtype.is_bool:
+        return None  # numpy refuses to subtract bools; keep the error where it was
+    return _neutral_operand(op, 0, commutative=False)
+
+
+def _logical(neutral: bool):
+    """`x and True` -> x, `x and False` -> False (neutral=True); the same for `or` with the
+    truth values swapped (neutral=False)."""
+
+    def rule(op):
+        x = _neutral_operand(op, neutral, commutative=True)
+        if x is not None:
+            return x
+        out = op.outputs[0]
+        if not out.shape.is_fully_defined():
+            return None
+        if any(all_equal_to(const_value(t), not neutral) for t in op.inputs):
+            value = np.full(tuple(out.shape), not neutral)
+            return add_const(op.graph, value, out.dtype, op.origin)
+        return None
+
+    return rule
+
+
+def _double(op_type, numeric_only):
+    def rule(op):
+        inner = op.inputs[0]
+        if inner.op.type != op_type:
+            return None
+        if numeric_only and (inner.dtype.is_bool or inner.dtype.is_string):
+            return None
+        return inner.op.inputs[0]
+
+    return rule
+
+
+def _transpose(op):
+    perm = op.attrs["perm"]
+    if list(perm) == list(range(len(perm))):
+        return op.inputs[0]
+    inner = op.inputs[0]
+    if inner.op.type != "Transpose":
+        return None
+    inner_perm = inner.op.attrs["perm"]
+    composed = [inner_perm[p] for p in perm]
+    return inner.op.inputs[0] if composed == list(range(len(perm))) else None
+
+
+_RULES = {
+    "Mul": lambda op: _neutral_operand(op, 1, commutative=True),
+    "RealDiv": lambda op: _neutral_operand(op, 1, commutative=False),
+    "Sub": _sub,
+    "Add": _add,
+    "Neg": _double("Neg", numeric_only=True),
+    "LogicalNot": _double("LogicalNot", numeric_only=False),
+    "LogicalAnd": _logical(neutral=True),
+    "LogicalOr": _logical(neutral=False),
+    "Transpose": _transpose,
+    "Cast": lambda op: op.inputs[0] if op.inputs[0].dtype is op.attrs["dtype"] else None,
+    "Identity": lambda op: op.inputs[0],
+}

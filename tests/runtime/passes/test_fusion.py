@@ -1,0 +1,91 @@
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pass_testing import apply_pass, op_types, run
+
+import runtime as rt
+from runtime.ops import fused_ops
+from runtime.passes import fusion
+
+
+def w8(x):
+    return rt.tanh(1.5 * x + 0.25) * rt.sigmoid(x) - 0.5 * x
+
+
+def fuse_small_arrays(patch):
+    """Fusion of small arrays, shared with the helper thread in blocks of 3 elements, so tests
+    exercise blocks, tails and threads."""
+    patch.setattr(fusion, "MIN_ELEMENTS", 2)
+    patch.setattr(fusion, "BLOCK_ELEMENTS", 3)
+    patch.setattr(fused_ops, "PARALLEL_MIN_ELEMENTS", 2)
+    patch.setattr(fused_ops, "_idle_core", lambda: True)
+
+
+@pytest.fixture
+def small_fusion(monkeypatch):
+    fuse_small_arrays(monkeypatch)
+
+
+def test_w8_becomes_one_kernel_on_big_arrays():
+    x = np.linspace(-4, 4, 1 << 16, dtype=np.float32)
+    graph = apply_pass(fusion.transform, w8, x)
+    assert op_types(graph) == ["Const", "Const", "Const", "FusedElementwise"]
+
+
+def test_scalars_and_small_arrays_stay_unfused():
+    for x in (np.float32(0.5), np.ones(10, np.float32)):
+        assert "FusedElementwise" not in op_types(apply_pass(fusion.transform, w8, x))
+
+
+@given(st.integers(1, 40), st.integers(0, 2**20))
+def test_blocks_and_tails_are_bit_identical(size, seed):
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(size) * 10).astype(np.float32)
+    with pytest.MonkeyPatch.context() as patch:
+        fuse_small_arrays(patch)
+        graph = apply_pass(fusion.transform, w8, x)  # compares with the unfused graph
+    assert ("FusedElementwise" in op_types(graph)) == (size >= 2)
+
+
+def test_values_read_elsewhere_become_outputs(small_fusion):
+    def f(x, y):
+        d = x - y
+        sq = d * d
+        return rt.reduce_sum(sq), sq + 1.0, d
+
+    x, y = np.arange(7, dtype=np.float32), np.ones(7, np.float32)
+    graph = apply_pass(fusion.transform, f, x, y)
+    fused = [op for op in graph.operations if op.type == "FusedElementwise"]
+    assert len(fused) == 1  # the reduction reads `sq`: the group closes there
+    assert len(fused[0].outputs) == 2  # d (returned) and sq (read by Sum and the Add)
+    assert "Add" in op_types(graph)  # alone after the group closed: not worth a kernel
+
+
+def test_mixed_dtypes_and_comparisons(small_fusion):
+    def f(x, n):
+        m = rt.cast(n, rt.float32) * x
+        return rt.logical_and(m > 1.0, rt.relu(m) < 5.0), (n * 2 + 1) // 3
+
+    x = np.linspace(-2, 3, 11, dtype=np.float32)
+    n = np.arange(11, dtype=np.int32)
+    graph = apply_pass(fusion.transform, f, x, n)
+    assert op_types(graph).count("FusedElementwise") == 2
+
+
+def test_parallel_blocks_are_bit_identical(small_fusion):
+    x = np.linspace(-4, 4, 1001, dtype=np.float32)
+    graph = apply_pass(fusion.transform, w8, x)
+    assert "FusedElementwise" in op_types(graph)
+    for _ in range(20):
+        assert run(graph, x)[0].tobytes() == run(graph, x)[0].tobytes()
+
+
+def test_fused_kernel_source_reuses_buffers_in_place():
+    x = np.linspace(-4, 4, 1 << 16, dtype=np.float32)
+    graph = apply_pass(fusion.transform, w8, x)
+    op = next(op for op in graph.operations if op.type == "FusedElementwise")
+    attrs = {k: v for k, v in op.attrs.items() if k != "specs"}
+    source = fused_ops.program_source(**attrs)
+    assert source.count(" = np.empty(") == 2  # 10 steps: the output and one scratch buffer
+    assert "tanh(o0_, out=o0_)" in source  # intermediates live in the output block, in place

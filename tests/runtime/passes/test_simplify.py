@@ -1,0 +1,86 @@
+import numpy as np
+import pytest
+from pass_testing import apply_pass, op_types, run
+
+import runtime as rt
+from runtime.passes import simplify
+
+F = np.array([-0.0, 0.0, 1.5, -np.inf, np.nan], dtype=np.float32)
+INTS = np.array([-3, 0, 7], dtype=np.int32)
+
+
+@pytest.mark.parametrize("expr", [
+    lambda x: x * 1.0, lambda x: 1.0 * x, lambda x: x / 1.0, lambda x: x - 0.0,
+    lambda x: rt.negative(-x), lambda x: rt.cast(x, rt.float32), lambda x: rt.identity(x),
+])
+def test_neutral_float_rewrites_disappear(expr):
+    graph = apply_pass(simplify.transform, expr, F)
+    assert op_types(graph) == []
+
+
+@pytest.mark.parametrize(
+    "expr", [lambda x: x + 0, lambda x: 0 + x, lambda x: x * 1, lambda x: rt.negative(-x)]
+)
+def test_neutral_int_rewrites_disappear(expr):
+    assert op_types(apply_pass(simplify.transform, expr, INTS)) == []
+
+
+def test_float_plus_zero_stays_because_negative_zero_changes():
+    graph = apply_pass(simplify.transform, lambda x: x + 0.0, F)
+    assert op_types(graph) == ["Const", "Add"]
+    assert np.signbit(run(graph, F)[0][0]) == np.False_
+
+
+def test_rewrite_that_would_change_shape_is_skipped():
+    graph = apply_pass(simplify.transform, lambda x: x * rt.constant([1.0, 1.0]), np.float32(3.0))
+    assert "Mul" in op_types(graph)
+
+
+def test_transposes():
+    m = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
+    graph = apply_pass(simplify.transform, lambda x: rt.transpose(rt.transpose(x)), m)
+    assert op_types(graph) == []
+    graph = apply_pass(
+        simplify.transform, lambda x: rt.transpose(rt.transpose(x, [1, 0, 2]), [0, 2, 1]), m
+    )
+    assert op_types(graph) == ["Transpose", "Transpose"]
+    graph = apply_pass(simplify.transform, lambda x: rt.transpose(x, [0, 1, 2]), m)
+    assert op_types(graph) == []
+
+
+def test_double_logical_not():
+    b = np.array([True, False])
+    graph = apply_pass(simplify.transform, lambda x: rt.logical_not(rt.logical_not(x)), b)
+    assert op_types(graph) == []
+
+
+def test_logical_and_or_with_constants():
+    b = np.array([True, False])
+    for expr in (lambda x: rt.logical_and(x, rt.constant(True)),
+                 lambda x: rt.logical_or(rt.constant(False), x)):
+        assert op_types(apply_pass(simplify.transform, expr, b)) == []
+    for expr, value in ((lambda x: rt.logical_and(rt.constant(False), x), False),
+                        (lambda x: rt.logical_or(x, rt.constant([True, True])), True)):
+        graph = apply_pass(simplify.transform, expr, b)
+        assert op_types(graph) == ["Const"]
+        assert run(graph, b)[0].tolist() == [value, value]
+
+
+def test_range_loop_test_reduces_to_one_comparison():
+    def count(n):
+        return rt.while_loop(
+            lambda i, s: rt.logical_or(rt.logical_and(rt.greater(rt.constant(1), 0), i < n),
+                                       rt.logical_and(rt.less_equal(rt.constant(1), 0), i > n)),
+            lambda i, s: (i + 1, s + i), [rt.constant(0), rt.constant(0)])[1]
+
+    from runtime.passes import constant_folding
+
+    def fold_and_simplify(graph):
+        constant_folding.transform(graph)
+        simplify.transform(graph)
+
+    graph = apply_pass(fold_and_simplify, count, np.int32(5))
+    loop = next(op for op in graph.operations if op.type == "While")
+    assert [op.type for op in loop.attrs["cond"].operations if op.type != "Placeholder"] == [
+        "Less"
+    ]

@@ -1,0 +1,42 @@
+"""`rt.onnx`: export a traced graph as an ONNX model (needs the `onnx` extra).
+
+    rt.onnx.export(f.get_concrete_function(x), "model.onnx")
+
+`cond` becomes ONNX `If`, `while_loop` becomes `Loop`; each op type's export rule is one small
+function in `runtime.onnx.rules.RULES`. Variables are exported with their current values (ONNX
+models have no mutable state), so assignments cannot be exported; neither can prints, unless
+`drop_prints=True`. Ops without a rule raise ExportError naming the op and the user's line.
+
+Importing this module needs neither onnx nor onnxruntime; `export` imports onnx when called.
+"""
+
+from __future__ import annotations
+
+OPSET = 21  # StringConcat needs 20; onnxruntime >= 1.20 runs 21
+
+
+class ExportError(ValueError):
+    """A graph (or one of its ops) cannot be expressed in ONNX."""
+
+
+def export(function, path=None, *, drop_prints: bool = False):
+    """Writes `function` (a ConcreteFunction, or an rt.function traced exactly once) to `path`
+    as an ONNX model and returns the `onnx.ModelProto`. With `path=None` nothing is written."""
+    try:
+        from runtime.onnx import exporter
+    except ImportError as e:
+        raise ImportError(
+            f"rt.onnx.export needs the `onnx` package ({e}); install the onnx extra: "
+            "pip install 'tracegraph[onnx]'."
+        ) from None
+    return exporter.export(function, path, drop_prints=drop_prints)
+
+
+def supported_ops() -> list[str]:
+    """The op types that have an ONNX export rule (needs onnx installed)."""
+    from runtime.onnx import rules
+
+    return sorted(rules.RULES)
+
+
+__all__ = ["export", "ExportError", "supported_ops", "OPSET"]

@@ -1,0 +1,178 @@
+"""Walks a graph and builds the ONNX model, asking `rules.RULES` for each op's ONNX nodes.
+
+Guarantees: every value gets a model-wide unique name; graph inputs keep the placeholder names;
+outputs are `output_0`, `output_1`, ...; sub-graphs (If branches, Loop bodies) read outer
+values by name, as ONNX allows, and end in Identity nodes so they never return an outer value
+directly. The model is checked with `onnx.checker` before it is returned.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from runtime.errors import with_origin
+from runtime.function import ConcreteFunction, Function
+from runtime.onnx import OPSET, ExportError
+
+IR_VERSION = 10  # the IR version of opset 21
+
+
+def elem_type(dtype) -> int:
+    """The ONNX element type of a runtime dtype."""
+    if dtype.is_string:
+        return TensorProto.STRING
+    return helper.np_dtype_to_tensor_dtype(dtype.np_dtype)
+
+
+def value_info(name: str, dtype, shape) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, elem_type(dtype), list(shape))
+
+
+class _Names:
+    """Model-wide unique value names."""
+
+    def __init__(self):
+        self.used: set[str] = set()
+
+    def fresh(self, hint: str) -> str:
+        name, n = hint, 0
+        while name in self.used:
+            n += 1
+            name = f"{hint}_{n}"
+        self.used.add(name)
+        return name
+
+
+class Builder:
+    """Collects the nodes of one ONNX graph (the model's, or a branch or loop body)."""
+
+    def __init__(self, names: _Names, drop_prints: bool):
+        self.names = names
+        self.drop_prints = drop_prints
+        self.nodes: list[onnx.NodeProto] = []
+        self.op = None  # the op being exported, for node names and errors
+
+    def child(self) -> Builder:
+        return Builder(self.names, self.drop_prints)
+
+    # ---- nodes --------------------------------------------------------------------------------
+    def node(self, op_type: str, inputs, outputs: int = 1, **attrs) -> list[str]:
+        """Adds a node; returns the names of its `outputs` new values."""
+        hint = self.op.name if self.op is not None else op_type.lower()
+        names = [self.names.fresh(hint) for _ in range(outputs)]
+        node_name = self.names.fresh(f"{hint}/{op_type}")
+        self.nodes.append(helper.make_node(op_type, list(inputs), names, name=node_name, **attrs))
+        return names
+
+    def one(self, op_type: str, *inputs, **attrs) -> str:
+        return self.node(op_type, inputs, 1, **attrs)[0]
+
+    def const(self, value, dtype=None) -> str:
+        array = np.asarray(value, dtype=None if dtype is None else dtype.np_dtype)
+        return self.one("Constant", value=numpy_helper.from_array(array))
+
+    def int64s(self, values) -> str:
+        return self.const(np.asarray(list(values), dtype=np.int64))
+
+    def cast(self, name: str, from_dtype, to_dtype) -> str:
+        if from_dtype is to_dtype:
+            return name
+        return self.one("Cast", name, to=elem_type(to_dtype))
+
+    # ---- graphs -------------------------------------------------------------------------------
+    def inline(self, graph, input_names) -> list[str]:
+        """Adds the ops of `graph` with its placeholders bound to `input_names`; returns the
+        names of its outputs."""
+        from runtime.onnx.rules import RULES
+
+        env = {id(t): name for t, name in zip(graph.inputs, input_names)}
+        outer_op = self.op
+        for op in graph.operations:
+            if op.type == "Placeholder":
+                continue
+            rule = RULES.get(op.type)
+            if rule is None:
+                raise unsupported(op, "there is no ONNX export rule for this op type")
+            self.op = op
+            outs = rule(self, op, [env[id(t)] for t in op.inputs])
+            for tensor, name in zip(op.outputs, outs):
+                env[id(tensor)] = name
+        self.op = outer_op
+        return [env[id(t)] for t in graph.outputs]
+
+    def finish(self, name: str, inputs, results, output_tensors) -> onnx.GraphProto:
+        """This builder's nodes as a graph whose outputs are Identity copies of `results`."""
+        outputs = []
+        for i, (result, tensor) in enumerate(zip(results, output_tensors)):
+            out = self.names.fresh(f"{name}_output_{i}")
+            self.nodes.append(helper.make_node("Identity", [result], [out],
+                                               name=self.names.fresh(f"{out}/Identity")))
+            outputs.append(value_info(out, tensor.dtype, tensor.shape))
+        return helper.make_graph(self.nodes, name, inputs, outputs)
+
+    def subgraph(self, graph, input_names, name: str, inputs=()) -> onnx.GraphProto:
+        """`graph` as an ONNX sub-graph (no inputs of its own: it reads outer values)."""
+        child = self.child()
+        results = child.inline(graph, input_names)
+        return child.finish(name, list(inputs), results, graph.outputs)
+
+
+def unsupported(op, reason: str) -> ExportError:
+    """The error for an op that cannot be exported: names the op and the user's line."""
+    return ExportError(with_origin(
+        f"Cannot export op {op.name} ({op.type}) to ONNX: {reason}.", op.origin
+    ))
+
+
+def _concrete(function) -> ConcreteFunction:
+    if isinstance(function, ConcreteFunction):
+        return function
+    if isinstance(function, Function):
+        traces = list({id(c): c for c in function._concrete.values()}.values())
+        if len(traces) == 1:
+            return traces[0]
+        raise ExportError(
+            f"rt.function '{function.__name__}' has {len(traces)} traced signatures; export one "
+            "of them: rt.onnx.export(f.get_concrete_function(...), path)."
+        )
+    raise ExportError(f"rt.onnx.export takes a ConcreteFunction, got {type(function).__name__}.")
+
+
+def to_model(concrete: ConcreteFunction, drop_prints: bool = False) -> onnx.ModelProto:
+    """The ONNX model of a concrete function's graph (as traced: ONNX runtimes optimize
+    graphs themselves, and our fused kernels have no ONNX form)."""
+    graph = concrete.traced_graph
+    names = _Names()
+    builder = Builder(names, drop_prints)
+    inputs, input_names = [], []
+    for t in graph.inputs:
+        if any(d is None for d in t.shape):
+            shape = [d if d is not None else names.fresh(f"{t.op.name}_dim") for d in t.shape]
+        else:
+            shape = list(t.shape)
+        input_names.append(names.fresh(t.op.name))
+        inputs.append(helper.make_tensor_value_info(input_names[-1], elem_type(t.dtype), shape))
+    results = builder.inline(graph, input_names)
+    outputs = []
+    for i, (result, tensor) in enumerate(zip(results, graph.outputs)):
+        out = names.fresh(f"output_{i}")
+        builder.nodes.append(helper.make_node("Identity", [result], [out], name=f"{out}/Identity"))
+        outputs.append(value_info(out, tensor.dtype, tensor.shape))
+    onnx_graph = helper.make_graph(builder.nodes, concrete.name, inputs, outputs)
+    model = helper.make_model(onnx_graph, opset_imports=[helper.make_opsetid("", OPSET)],
+                              producer_name="runtime", ir_version=IR_VERSION)
+    onnx.checker.check_model(model)
+    return model
+
+
+def export(function, path=None, *, drop_prints: bool = False) -> onnx.ModelProto:
+    """See `runtime.onnx.export`."""
+    model = to_model(_concrete(function), drop_prints)
+    if path is not None:
+        onnx.save(model, str(path))
+    return model
+
+
+__all__ = ["export", "to_model", "Builder", "unsupported", "elem_type", "value_info"]

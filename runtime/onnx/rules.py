@@ -1,0 +1,487 @@
+"""ONNX export rules, one per op type: `RULES[op_type](builder, op, inputs) -> output names`.
+
+A rule gets the Builder of the ONNX graph being written, the Operation (its attrs, input and
+output dtypes/shapes, origin) and the ONNX names of its inputs; it adds nodes and returns one
+name per op output. Rules raise `unsupported(op, reason)` for what ONNX cannot express. Keeping
+the rules in this one table (rather than in an if-ladder) means each op's export sits in one
+place, ready to move onto its OpDef later.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from onnx import helper
+
+from runtime import dtypes
+from runtime.onnx.exporter import elem_type, unsupported, value_info
+
+INT64_MAX = np.iinfo(np.int64).max
+INT64_MIN = np.iinfo(np.int64).min
+
+
+def _same(onnx_type, **attrs):
+    """An op that is one ONNX node of the same name semantics."""
+    return lambda b, op, x: [b.one(onnx_type, *x, **attrs)]
+
+
+def _floats_only(onnx_type):
+    def rule(b, op, x):
+        if not op.inputs[0].dtype.is_floating:
+            raise unsupported(op, f"ONNX {onnx_type} takes float tensors only")
+        return [b.one(onnx_type, *x)]
+
+    return rule
+
+
+# ---- elementwise arithmetic -------------------------------------------------------------------
+
+def _add(b, op, x):
+    if op.inputs[0].dtype.is_string:
+        return [b.one("StringConcat", *x)]
+    return [b.one("Add", *x)]
+
+
+def _real_div(b, op, x):
+    # numpy's true division of integers gives floats: cast first.
+    out = op.outputs[0].dtype
+    a, c = (b.cast(n, t.dtype, out) for n, t in zip(x, op.inputs))
+    return [b.one("Div", a, c)]
+
+
+def _floor_div(b, op, x):
+    if op.outputs[0].dtype.is_floating:
+        return [b.one("Floor", b.one("Div", *x))]
+    # integers: (a - a mod b) / b divides exactly, so truncation equals flooring
+    remainder = b.one("Mod", *x, fmod=0)
+    return [b.one("Div", b.one("Sub", x[0], remainder), x[1])]
+
+
+def _floor_mod(b, op, x):
+    if op.outputs[0].dtype.is_floating:
+        quotient = b.one("Floor", b.one("Div", *x))
+        return [b.one("Sub", x[0], b.one("Mul", quotient, x[1]))]
+    return [b.one("Mod", *x, fmod=0)]  # fmod=0: the sign of the divisor, like numpy
+
+
+def _nonzero(b, op, x):
+    return [b.one("Transpose", b.one("NonZero", x[0]))]  # one row of coordinates per element
+
+
+def _not_equal(b, op, x):
+    return [b.one("Not", b.one("Equal", *x))]
+
+
+def _square(b, op, x):
+    return [b.one("Mul", x[0], x[0])]
+
+
+def _relu(b, op, x):
+    if op.inputs[0].dtype.is_floating:
+        return [b.one("Relu", x[0])]
+    return [b.one("Max", x[0], b.const(0, op.inputs[0].dtype))]
+
+
+def _round(b, op, x):
+    if op.inputs[0].dtype.is_floating:
+        return [b.one("Round", x[0])]  # half to even, like numpy
+    return [b.one("Identity", x[0])]
+
+
+def _neg(b, op, x):
+    if op.inputs[0].dtype in (dtypes.uint8, dtypes.bool_):
+        raise unsupported(op, f"ONNX Neg does not take {op.inputs[0].dtype.name}")
+    return [b.one("Neg", x[0])]
+
+
+def _cast(b, op, x):
+    return [b.one("Cast", x[0], to=elem_type(op.attrs["dtype"]))]
+
+
+def _clip(b, op, x):
+    return [b.one("Min", b.one("Max", x[0], x[1]), x[2])]
+
+
+def _softmax(b, op, x):
+    return [b.one("Softmax", x[0], axis=op.attrs["axis"])]
+
+
+# ---- shapes and layout ------------------------------------------------------------------------
+
+def _reshape(b, op, x):
+    shape = op.attrs["shape"]
+    zero = {"allowzero": 1} if 0 in shape else {}
+    return [b.one("Reshape", x[0], b.int64s(shape), **zero)]
+
+
+def _transpose(b, op, x):
+    perm = op.attrs["perm"]
+    return [b.one("Transpose", x[0], **({} if perm is None else {"perm": list(perm)}))]
+
+
+def _expand_dims(b, op, x):
+    return [b.one("Unsqueeze", x[0], b.int64s([op.attrs["axis"]]))]
+
+
+def _squeeze(b, op, x):
+    axis = op.attrs["axis"]
+    return [b.one("Squeeze", x[0]) if axis is None else b.one("Squeeze", x[0], b.int64s(axis))]
+
+
+def _concat(b, op, x):
+    return [b.one("Concat", *x, axis=op.attrs["axis"])]
+
+
+def _pack(b, op, x):
+    axis = b.int64s([op.attrs["axis"]])
+    return [b.one("Concat", *[b.one("Unsqueeze", n, axis) for n in x], axis=op.attrs["axis"])]
+
+
+def _unpack(b, op, x):
+    axis, num = op.attrs["axis"], op.attrs["num"]
+    parts = b.node("Split", [x[0]], num, axis=axis, num_outputs=num)
+    return [b.one("Squeeze", p, b.int64s([axis])) for p in parts]
+
+
+def _split(b, op, x):
+    sizes = op.attrs["sizes"]
+    return b.node("Split", [x[0], b.int64s(sizes)], len(sizes), axis=op.attrs["axis"])
+
+
+def _tile(b, op, x):
+    multiples, rank = list(op.attrs["multiples"]), op.inputs[0].ndim
+    data = x[0]
+    if len(multiples) > rank:  # numpy adds leading axes
+        data = b.one("Unsqueeze", data, b.int64s(range(len(multiples) - rank)))
+    multiples = [1] * (rank - len(multiples)) + multiples
+    return [b.one("Tile", data, b.int64s(multiples))]
+
+
+def _broadcast_to(b, op, x):
+    return [b.one("Expand", x[0], b.int64s(op.attrs["shape"]))]
+
+
+def _shape(b, op, x):
+    return [b.one("Cast", b.one("Shape", x[0]), to=elem_type(dtypes.int32))]
+
+
+def _size(b, op, x):
+    return [b.one("Cast", b.one("Size", x[0]), to=elem_type(dtypes.int32))]
+
+
+def _rank(b, op, x):
+    return [b.const(np.int32(op.inputs[0].ndim))]
+
+
+def _gather(b, op, x):
+    return [b.one("Gather", *x, axis=op.attrs["axis"])]
+
+
+def _bound_vector(b, values) -> str:
+    """A 1-D int64 ONNX value from ints and (names of) scalar tensors."""
+    if all(isinstance(v, (int, np.integer)) for v in values):
+        return b.int64s(values)
+    parts = [b.int64s([v]) if isinstance(v, (int, np.integer)) else b.one(
+        "Reshape", b.one("Cast", v, to=elem_type(dtypes.int64)), b.int64s([1])) for v in values]
+    return b.one("Concat", *parts, axis=0)
+
+
+def _strided_slice(b, op, x):
+    """numpy basic indexing (ints, slices, None, ...) as Slice + Squeeze + Unsqueeze, plus one
+    integer-tensor index as Gather."""
+    spec, rank, index = op.attrs["spec"], op.inputs[0].ndim, x[1:]
+    arrays = [item for item in spec if item[0] == "tensor"]
+    if len(arrays) > 1 or (arrays and any(item[0] == "int" for item in spec)):
+        raise unsupported(op, "only one integer-tensor index (and no ints next to it) exports")
+
+    def bound(part):
+        return index[part[1]] if isinstance(part, tuple) else part
+
+    consumed = sum(1 for item in spec if item[0] in ("int", "slice", "tensor"))
+    starts, ends, axes, steps, squeeze, newaxes, gather = [], [], [], [], [], [], None
+    axis = out = 0
+    for item in spec:
+        kind = item[0]
+        if kind == "newaxis":
+            newaxes.append(out)
+            out += 1
+        elif kind == "ellipsis":
+            axis += rank - consumed
+            out += rank - consumed
+        elif kind == "int":
+            starts.append(item[1])
+            ends.append(item[1] + 1 if item[1] != -1 else INT64_MAX)
+            axes.append(axis)
+            steps.append(1)
+            squeeze.append(axis)
+            axis += 1
+        elif kind == "slice":
+            start, stop, step = (bound(p) for p in item[1:])
+            step = 1 if step is None else step
+            if not isinstance(step, int) and (start is None or stop is None):
+                raise unsupported(op, "a tensor slice step needs explicit start and stop")
+            backwards = isinstance(step, int) and step < 0
+            starts.append(start if start is not None else (INT64_MAX if backwards else 0))
+            ends.append(stop if stop is not None else (INT64_MIN if backwards else INT64_MAX))
+            axes.append(axis)
+            steps.append(step)
+            axis += 1
+            out += 1
+        else:
+            gather = (axis, index[item[1]])
+            out += op.inputs[1 + item[1]].ndim
+            axis += 1
+    data = x[0]
+    if axes:
+        data = b.one("Slice", data, _bound_vector(b, starts), _bound_vector(b, ends),
+                     b.int64s(axes), _bound_vector(b, steps))
+    if gather is not None:
+        data = b.one("Gather", data, gather[1], axis=gather[0])
+    if squeeze:
+        data = b.one("Squeeze", data, b.int64s(squeeze))
+    if newaxes:
+        data = b.one("Unsqueeze", data, b.int64s(newaxes))
+    return [data if data != x[0] else b.one("Identity", data)]
+
+
+# ---- reductions -------------------------------------------------------------------------------
+
+def _axes(b, op):
+    axis = op.attrs["axis"]
+    if axis is None:
+        return []
+    return [b.int64s([axis] if isinstance(axis, int) else axis)]
+
+
+def _reduce(onnx_type):
+    def rule(b, op, x):
+        return [b.one(onnx_type, x[0], *_axes(b, op), keepdims=int(op.attrs["keepdims"]))]
+
+    return rule
+
+
+def _reduce_bool(onnx_type):
+    """Any / All: ONNX reduces numbers, so bools go through int32 and back."""
+
+    def rule(b, op, x):
+        ints = b.cast(x[0], dtypes.bool_, dtypes.int32)
+        reduced = b.one(onnx_type, ints, *_axes(b, op), keepdims=int(op.attrs["keepdims"]))
+        return [b.cast(reduced, dtypes.int32, dtypes.bool_)]
+
+    return rule
+
+
+def _arg(onnx_type):
+    def rule(b, op, x):
+        index = b.one(onnx_type, x[0], axis=op.attrs["axis"], keepdims=0)
+        return [b.cast(index, dtypes.int64, op.attrs["output_type"])]
+
+    return rule
+
+
+# ---- creation and random ----------------------------------------------------------------------
+
+def _like(fill_value):
+    def rule(b, op, x):
+        dtype = op.attrs["dtype"]
+        if dtype.is_string:
+            raise unsupported(op, "ONNX ConstantOfShape cannot make strings")
+        value = np.full(1, fill_value, dtype=dtype.np_dtype)
+        return [b.one("ConstantOfShape", b.one("Shape", x[0]),
+                      value=helper.make_tensor("value", elem_type(dtype), [1], value.tolist()))]
+
+    return rule
+
+
+def _linspace(b, op, x):
+    """start + i * (stop - start) / (num - 1), in float64 like numpy, then cast back."""
+    num, out_dtype = op.attrs["num"], op.outputs[0].dtype
+    start, stop = (b.cast(n, t.dtype, dtypes.float64) for n, t in zip(x, op.inputs))
+    rank = len(op.outputs[0].shape) - 1
+    axis = op.attrs["axis"] % (rank + 1)
+    steps = np.arange(num, dtype=np.float64).reshape((num,) + (1,) * (rank - axis))
+    start, stop = (b.one("Unsqueeze", n, b.int64s([axis])) for n in (start, stop))
+    delta = b.one("Div", b.one("Sub", stop, start), b.const(np.float64(max(num - 1, 1))))
+    values = b.one("Add", start, b.one("Mul", b.const(steps), delta))
+    return [b.cast(values, dtypes.float64, out_dtype)]
+
+
+def _fill(b, op, x):
+    return [b.one("Expand", x[1], b.cast(x[0], op.inputs[0].dtype, dtypes.int64))]
+
+
+def _range(b, op, x):
+    return [b.one("Range", *x)]
+
+
+def _random(onnx_type, low_key, high_key, low_name, high_name):
+    def rule(b, op, x):
+        attrs = op.attrs
+        if not attrs["dtype"].is_floating:
+            raise unsupported(op, f"ONNX {onnx_type} makes floats only")
+        seed = {} if attrs["seed"] is None else {"seed": float(attrs["seed"])}
+        return [b.one(onnx_type, dtype=elem_type(attrs["dtype"]), shape=list(attrs["shape"]),
+                      **{low_name: float(attrs[low_key]), high_name: float(attrs[high_key])},
+                      **seed)]
+
+    return rule
+
+
+# ---- strings, side effects, state -------------------------------------------------------------
+
+def _string_join(b, op, x):
+    separator = op.attrs["separator"]
+    result = x[0]
+    for name in x[1:]:
+        if separator:
+            result = b.one("StringConcat", result, b.const(np.array(separator, dtype=object)))
+        result = b.one("StringConcat", result, name)
+    return [result]
+
+
+def _print(b, op, x):
+    if not b.drop_prints:
+        raise unsupported(op, "ONNX has no print; pass drop_prints=True to leave prints out")
+    return []
+
+
+def _read_variable(b, op, x):
+    variable = op.attrs["variable"]
+    value = np.asarray(variable.value_, dtype=variable.dtype.np_dtype)
+    return [b.const(value)]  # ONNX has no mutable state: the value at export time
+
+
+def _assign(b, op, x):
+    raise unsupported(op, "ONNX models have no mutable state, so variables cannot be assigned")
+
+
+def _assert(b, op, x):
+    raise unsupported(op, "ONNX has no assertion op")
+
+
+def _const(b, op, x):
+    return [b.const(op.attrs["value"])]
+
+
+# ---- control flow -----------------------------------------------------------------------------
+
+def _if(b, op, x):
+    then_graph = b.subgraph(op.attrs["then_branch"], x[1:], f"{op.name}_then")
+    else_graph = b.subgraph(op.attrs["else_branch"], x[1:], f"{op.name}_else")
+    return b.node("If", [x[0]], len(op.outputs), then_branch=then_graph, else_branch=else_graph)
+
+
+def _while(b, op, x):
+    """`while cond(v): v = body(v)` as ONNX Loop: the condition is computed once before the loop
+    and again at the end of every iteration (both copies of the cond graph are inlined)."""
+    cond, body, limit = op.attrs["cond"], op.attrs["body"], op.attrs["maximum_iterations"]
+    n = len(op.outputs)
+    loop_vars, captured = x[:n], x[n:]
+    first_test = b.inline(cond, x)[0]
+    child = b.child()
+    child.op = op
+    iteration = child.names.fresh(f"{op.name}_iteration")
+    test_in = child.names.fresh(f"{op.name}_cond_in")
+    carried = [child.names.fresh(f"{op.name}_var_{i}") for i in range(n)]
+    results = child.inline(body, carried + captured)
+    test = child.inline(cond, results + captured)[0]
+    inputs = [value_info(iteration, dtypes.int64, []), value_info(test_in, dtypes.bool_, [])]
+    inputs += [value_info(name, dtype, shape)
+               for name, (dtype, shape) in zip(carried, op.attrs["specs"])]
+    outputs = [cond.outputs[0]] + [t for t in op.outputs]
+    loop_body = child.finish(f"{op.name}_body", inputs, [test] + results, outputs)
+    trips = b.const(np.int64(limit)) if limit is not None else ""
+    return b.node("Loop", [trips, first_test, *loop_vars], n, body=loop_body)
+
+
+RULES = {
+    "Const": _const,
+    # arithmetic
+    "Add": _add,
+    "Sub": _same("Sub"),
+    "Mul": _same("Mul"),
+    "RealDiv": _real_div,
+    "FloorDiv": _floor_div,
+    "FloorMod": _floor_mod,
+    "Pow": _same("Pow"),
+    "Maximum": _same("Max"),
+    "Minimum": _same("Min"),
+    "Equal": _same("Equal"),
+    "NotEqual": _not_equal,
+    "StringEqual": _same("Equal"),
+    "StringNotEqual": _not_equal,
+    "Less": _same("Less"),
+    "LessEqual": _same("LessOrEqual"),
+    "Greater": _same("Greater"),
+    "GreaterEqual": _same("GreaterOrEqual"),
+    "LogicalAnd": _same("And"),
+    "LogicalOr": _same("Or"),
+    "LogicalXor": _same("Xor"),
+    "LogicalNot": _same("Not"),
+    "Neg": _neg,
+    "Abs": _same("Abs"),
+    "Sign": _same("Sign"),
+    "Exp": _floats_only("Exp"),
+    "Log": _floats_only("Log"),
+    "Sqrt": _floats_only("Sqrt"),
+    "Square": _square,
+    "Sin": _floats_only("Sin"),
+    "Cos": _floats_only("Cos"),
+    "Tanh": _floats_only("Tanh"),
+    "Sigmoid": _floats_only("Sigmoid"),
+    "Relu": _relu,
+    "Round": _round,
+    "Floor": _floats_only("Floor"),
+    "Ceil": _floats_only("Ceil"),
+    "Select": _same("Where"),
+    "Where": _nonzero,
+    "Cast": _cast,
+    "ClipByValue": _clip,
+    "MatMul": _same("MatMul"),
+    "Softmax": _softmax,
+    # shapes and layout
+    "Reshape": _reshape,
+    "Transpose": _transpose,
+    "ExpandDims": _expand_dims,
+    "Squeeze": _squeeze,
+    "ConcatV2": _concat,
+    "Pack": _pack,
+    "Unpack": _unpack,
+    "SplitV": _split,
+    "Tile": _tile,
+    "BroadcastTo": _broadcast_to,
+    "Identity": _same("Identity"),
+    "Shape": _shape,
+    "Size": _size,
+    "Rank": _rank,
+    "GatherV2": _gather,
+    "StridedSlice": _strided_slice,
+    # reductions
+    "Sum": _reduce("ReduceSum"),
+    "Mean": _reduce("ReduceMean"),
+    "Max": _reduce("ReduceMax"),
+    "Min": _reduce("ReduceMin"),
+    "Prod": _reduce("ReduceProd"),
+    "Any": _reduce_bool("ReduceMax"),
+    "All": _reduce_bool("ReduceMin"),
+    "ArgMax": _arg("ArgMax"),
+    "ArgMin": _arg("ArgMin"),
+    # creation and random
+    "ZerosLike": _like(0),
+    "OnesLike": _like(1),
+    "Fill": _fill,
+    "LinSpace": _linspace,
+    "Range": _range,
+    "RandomUniform": _random("RandomUniform", "minval", "maxval", "low", "high"),
+    "RandomStandardNormal": _random("RandomNormal", "mean", "stddev", "mean", "scale"),
+    # strings, side effects, state
+    "StringJoin": _string_join,
+    "PrintV2": _print,
+    "Assert": _assert,
+    "ReadVariableOp": _read_variable,
+    "AssignVariableOp": _assign,
+    "AssignAddVariableOp": _assign,
+    "AssignSubVariableOp": _assign,
+    # control flow
+    "If": _if,
+    "While": _while,
+}

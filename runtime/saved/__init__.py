@@ -1,0 +1,241 @@
+"""`rt.saved`: save traced functions to a directory, load and run them without their source.
+
+    rt.saved.save(f, "model_dir")     # every traced signature of f, and the variables it uses
+    g = rt.saved.load("model_dir")    # call g like f; g.concrete_functions, g.variables
+
+A saved function is two files: `saved_function.json` (format version, parameters, one graph per
+signature, variable specs) and `arrays.npz` (constants and variable values). Loading never runs
+code from the files: no pickle (`allow_pickle=False`), no eval, no import by name; op types are
+looked up in the op registry and every graph is checked before it is compiled. Missing,
+corrupted, truncated or tampered files raise `LoadError`, which names what is wrong.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import numpy as np
+
+from runtime import nest
+from runtime.function import ConcreteFunction, Function
+from runtime.passes import run_passes
+from runtime.saved import storage
+from runtime.saved.errors import LoadError, SaveError
+from runtime.saved.graphs import GraphDecoder, GraphEncoder, expect_keys, expect_list
+from runtime.saved.loaded import LoadedFunction, OutputMarker, mark_outputs, unmark_outputs
+from runtime.saved.values import (
+    ArrayReader,
+    ArrayWriter,
+    decode,
+    decode_dtype,
+    decode_shape,
+    encode,
+)
+from runtime.signature import TensorSpec
+from runtime.variables import Variable
+
+_DOCUMENT_KEYS = {"format", "version", "arrays_sha256", "name", "parameters",
+                  "converts_python_values", "variables", "functions"}
+_FUNCTION_KEYS = {"name", "arg_names", "inputs", "outputs", "optimize", "graph"}
+_VARIABLE_KEYS = {"name", "dtype", "shape", "value", "trainable"}
+_PARAMETER_KINDS = {k.name: k for k in (
+    inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD,
+)}
+
+
+# ---- save --------------------------------------------------------------------------------------
+
+def save(function, directory) -> None:
+    """Saves every traced signature of `function` (an `rt.function` or a ConcreteFunction) and
+    the current values of the variables it uses into `directory` (created if needed)."""
+    concretes, converts = _traces(function)
+    arrays = ArrayWriter()
+    encoder = GraphEncoder(arrays)
+    document = {
+        "name": concretes[0].name,
+        "parameters": _encode_parameters(function, concretes[0], arrays),
+        "converts_python_values": converts,
+        "functions": [_encode_concrete(c, encoder, arrays) for c in concretes],
+    }
+    document["variables"] = [_encode_variable(v, arrays) for v in encoder.variables.values()]
+    storage.write(directory, document, arrays.arrays)
+
+
+def _traces(function) -> tuple[list, bool]:
+    if isinstance(function, ConcreteFunction):
+        return [function], False
+    if not isinstance(function, Function):
+        raise SaveError(f"rt.saved.save takes an rt.function or a ConcreteFunction, got "
+                        f"{type(function).__name__}.")
+    unique = list({id(c): c for c in function._concrete.values()}.values())
+    if not unique:
+        raise SaveError(f"rt.function '{function.__name__}' has not been traced, so it has no "
+                        "signature to save; call it or use get_concrete_function(...) first.")
+    return unique, function._input_signature is not None
+
+
+def _encode_parameters(function, concrete, arrays) -> list:
+    signature = getattr(function, "_signature", None)
+    if not isinstance(function, Function) or signature is None or (
+        function._input_signature is not None
+    ):
+        return [{"name": n, "kind": "POSITIONAL_OR_KEYWORD"} for n in concrete._arg_names]
+    parameters = []
+    for p in signature.parameters.values():
+        entry = {"name": p.name, "kind": p.kind.name}
+        if p.default is not p.empty:
+            try:
+                entry["default"] = encode(p.default, arrays)
+            except SaveError:
+                pass  # not plain data: callers of the loaded function must pass it
+        parameters.append(entry)
+    return parameters
+
+
+def _signature_leaf(value):
+    if isinstance(value, TensorSpec):
+        return {"tensor_spec": [value.dtype.name, list(value.shape), value.name]}
+    if isinstance(value, OutputMarker):
+        return {"output": value.index}
+    return None
+
+
+def _encode_concrete(concrete, encoder: GraphEncoder, arrays) -> dict:
+    inputs = []
+    for name, spec in zip(concrete._arg_names, concrete.structured_input_signature):
+        try:
+            inputs.append(encode(spec, arrays, _signature_leaf))
+        except SaveError as e:
+            raise SaveError(f"{concrete.name}: argument '{name}' cannot be saved: {e}") from None
+    try:
+        outputs = encode(mark_outputs(concrete.structured_outputs), arrays, _signature_leaf)
+    except SaveError as e:
+        raise SaveError(f"{concrete.name}: its return value cannot be saved: {e}") from None
+    # The graph as traced: loading runs the optimizing passes again (their products, such as
+    # FusedElementwise kernels, are never read from a file).
+    return {"name": concrete.name, "arg_names": list(concrete._arg_names), "inputs": inputs,
+            "outputs": outputs, "optimize": concrete.graph is not concrete.traced_graph,
+            "graph": encoder.encode(concrete.traced_graph)}
+
+
+def _encode_variable(variable, arrays) -> dict:
+    return {"name": variable.name, "dtype": variable.dtype.name, "shape": list(variable.shape),
+            "value": arrays.add(np.asarray(variable.value_, dtype=variable.dtype.np_dtype)),
+            "trainable": bool(variable.trainable)}
+
+
+# ---- load --------------------------------------------------------------------------------------
+
+def load(directory) -> LoadedFunction:
+    """The function saved in `directory`, ready to call; raises LoadError for bad files."""
+    try:
+        return _load(directory)
+    except LoadError as e:
+        raise LoadError(f"Cannot load the saved function in {directory}: {e}") from None
+    except RecursionError:
+        raise LoadError(f"Cannot load the saved function in {directory}: its JSON nests too "
+                        "deeply.") from None
+
+
+def _load(directory) -> LoadedFunction:
+    document, arrays = storage.read(directory)
+    expect_keys(document, _DOCUMENT_KEYS, storage.JSON_FILE)
+    name, converts = document["name"], document["converts_python_values"]
+    if not isinstance(name, str) or type(converts) is not bool:
+        raise LoadError("malformed 'name' or 'converts_python_values'.")
+    variables = {}
+    for entry in expect_list(document["variables"], "variables"):
+        saved_name, variable = _decode_variable(entry, arrays)
+        variables[saved_name] = variable
+    signature = _decode_parameters(document["parameters"], arrays)
+    decoder = GraphDecoder(arrays, variables)
+    functions = expect_list(document["functions"], "functions")
+    if not functions:
+        raise LoadError("it holds no functions.")
+    concretes = [_decode_concrete(entry, decoder, arrays) for entry in functions]
+    return LoadedFunction(name, signature, concretes, variables.values(), converts)
+
+
+def _decode_variable(entry, arrays: ArrayReader):
+    expect_keys(entry, _VARIABLE_KEYS, "a variable")
+    saved_name, trainable = entry["name"], entry["trainable"]
+    if not isinstance(saved_name, str) or type(trainable) is not bool:
+        raise LoadError(f"variable {saved_name!r} is malformed.")
+    dtype, shape = decode_dtype(entry["dtype"]), decode_shape(entry["shape"], allow_unknown=False)
+    value = decode(entry["value"], arrays)
+    if not isinstance(value, np.ndarray) or value.shape != shape or (
+        value.dtype != dtype.np_dtype
+    ):
+        raise LoadError(f"the value of variable {saved_name!r} is not {dtype.name}{list(shape)}.")
+    base = re.sub(r"_\d+$", "", saved_name) or "Variable"
+    return saved_name, Variable(value, dtype=dtype, name=base, trainable=trainable)
+
+
+def _decode_parameters(data, arrays) -> inspect.Signature:
+    parameters = []
+    for entry in expect_list(data, "parameters"):
+        if not isinstance(entry, dict) or not {"name", "kind"} <= set(entry) <= {
+            "name", "kind", "default"
+        }:
+            raise LoadError(f"malformed parameter {entry!r}.")
+        kind = _PARAMETER_KINDS.get(entry["kind"]) if isinstance(entry["kind"], str) else None
+        if kind is None:
+            raise LoadError(f"unknown parameter kind {entry['kind']!r}.")
+        if not isinstance(entry["name"], str) or not entry["name"].isidentifier():
+            raise LoadError(f"parameter name {entry['name']!r} is not an identifier.")
+        default = inspect.Parameter.empty
+        if "default" in entry:
+            default = decode(entry["default"], arrays)
+        try:
+            parameters.append(inspect.Parameter(entry["name"], kind, default=default))
+        except (TypeError, ValueError) as e:
+            raise LoadError(f"bad parameter {entry['name']!r}: {e}.") from None
+    try:
+        return inspect.Signature(parameters)
+    except (TypeError, ValueError) as e:
+        raise LoadError(f"bad parameter list: {e}.") from None
+
+
+def _decode_leaf(tag, payload):
+    if tag == "tensor_spec" and isinstance(payload, list) and len(payload) == 3 and isinstance(
+        payload[2], (str, type(None))
+    ):
+        return TensorSpec(decode_shape(payload[1]), decode_dtype(payload[0]), payload[2])
+    if tag == "output" and type(payload) is int:
+        return OutputMarker(payload)
+    return None
+
+
+def _decode_concrete(entry, decoder: GraphDecoder, arrays) -> ConcreteFunction:
+    expect_keys(entry, _FUNCTION_KEYS, "a function")
+    name, arg_names = entry["name"], expect_list(entry["arg_names"], "arg_names")
+    if not isinstance(name, str) or not all(isinstance(a, str) for a in arg_names) or (
+        type(entry["optimize"]) is not bool
+    ):
+        raise LoadError("malformed function name, argument names or 'optimize' flag.")
+    graph = decoder.decode(entry["graph"])
+    try:
+        graph.lint()
+    except AssertionError as e:
+        raise LoadError(f"function {name!r}: {e}") from None
+    inputs = [decode(d, arrays, _decode_leaf) for d in expect_list(entry["inputs"], "inputs")]
+    specs = [s for s in nest.flatten(inputs) if isinstance(s, TensorSpec)]
+    if len(inputs) != len(arg_names) or len(specs) != len(graph.inputs) or any(
+        s.dtype is not t.dtype or not s.shape.is_compatible_with(t.shape)
+        for s, t in zip(specs, graph.inputs)
+    ):
+        raise LoadError(f"function {name!r}: its input signature does not match its graph.")
+    structure = decode(entry["outputs"], arrays, _decode_leaf)
+    if unmark_outputs(structure, graph.outputs) is None:
+        raise LoadError(f"function {name!r}: its output structure does not match its graph.")
+    try:
+        optimized = run_passes(graph, entry["optimize"])
+        outputs = unmark_outputs(structure, optimized.outputs)
+        return ConcreteFunction(optimized, name, arg_names, inputs, outputs, traced_graph=graph)
+    except Exception as e:  # noqa: BLE001 - a graph that does not compile is a bad file
+        raise LoadError(f"function {name!r} does not compile: {e}") from None
+
+
+__all__ = ["save", "load", "LoadError", "SaveError", "LoadedFunction"]

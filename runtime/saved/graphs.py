@@ -1,0 +1,371 @@
+"""Graphs <-> JSON-able dicts (plus arrays), and the checks that make loading strict.
+
+Saving writes each op as its name, type, input references, attrs (plain data, see `values`),
+output specs and user line; sub-graphs nest inside the attrs of the op that owns them.
+
+Loading rebuilds every graph with the public Graph API and guarantees a graph this runtime could
+have traced: op types are looked up in the op registry by name (unknown names are rejected;
+nothing is imported or evaluated), op names are unique identifiers, every input refers to an
+earlier op of the same graph, attrs fit the op (its shape inference accepts them and its kernel
+takes exactly them; control-flow sub-graphs match their op), and the saved output specs agree
+with inference. Any violation is a LoadError naming the graph and the op.
+"""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.graph import Graph
+from runtime.ops.registry import CONST, PLACEHOLDER, REGISTRY
+from runtime.saved.errors import LoadError
+from runtime.saved.values import (
+    ArrayReader,
+    ArrayWriter,
+    decode,
+    decode_dtype,
+    decode_shape,
+    encode,
+)
+from runtime.source_info import Origin
+from runtime.variables import Variable
+
+_GRAPH_KEYS = {"name", "inputs", "outputs", "operations"}
+# Op types that only graph passes create. Files hold graphs as traced, so these never appear in
+# them; FusedElementwise in particular generates Python source from its attrs.
+BUILT_BY_PASSES = frozenset({"FusedElementwise"})
+_OP_KEYS = {"name", "op", "inputs", "attrs", "outputs", "origin"}
+
+
+# ---- saving ------------------------------------------------------------------------------------
+
+class GraphEncoder:
+    """Encodes graphs; remembers the variables they use (saved name -> Variable)."""
+
+    def __init__(self, arrays: ArrayWriter):
+        self.arrays = arrays
+        self.variables: dict[str, Variable] = {}
+
+    def encode(self, graph: Graph) -> dict:
+        for variable in graph.variables.values():
+            self.variables[variable.name] = variable
+        operations = []
+        for op in graph.operations:
+            attrs = {k: encode(v, self.arrays, self._special) for k, v in op.attrs.items()}
+            operations.append({
+                "name": op.name,
+                "op": op.type,
+                "inputs": [_ref(t) for t in op.inputs],
+                "attrs": attrs,
+                "outputs": [encode_spec(t.dtype, t.shape) for t in op.outputs],
+                "origin": list(op.origin) if op.origin is not None else None,
+            })
+        return {
+            "name": graph.name,
+            "inputs": [_ref(t) for t in graph.inputs],
+            "outputs": [_ref(t) for t in graph.outputs],
+            "operations": operations,
+        }
+
+    def _special(self, value):
+        if isinstance(value, Graph):
+            return {"graph": self.encode(value)}
+        if isinstance(value, Variable):
+            self.variables[value.name] = value
+            return {"variable": value.name}
+        return None
+
+
+def _ref(tensor) -> list:
+    return [tensor.op.name, tensor.index]
+
+
+def encode_spec(dtype, shape) -> list:
+    return [dtype.name, list(shape)]
+
+
+# ---- loading -----------------------------------------------------------------------------------
+
+class GraphDecoder:
+    """Rebuilds graphs from their JSON form; `variables` maps saved names to loaded Variables."""
+
+    def __init__(self, arrays: ArrayReader, variables: dict[str, Variable]):
+        self.arrays = arrays
+        self.variables = variables
+        self._names: set[str] = set()
+
+    def decode(self, data) -> Graph:
+        """A top-level graph (with its sub-graphs)."""
+        self._names = set()  # op names are unique across a graph and its sub-graphs
+        return self._graph(data, None)
+
+    def _graph(self, data, outer: Graph | None) -> Graph:
+        expect_keys(data, _GRAPH_KEYS, "a graph")
+        name = data["name"]
+        if not isinstance(name, str):
+            raise LoadError(f"graph name {name!r} is not a string.")
+        graph = Graph(name, outer)
+        ops = {}
+        for op_data in expect_list(data["operations"], f"operations of graph {name!r}"):
+            label = op_data.get("name") if isinstance(op_data, dict) else None
+            try:
+                op = self._op(graph, op_data, ops)
+            except LoadError as e:
+                raise LoadError(f"graph {name!r}, op {label!r}: {e}") from None
+            ops[op.name] = op
+        try:
+            graph.inputs = [_resolve(r, ops) for r in expect_list(data["inputs"], "inputs")]
+            graph.outputs = [_resolve(r, ops) for r in expect_list(data["outputs"], "outputs")]
+        except LoadError as e:
+            raise LoadError(f"graph {name!r}: {e}") from None
+        placeholders = [op.outputs[0] for op in ops.values() if op.opdef is PLACEHOLDER]
+        if {id(t) for t in graph.inputs} != {id(t) for t in placeholders} or (
+            len(graph.inputs) != len(placeholders)
+        ):
+            raise LoadError(f"graph {name!r}: its inputs must be exactly its placeholders.")
+        return graph
+
+    def _op(self, graph: Graph, data, ops: dict):
+        expect_keys(data, _OP_KEYS, "an operation")
+        name, type_name = data["name"], data["op"]
+        self._check_name(name)
+        opdef = REGISTRY.get(type_name) if isinstance(type_name, str) else None
+        if opdef is None:
+            raise LoadError(f"unknown op type {type_name!r} (not in this runtime's op registry).")
+        if type_name in BUILT_BY_PASSES:
+            raise LoadError(f"{type_name} ops are made by the optimizing passes when a graph is "
+                            "loaded; a saved graph cannot contain them.")
+        inputs = [_resolve(r, ops) for r in expect_list(data["inputs"], "inputs")]
+        attrs_data = data["attrs"]
+        if not isinstance(attrs_data, dict):
+            raise LoadError("attrs must be a JSON object.")
+        attrs = {}
+        for key, value in attrs_data.items():
+            try:
+                attrs[key] = decode(value, self.arrays, lambda tag, p: self._special(tag, p, graph))
+            except LoadError as e:
+                raise LoadError(f"attr {key!r}: {e}") from None
+        specs = [decode_spec(s) for s in expect_list(data["outputs"], "outputs")]
+        check_op(opdef, inputs, attrs, specs)
+        op = graph.create_op(opdef, inputs, attrs, specs, _decode_origin(data["origin"]), name=name)
+        variable = attrs.get("variable")
+        if isinstance(variable, Variable):
+            graph.variables[variable.name] = variable
+        return op
+
+    def _check_name(self, name) -> None:
+        if not (isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)
+                and not name.startswith("__")):
+            raise LoadError(f"op name {name!r} is not a valid identifier.")
+        if name in self._names:
+            raise LoadError(f"op name {name!r} is used twice.")
+        self._names.add(name)
+
+    def _special(self, tag, payload, graph: Graph):
+        if tag == "graph":
+            return self._graph(payload, graph)
+        if tag == "variable":
+            if not isinstance(payload, str) or payload not in self.variables:
+                raise LoadError(f"unknown variable {payload!r}.")
+            return self.variables[payload]
+        return None
+
+
+def expect_keys(data, keys: set, what: str) -> None:
+    if not isinstance(data, dict) or set(data) != keys:
+        found = sorted(data) if isinstance(data, dict) else type(data).__name__
+        raise LoadError(f"{what} must have the fields {sorted(keys)}, found {found}.")
+
+
+def expect_list(data, what: str) -> list:
+    if not isinstance(data, list):
+        raise LoadError(f"{what} must be a list.")
+    return data
+
+
+def _resolve(ref, ops: dict):
+    if not (isinstance(ref, list) and len(ref) == 2 and isinstance(ref[0], str)
+            and type(ref[1]) is int):
+        raise LoadError(f"malformed tensor reference {ref!r}.")
+    op = ops.get(ref[0])
+    if op is None or not 0 <= ref[1] < len(op.outputs):
+        raise LoadError(f"reference to {ref[0]}:{ref[1]}, which is not an earlier op output "
+                        "of the same graph.")
+    return op.outputs[ref[1]]
+
+
+def decode_spec(data) -> tuple:
+    if not isinstance(data, list) or len(data) != 2:
+        raise LoadError(f"malformed output spec {data!r}.")
+    return decode_dtype(data[0]), decode_shape(data[1])
+
+
+def _decode_origin(data):
+    if data is None:
+        return None
+    if not (isinstance(data, list) and len(data) == 3 and isinstance(data[0], str)
+            and type(data[1]) is int and isinstance(data[2], str)):
+        raise LoadError(f"malformed origin {data!r}.")
+    return Origin(*data)
+
+
+# ---- checks: does an op make sense? -------------------------------------------------------------
+
+def check_op(opdef, inputs, attrs: dict, specs: list) -> None:
+    """Raises LoadError unless `attrs`, `inputs` and output `specs` fit `opdef`."""
+    if opdef is PLACEHOLDER:
+        if inputs or len(specs) != 1 or set(attrs) - {"name"} or not isinstance(
+            attrs.get("name"), (str, type(None))
+        ):
+            raise LoadError("a Placeholder has no inputs, one output and only a 'name' attr.")
+        return
+    if opdef is CONST:
+        _check_const(inputs, attrs, specs)
+        return
+    for key, value in attrs.items():
+        expected = _ATTR_TYPES.get(key)
+        if expected is not None and not expected[0](value):
+            raise LoadError(f"attr {key!r} must be {expected[1]}, got {value!r}.")
+    if opdef.name == "PrintV2" and sum(p is None for p in attrs.get("parts", ())) != len(inputs):
+        raise LoadError("its 'parts' do not have one slot per input tensor.")
+    checker = _CONTROL_FLOW_CHECKS.get(opdef.name)
+    if checker is not None:
+        checker(inputs, attrs, specs)
+    if opdef.kernel is not None:
+        _check_kernel_attrs(opdef, inputs, attrs)
+    try:
+        inferred = opdef.infer(inputs, **attrs)
+    except Exception as e:  # noqa: BLE001 - any failure of inference means a bad file
+        raise LoadError(f"its attrs or inputs do not fit {opdef.name}: {e}") from None
+    if len(inferred) != len(specs):
+        raise LoadError(f"{opdef.name} has {len(inferred)} outputs, the file says {len(specs)}.")
+    for (dtype, shape), (saved_dtype, saved_shape) in zip(inferred, specs):
+        if dtype is not saved_dtype or not _compatible(shape, saved_shape):
+            raise LoadError(f"{opdef.name} computes {dtype.name}{list(shape)}, but the file "
+                            f"says {saved_dtype.name}{list(saved_shape)}.")
+
+
+def _is_int(v) -> bool:
+    return type(v) is int
+
+
+def _ints(v) -> bool:
+    return isinstance(v, tuple) and all(type(d) is int for d in v)
+
+
+def _plain_index(item) -> bool:
+    """An item of a StridedSlice spec: ("int", i), ("slice", start, stop, step) whose bounds are
+    None, ints or ("tensor", k), ("tensor", k), ("newaxis",) or ("ellipsis",)."""
+    def bound(d):
+        return d is None or type(d) is int or (
+            isinstance(d, tuple) and len(d) == 2 and d[0] == "tensor" and type(d[1]) is int)
+
+    return isinstance(item, tuple) and bool(item) and item[0] in (
+        "newaxis", "ellipsis", "slice", "int", "tensor"
+    ) and all(bound(d) for d in item[1:])
+
+
+# The types of the attrs that ops use today, by attr name (an attr schema on OpDef would be the
+# better home). Attrs not listed are checked only by the op's inference and kernel signature.
+_ATTR_TYPES = {
+    "axis": (lambda v: v is None or _is_int(v) or _ints(v), "None, an int or a tuple of ints"),
+    "keepdims": (lambda v: type(v) is bool, "a bool"),
+    "shape": (_ints, "a tuple of ints"),
+    "perm": (lambda v: v is None or _ints(v), "None or a tuple of ints"),
+    "multiples": (_ints, "a tuple of ints"),
+    "sizes": (_ints, "a tuple of ints"),
+    "num": (_is_int, "an int"),
+    "dtype": (lambda v: isinstance(v, dtypes.DType), "a dtype"),
+    "output_type": (lambda v: isinstance(v, dtypes.DType), "a dtype"),
+    "seed": (lambda v: v is None or _is_int(v), "None or an int"),
+    "parts": (lambda v: isinstance(v, tuple) and all(p is None or isinstance(p, str) for p in v),
+              "a tuple of strings and None"),
+    "sep": (lambda v: isinstance(v, str), "a string"),
+    "end": (lambda v: isinstance(v, str), "a string"),
+    "message": (lambda v: isinstance(v, str), "a string"),
+    "separator": (lambda v: isinstance(v, bytes), "bytes"),
+    "spec": (lambda v: isinstance(v, tuple) and all(_plain_index(i) for i in v),
+             "a tuple of index items"),
+    "variable": (lambda v: isinstance(v, Variable), "a variable"),
+}
+
+
+def _compatible(a, b) -> bool:
+    return len(a) == len(b) and all(x is None or y is None or x == y for x, y in zip(a, b))
+
+
+def _check_const(inputs, attrs, specs) -> None:
+    value = attrs.get("value")
+    if inputs or set(attrs) != {"value"} or not isinstance(value, np.ndarray):
+        raise LoadError("a Const has no inputs and one array attr 'value'.")
+    dtype = dtypes.string if value.dtype == object else dtypes.from_numpy(value.dtype)
+    if specs != [(dtype, value.shape)]:
+        raise LoadError(f"its value is {dtype.name}{list(value.shape)} but its output spec "
+                        f"says {specs}.")
+
+
+def _check_kernel_attrs(opdef, inputs, attrs) -> None:
+    """The kernel must accept the inputs and exactly these attrs (as the executor passes them)."""
+    kernel_attrs = {k: v for k, v in attrs.items() if k != "specs" and not isinstance(v, Graph)}
+    try:
+        signature = inspect.signature(opdef.kernel)
+    except (TypeError, ValueError):
+        signature = None
+    try:
+        if signature is not None:
+            signature.bind(*inputs, **kernel_attrs)
+    except TypeError as e:
+        raise LoadError(f"attrs {sorted(attrs)} do not fit {opdef.name}: {e}.") from None
+
+
+def _check_specs(specs) -> list:
+    if not isinstance(specs, tuple) or not all(
+        isinstance(s, tuple) and len(s) == 2 and isinstance(s[0], dtypes.DType)
+        and isinstance(s[1], tuple) and all(d is None or type(d) is int and d >= 0 for d in s[1])
+        for s in specs
+    ):
+        raise LoadError("attr 'specs' must be a tuple of (dtype, shape) pairs.")
+    return list(specs)
+
+
+def _check_signature(graph, dtypes_in, dtypes_out, what) -> None:
+    if not isinstance(graph, Graph):
+        raise LoadError(f"{what} must be a graph.")
+    if [t.dtype for t in graph.inputs] != list(dtypes_in):
+        raise LoadError(f"the inputs of {what} do not match the op's inputs.")
+    if [t.dtype for t in graph.outputs] != list(dtypes_out):
+        raise LoadError(f"the outputs of {what} do not match the op's outputs.")
+
+
+def _check_if(inputs, attrs, specs) -> None:
+    if set(attrs) != {"then_branch", "else_branch", "specs"}:
+        raise LoadError(f"If takes then_branch, else_branch and specs; got {sorted(attrs)}.")
+    out = [d for d, _ in _check_specs(attrs["specs"])]
+    if not inputs or not inputs[0].dtype.is_bool or len(inputs[0].shape) != 0:
+        raise LoadError("the first input of If must be a scalar bool.")
+    captured = [t.dtype for t in inputs[1:]]
+    _check_signature(attrs["then_branch"], captured, out, "then_branch")
+    _check_signature(attrs["else_branch"], captured, out, "else_branch")
+
+
+def _check_while(inputs, attrs, specs) -> None:
+    if set(attrs) != {"cond", "body", "maximum_iterations", "specs"}:
+        raise LoadError("While takes cond, body, maximum_iterations and specs; got "
+                        f"{sorted(attrs)}.")
+    loop = [d for d, _ in _check_specs(attrs["specs"])]
+    limit = attrs["maximum_iterations"]
+    if limit is not None and (type(limit) is not int or limit < 0):
+        raise LoadError(f"maximum_iterations must be None or an int >= 0, got {limit!r}.")
+    all_inputs = [t.dtype for t in inputs]
+    if all_inputs[:len(loop)] != loop:
+        raise LoadError("the loop variables of While do not match its specs.")
+    _check_signature(attrs["cond"], all_inputs, [dtypes.bool_], "cond")
+    if len(attrs["cond"].outputs[0].shape) != 0:
+        raise LoadError("the cond of While must return a scalar bool.")
+    _check_signature(attrs["body"], all_inputs, loop, "body")
+
+
+_CONTROL_FLOW_CHECKS = {"If": _check_if, "While": _check_while}

@@ -1,0 +1,132 @@
+"""What `rt.saved.load` returns: a callable that dispatches on its inputs like the original.
+
+A call binds its arguments to the saved parameters (names, kinds and plain-data defaults), then
+picks the first concrete function whose signature matches: tensor arguments by dtype and shape,
+Python arguments by type and value, nested lists/tuples/dicts by structure.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from runtime import nest
+from runtime.conversion import convert_to_tensor
+from runtime.signature import TensorSpec
+from runtime.tensor import SymbolicTensor, Tensor
+
+_NO_MATCH = object()
+
+
+class LoadedFunction:
+    """A saved function, loaded: call it like the original `rt.function`.
+
+    `concrete_functions` are the saved traces (each a ConcreteFunction with its `.graph`);
+    `variables` are the loaded variables (they keep their saved values and can be assigned).
+    """
+
+    def __init__(self, name, signature: inspect.Signature, concrete_functions, variables,
+                 converts_python_values: bool):
+        self.__name__ = name
+        self._signature = signature
+        self.concrete_functions = tuple(concrete_functions)
+        self.variables = tuple(variables)
+        self._converts = converts_python_values
+
+    def __call__(self, *args, **kwargs):
+        concrete, values = self._find(args, kwargs)
+        return concrete._call_values(values)
+
+    def get_concrete_function(self, *args, **kwargs):
+        """The saved concrete function these arguments (tensors or rt.TensorSpec) would run."""
+        return self._find(args, kwargs)[0]
+
+    def _find(self, args, kwargs):
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}(): {e}") from None
+        bound.apply_defaults()
+        arguments = bound.arguments
+        for concrete in self.concrete_functions:
+            values = []
+            for name, spec in zip(concrete._arg_names, concrete.structured_input_signature):
+                if name not in arguments or _match(spec, arguments[name], values,
+                                                   self._converts) is _NO_MATCH:
+                    break
+            else:
+                return concrete, values
+        raise TypeError(
+            f"{self.__name__}(): no saved signature matches these arguments. A loaded function "
+            "can only run the signatures that were traced before it was saved:\n"
+            + self.pretty_printed_concrete_signatures()
+        )
+
+    def pretty_printed_concrete_signatures(self) -> str:
+        return "\n\n".join(c.pretty_printed_signature() for c in self.concrete_functions)
+
+    def __repr__(self) -> str:
+        return f"<loaded rt.function {self.__name__} ({len(self.concrete_functions)} signatures)>"
+
+
+def _match(spec, value, values: list, converts: bool):
+    """Appends the numpy values of `value`'s tensors (in `nest.flatten` order) to `values` when
+    `value` fits `spec`; returns _NO_MATCH otherwise."""
+    if isinstance(spec, TensorSpec):
+        if not isinstance(value, (Tensor, np.ndarray)) and not converts:
+            return _NO_MATCH
+        try:
+            tensor = convert_to_tensor(value, None if isinstance(value, Tensor) else spec.dtype)
+        except (TypeError, ValueError):
+            return _NO_MATCH
+        if not spec.is_compatible_with(tensor):
+            return _NO_MATCH
+        values.append(tensor._value)
+        return None
+    if isinstance(spec, dict):
+        if not isinstance(value, dict) or set(value) != set(spec):
+            return _NO_MATCH
+        pairs = [(spec[k], value[k]) for k in sorted(spec, key=repr)]
+    elif isinstance(spec, (list, tuple)):
+        if type(value) is not type(spec) and not (
+            isinstance(spec, tuple) and isinstance(value, tuple)  # namedtuples load as tuples
+        ) or len(value) != len(spec):
+            return _NO_MATCH
+        pairs = list(zip(spec, value))
+    else:
+        return None if type(value) is type(spec) and value == spec else _NO_MATCH
+    for s, v in pairs:
+        if _match(s, v, values, converts) is _NO_MATCH:
+            return _NO_MATCH
+    return None
+
+
+class OutputMarker:
+    """Stands for the graph output `index` in a saved output structure."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
+
+
+def mark_outputs(structure):
+    """`structure` with its k-th symbolic tensor (in `nest.flatten` order) replaced by
+    OutputMarker(k): the graph's k-th output."""
+    leaves = nest.flatten(structure)
+    count = iter(range(len(leaves)))
+    marked = [OutputMarker(next(count)) if isinstance(v, SymbolicTensor) else v for v in leaves]
+    return nest.pack_sequence_as(structure, marked)
+
+
+def unmark_outputs(structure, outputs: list):
+    """`structure` with its OutputMarkers replaced by the graph's output tensors; None when
+    the markers are not exactly the outputs in order."""
+    leaves = nest.flatten(structure)
+    markers = [v.index for v in leaves if isinstance(v, OutputMarker)]
+    if markers != list(range(len(outputs))):
+        return None
+    return nest.pack_sequence_as(
+        structure, [outputs[v.index] if isinstance(v, OutputMarker) else v for v in leaves]
+    )

@@ -1,0 +1,181 @@
+"""Plain values <-> JSON, with numpy arrays kept aside for one `.npz` file.
+
+JSON has no tuples, bytes, dtypes or arrays, so those are tagged: a JSON object always has
+exactly one key naming its kind (`{"tuple": [...]}`, `{"bytes": "<base64>"}`,
+`{"dtype": "float32"}`, `{"array": "a3"}`, `{"strings": ["a4", [2, 3]]}`, ...). Decoding
+accepts only these tags and plain JSON scalars and lists; anything else is a LoadError.
+Arrays go to an `ArrayWriter` (numeric arrays as they are; string arrays as one uint8 buffer
+plus lengths, so no pickle is ever needed) and come back through an `ArrayReader`, which
+checks every dtype and size.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.saved.errors import LoadError, SaveError
+
+DTYPES_BY_NAME = {d.name: d for d in dtypes.ALL}
+_NUMERIC_NP_DTYPES = {d.np_dtype for d in dtypes.ALL if not d.is_string}
+
+
+class ArrayWriter:
+    """Collects the arrays of one save, each under a short key."""
+
+    def __init__(self):
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def add(self, value) -> dict:
+        """The JSON reference to `value` (an array or numpy scalar), stored under a new key."""
+        array = np.asarray(value)
+        key = f"a{len(self.arrays)}"
+        if array.dtype == object:
+            items = [_as_bytes(v) for v in array.flat]
+            self.arrays[f"{key}.data"] = np.frombuffer(b"".join(items), dtype=np.uint8)
+            self.arrays[f"{key}.lengths"] = np.array([len(v) for v in items], dtype=np.int64)
+            return {"strings": [key, list(array.shape)]}
+        if array.dtype not in _NUMERIC_NP_DTYPES:
+            raise SaveError(f"arrays of numpy dtype {array.dtype} cannot be saved.")
+        self.arrays[key] = np.array(array, order="C")  # ascontiguousarray makes 0-d 1-d
+        return {"array": key}
+
+
+def _as_bytes(value) -> bytes:
+    if not isinstance(value, bytes):
+        raise SaveError(f"a string tensor holds {type(value).__name__} {value!r}, not bytes.")
+    return value
+
+
+class ArrayReader:
+    """The arrays of one saved function, checked as they are looked up."""
+
+    def __init__(self, arrays: dict[str, np.ndarray]):
+        self._arrays = arrays
+
+    def _get(self, key) -> np.ndarray:
+        if not isinstance(key, str) or key not in self._arrays:
+            raise LoadError(f"array {key!r} is referenced but not stored in the .npz file.")
+        return self._arrays[key]
+
+    def numeric(self, key) -> np.ndarray:
+        array = self._get(key)
+        if array.dtype not in _NUMERIC_NP_DTYPES:
+            raise LoadError(f"array {key!r} has the unsupported dtype {array.dtype}.")
+        return array
+
+    def strings(self, key, shape) -> np.ndarray:
+        shape = decode_shape(shape, allow_unknown=False)
+        data = self._get(f"{key}.data")
+        lengths = self._get(f"{key}.lengths")
+        count = math.prod(shape)
+        if data.dtype != np.uint8 or data.ndim != 1 or lengths.dtype != np.int64 or (
+            lengths.shape != (count,)
+        ):
+            raise LoadError(f"string array {key!r} is malformed (bad buffer or lengths).")
+        if (lengths < 0).any() or int(lengths.sum()) != data.size:
+            raise LoadError(f"string array {key!r}: its lengths do not add up to its buffer.")
+        raw, items, start = data.tobytes(), np.empty(count, dtype=object), 0
+        for i, n in enumerate(lengths.tolist()):
+            items[i] = raw[start:start + n]
+            start += n
+        return items.reshape(shape)
+
+
+def decode_shape(value, allow_unknown=True) -> tuple:
+    """A shape from JSON: a list of non-negative ints (or None when `allow_unknown`)."""
+    if not isinstance(value, list):
+        raise LoadError(f"a shape must be a list, got {value!r}.")
+    for d in value:
+        ok = (d is None and allow_unknown) or (type(d) is int and d >= 0)
+        if not ok:
+            raise LoadError(f"shape {value!r} has the invalid dimension {d!r}.")
+    return tuple(value)
+
+
+def decode_dtype(name) -> dtypes.DType:
+    if not isinstance(name, str) or name not in DTYPES_BY_NAME:
+        raise LoadError(f"unknown dtype {name!r}.")
+    return DTYPES_BY_NAME[name]
+
+
+def encode(value, arrays: ArrayWriter, special=None):
+    """JSON form of a plain value; `special(value)` encodes other leaves (or returns None)."""
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if isinstance(value, dtypes.DType):
+        return {"dtype": value.name}
+    if isinstance(value, bytes):
+        return {"bytes": base64.b64encode(value).decode("ascii")}
+    if isinstance(value, np.ndarray):
+        return arrays.add(value)
+    if isinstance(value, np.generic):
+        return {"scalar": arrays.add(value)["array"]}
+    if type(value) is list:
+        return [encode(v, arrays, special) for v in value]
+    if isinstance(value, tuple):  # namedtuples and TensorShape too: saved as plain tuples
+        return {"tuple": [encode(v, arrays, special) for v in value]}
+    if type(value) is dict:
+        return {"dict": [[encode(k, arrays, special), encode(v, arrays, special)]
+                         for k, v in value.items()]}
+    found = special(value) if special is not None else None
+    if found is None:
+        raise SaveError(f"{type(value).__name__} {value!r} is not plain data and cannot be saved.")
+    return found
+
+
+def decode(data, arrays: ArrayReader, special=None):
+    """The value `encode` made; `special(tag, payload)` decodes other tags (or returns None)."""
+    if data is None or type(data) in (bool, int, float, str):
+        return data
+    if type(data) is list:
+        return [decode(v, arrays, special) for v in data]
+    if type(data) is not dict or len(data) != 1:
+        raise LoadError(f"unexpected JSON value {_short(data)}.")
+    (tag, payload), = data.items()
+    if tag == "tuple" and type(payload) is list:
+        return tuple(decode(v, arrays, special) for v in payload)
+    if tag == "dict" and type(payload) is list:
+        return _decode_dict(payload, arrays, special)
+    if tag == "bytes" and type(payload) is str:
+        try:
+            return base64.b64decode(payload.encode("ascii"), validate=True)
+        except (binascii.Error, UnicodeEncodeError):
+            raise LoadError(f"invalid base64 bytes {_short(payload)}.") from None
+    if tag == "dtype":
+        return decode_dtype(payload)
+    if tag == "array":
+        return arrays.numeric(payload)
+    if tag == "strings" and type(payload) is list and len(payload) == 2:
+        return arrays.strings(*payload)
+    if tag == "scalar":
+        array = arrays.numeric(payload)
+        if array.ndim != 0:
+            raise LoadError(f"scalar {payload!r} is stored with shape {array.shape}.")
+        return array[()]
+    found = special(tag, payload) if special is not None else None
+    if found is None:
+        raise LoadError(f"unexpected JSON value {_short(data)}.")
+    return found
+
+
+def _decode_dict(pairs, arrays, special) -> dict:
+    result = {}
+    for pair in pairs:
+        if type(pair) is not list or len(pair) != 2:
+            raise LoadError(f"malformed dict entry {_short(pair)}.")
+        key = decode(pair[0], arrays, special)
+        try:
+            result[key] = decode(pair[1], arrays, special)
+        except TypeError:
+            raise LoadError(f"dict key {_short(key)} is not hashable.") from None
+    return result
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

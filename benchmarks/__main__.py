@@ -1,0 +1,93 @@
+"""`python -m benchmarks`: eager vs graph vs hand-written numpy (and TF / JAX when installed).
+
+    python -m benchmarks              # thorough: a few minutes
+    python -m benchmarks --quick      # under a minute
+    python -m benchmarks --only W4,W7 # some workloads
+
+Prints the table to stdout, progress to stderr, and writes benchmarks/results/ (a timestamped
+JSON, latest.json, latest.md and latest.png when matplotlib is installed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+
+# Single-threaded BLAS unless the caller set these: on a small shared machine, BLAS worker threads
+# spinning against other processes make matmul timings swing tenfold (W9). Every column uses the
+# same BLAS, so ratios stay fair. This must run before numpy is imported.
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+from benchmarks import external, harness, report, workloads  # noqa: E402
+
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+
+
+def _parse(argv):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="short timing (under a minute)")
+    parser.add_argument("--only", default="", help="comma-separated workload keys, e.g. W1,W3a")
+    parser.add_argument("--budget", type=float, default=None,
+                        help="seconds of timing per column (overrides the mode's default)")
+    parser.add_argument("--small", action="store_true",
+                        help="tiny input sizes (for smoke tests; not comparable to ANCHORS.md)")
+    parser.add_argument("--no-external", action="store_true",
+                        help="skip TensorFlow / JAX even when installed")
+    parser.add_argument("--no-autograph", action="store_true",
+                        help="trace without autograph conversion (to tell converter problems "
+                             "from runtime ones)")
+    parser.add_argument("--output-dir", type=Path, default=RESULTS_DIR)
+    return parser.parse_args(argv)
+
+
+def _progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def main(argv=None) -> int:
+    args = _parse(argv)
+    try:
+        chosen = workloads.by_key([k for k in args.only.split(",") if k.strip()])
+    except ValueError as e:
+        print(e, file=sys.stderr)
+        return 2
+    budget = harness.QUICK if args.quick else harness.THOROUGH
+    if args.budget is not None:
+        budget = replace(budget, seconds=args.budget, min_rounds=min(budget.min_rounds, 5))
+    frameworks = {} if args.no_external else external.available()
+    mode = ("quick" if args.quick else "thorough") + (", small sizes" if args.small else "") + (
+        ", no autograph" if args.no_autograph else "")
+    _progress(f"benchmarks: {len(chosen)} workloads, {mode}, ~{budget.seconds:g} s per column; "
+              f"external: {', '.join(f'{k} {v}' for k, v in frameworks.items()) or 'none'}; "
+              f"load average {os.getloadavg()[0]:.1f} (ratios tolerate load, times less)")
+    started = time.perf_counter()
+    meta = report.run_meta(mode, frameworks)
+    results = []
+    for i, workload in enumerate(chosen, 1):
+        _progress(f"[{i}/{len(chosen)}] {workload.key} {workload.title}")
+        result = harness.run_workload(workload, budget, small=args.small,
+                                      with_external=not args.no_external,
+                                      autograph=not args.no_autograph, progress=_progress)
+        results.append(result)
+        summary = ", ".join(f"{name} {'error' if c.error else report.format_us(c.median_us)}"
+                            for name, c in result.columns.items())
+        _progress(f"    {summary} (us)")
+    print(report.table(results))
+    print()
+    print(report.details(results))
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    paths = report.write(results, meta, args.output_dir, stamp)
+    _progress(f"done in {time.perf_counter() - started:.0f} s; wrote "
+              + ", ".join(str(p) for p in paths))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""TensorFlow-graph and JAX-jit columns, when those packages are importable (never required).
+
+The TensorFlow versions are the workloads' own code with `tf` in place of `rt` (tf.function's
+AutoGraph converts the same `if` / `while` / `for`). JAX has no converter, so its versions use
+`lax.cond` / `lax.while_loop` / `lax.fori_loop`, the way a JAX user writes them. JAX results are
+waited for (`block_until_ready`) inside the timed call.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+import numpy as np
+
+
+def available() -> dict[str, str]:
+    """{column name: package version} for the external frameworks that can be imported."""
+    found = {}
+    for column, package in (("TF graph", "tensorflow"), ("JAX jit", "jax")):
+        if importlib.util.find_spec(package) is not None:
+            found[column] = importlib.import_module(package).__version__
+    return found
+
+
+def columns(key: str, args: tuple) -> list[tuple]:
+    """[(column name, function, converted args), ...] for workload `key`."""
+    found = available()
+    out = []
+    if "TF graph" in found:
+        fn = _tensorflow_functions().get(key)
+        if fn is not None:
+            tf = importlib.import_module("tensorflow")
+            out.append(("TF graph", fn, _convert(args, tf.constant)))
+    if "JAX jit" in found:
+        fn = _jax_functions().get(key)
+        if fn is not None:
+            jnp = importlib.import_module("jax.numpy")
+            out.append(("JAX jit", fn, _convert(args, jnp.asarray)))
+    return out
+
+
+def _convert(args, to_tensor):
+    return tuple(to_tensor(a) if isinstance(a, (np.ndarray, np.generic)) else a for a in args)
+
+
+_TF_CACHE: dict = {}
+_JAX_CACHE: dict = {}
+
+
+def _tensorflow_functions() -> dict:
+    if _TF_CACHE:
+        return _TF_CACHE
+    import tensorflow as tf
+
+    def power(x, y):
+        result = tf.eye(10, dtype=tf.int32)
+        for _ in range(y):
+            result = tf.matmul(x, result)
+        return result
+
+    def lstm_cell(x, h, c, kernel, recurrent_kernel, bias):
+        z = tf.matmul(x, kernel) + tf.matmul(h, recurrent_kernel) + bias
+        i, f, g, o = tf.split(z, 4, axis=1)
+        c = tf.sigmoid(f) * c + tf.sigmoid(i) * tf.tanh(g)
+        return tf.sigmoid(o) * tf.tanh(c), c
+
+    def mse(y_true, y_pred):
+        return tf.reduce_mean((y_true - y_pred) ** 2)
+
+    def simple_relu(x):
+        if x > 0:
+            return x
+        else:
+            return 0
+
+    def newton_sqrt(a):
+        y = a
+        while abs(y * y - a) >= 1e-6:
+            y = (y + a / y) / 2
+        return y
+
+    def sum_squares(n):
+        s = 0
+        for i in tf.range(n):
+            s += i * i
+        return s
+
+    def collatz(n):
+        steps = 0
+        while n != 1:
+            if n % 2 == 0:
+                n = n // 2
+            else:
+                n = 3 * n + 1
+            steps += 1
+        return steps
+
+    def gated_activation(x):
+        return tf.tanh(1.5 * x + 0.25) * tf.sigmoid(x) - 0.5 * x
+
+    def mlp(x, w1, b1, w2, b2):
+        return tf.nn.softmax(tf.matmul(tf.nn.relu(tf.matmul(x, w1) + b1), w2) + b2)
+
+    def rnn(xs, w, u, b):
+        h = tf.zeros((xs.shape[1], u.shape[0]))
+        for t in tf.range(tf.shape(xs)[0]):
+            h = tf.tanh(tf.matmul(xs[t], w) + tf.matmul(h, u) + b)
+        return h
+
+    def add_one(x):
+        return x + 1
+
+    fns = {"W1": power, "W2": lstm_cell, "W3a": mse, "W3b": mse, "W4": simple_relu,
+           "W5": newton_sqrt, "W6": sum_squares, "W7": collatz, "W8": gated_activation,
+           "W9": mlp, "W10": rnn, "W11": add_one}
+    _TF_CACHE.update({k: tf.function(f) for k, f in fns.items()})
+    return _TF_CACHE
+
+
+def _jax_functions() -> dict:
+    if _JAX_CACHE:
+        return _JAX_CACHE
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    def power(x, y):
+        result = jnp.eye(10, dtype=jnp.int32)
+        for _ in range(y):
+            result = x @ result
+        return result
+
+    def lstm_cell(x, h, c, kernel, recurrent_kernel, bias):
+        z = x @ kernel + h @ recurrent_kernel + bias
+        i, f, g, o = jnp.split(z, 4, axis=1)
+        c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+        return jax.nn.sigmoid(o) * jnp.tanh(c), c
+
+    def mse(y_true, y_pred):
+        return jnp.mean((y_true - y_pred) ** 2).astype(y_true.dtype)
+
+    def simple_relu(x):
+        return lax.cond(x > 0, lambda: x, lambda: jnp.zeros_like(x))
+
+    def newton_sqrt(a):
+        return lax.while_loop(lambda y: abs(y * y - a) >= 1e-6, lambda y: (y + a / y) / 2, a)
+
+    def sum_squares(n):
+        return lax.fori_loop(0, n, lambda i, s: s + i * i, jnp.int32(0))
+
+    def collatz(n):
+        def body(state):
+            n, steps = state
+            n = lax.cond(n % 2 == 0, lambda: n // 2, lambda: 3 * n + 1)
+            return n, steps + 1
+
+        return lax.while_loop(lambda s: s[0] != 1, body, (n, jnp.int32(0)))[1]
+
+    def gated_activation(x):
+        return jnp.tanh(1.5 * x + 0.25) * jax.nn.sigmoid(x) - 0.5 * x
+
+    def mlp(x, w1, b1, w2, b2):
+        return jax.nn.softmax(jax.nn.relu(x @ w1 + b1) @ w2 + b2)
+
+    def rnn(xs, w, u, b):
+        h0 = jnp.zeros((xs.shape[1], u.shape[0]), jnp.float32)
+        return lax.fori_loop(0, xs.shape[0], lambda t, h: jnp.tanh(xs[t] @ w + h @ u + b), h0)
+
+    def add_one(x):
+        return x + 1
+
+    fns = {"W1": power, "W2": lstm_cell, "W3a": mse, "W3b": mse, "W4": simple_relu,
+           "W5": newton_sqrt, "W6": sum_squares, "W7": collatz, "W8": gated_activation,
+           "W9": mlp, "W10": rnn, "W11": add_one}
+    for key, fn in fns.items():
+        jitted = jax.jit(fn, static_argnums=(1,)) if key == "W1" else jax.jit(fn)
+        _JAX_CACHE[key] = _blocking(jitted)
+    return _JAX_CACHE
+
+
+def _blocking(jitted):
+    import jax
+
+    return lambda *args: jax.block_until_ready(jitted(*args))

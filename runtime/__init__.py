@@ -8,9 +8,9 @@ executor that compiles graphs to straight-line Python over numpy.
         return rt.matmul(x, y) + 1.0
 """
 
-from runtime import config, debugging, errors, random, strings
+from runtime import config, debugging, errors, onnx, random, saved, strings  # onnx: lazy
 from runtime.control_flow import cond, while_loop
-from runtime.conversion import convert_to_tensor
+from runtime.conversion import constant, convert_to_tensor
 from runtime.dtypes import (
     DType,
     as_dtype,
@@ -113,18 +113,6 @@ from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorShape
 from runtime.variables import Variable
 
 
-def constant(value, dtype=None, shape=None) -> EagerTensor:
-    """An eager tensor holding `value` (Python floats become float32, ints int32)."""
-    from runtime.tensor import eager
-
-    if isinstance(value, Tensor):
-        value = value.numpy()
-    tensor = eager(value, as_dtype(dtype) if dtype is not None else None)
-    if shape is not None:
-        import numpy as _np
-
-        tensor = eager(_np.broadcast_to(tensor.numpy(), tuple(shape)).copy(), tensor.dtype)
-    return tensor
-
+from runtime import autograph_backend  # noqa: E402,F401 - registers runtime with autograph
 
 __version__ = "0.1.0"

@@ -62,21 +62,18 @@ def _merge_shapes(a, b):
 
 def _unify_captures(graphs, first_inputs: int) -> list:
     """Makes all `graphs` take the same captured tensors after their first inputs; returns the
-    outer tensors in that order."""
-    outer, order = [], {}
+    tensors of the enclosing graph they stand for, in that order."""
+    outer: dict[int, SymbolicTensor] = {}  # keyed by the enclosing graph's tensor
     for g in graphs:
-        for key, (tensor, _) in g.captures.items():
-            if key not in order:
-                order[key] = len(outer)
-                outer.append(tensor)
+        for tensor, _ in g.captures.values():
+            outer.setdefault(id(tensor), tensor)
     for g in graphs:
-        for key in order:
-            if key not in g.captures:
-                with g.as_default():
-                    g.capture(outer[order[key]])
-        own = g.inputs[:first_inputs]
-        g.inputs = own + [g.captures[key][1] for key in order]
-    return outer
+        inner = {id(tensor): placeholder for tensor, placeholder in g.captures.values()}
+        for key, tensor in outer.items():
+            if key not in inner:
+                inner[key] = g.capture(tensor)
+        g.inputs = g.inputs[:first_inputs] + [inner[key] for key in outer]
+    return list(outer.values())
 
 
 # ---- cond --------------------------------------------------------------------------------------
@@ -244,13 +241,19 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, names=None):
     return packed[0] if single else packed
 
 
+def _loop_inputs(graph, flat, shapes, names):
+    """Placeholders for the loop variables, named after them when the names are known."""
+    return [
+        graph.add_input(v.dtype, s, name=names[i] if names and i < len(names) else None)
+        for i, (v, s) in enumerate(zip(flat, shapes))
+    ]
+
+
 def _trace_loop(graph, cond, body, structure, flat, shapes, names):
     n = next(_names)
     cond_g, body_g = Graph(f"while_{n}_cond", outer=graph), Graph(f"while_{n}_body", outer=graph)
     with cond_g.as_default():
-        args = nest.pack_sequence_as(
-            structure, [cond_g.add_input(v.dtype, s) for v, s in zip(flat, shapes)]
-        )
+        args = nest.pack_sequence_as(structure, _loop_inputs(cond_g, flat, shapes, names))
         test = _to_graph_tensor(cond_g, cond(*args))
         if not test.dtype.is_bool or len(test.shape) != 0:
             raise TypeError(
@@ -262,9 +265,7 @@ def _trace_loop(graph, cond, body, structure, flat, shapes, names):
             )
         cond_g.outputs = [test]
     with body_g.as_default():
-        args = nest.pack_sequence_as(
-            structure, [body_g.add_input(v.dtype, s) for v, s in zip(flat, shapes)]
-        )
+        args = nest.pack_sequence_as(structure, _loop_inputs(body_g, flat, shapes, names))
         out = body(*args)
         out = (
             (out,)

@@ -26,6 +26,9 @@ logger = logging.getLogger("runtime.function")
 
 RETRACE_WARNING_THRESHOLD = 5
 
+# Python argument types the fast call path keys by value (as the general path does).
+_FAST_PYTHON_TYPES = frozenset({int, float, bool, str})
+
 
 class ConcreteFunction:
     """One traced graph for one input signature, compiled to Python over numpy.
@@ -125,6 +128,9 @@ def _make_packer(structure):
         return lambda outs: EagerTensor(outs[0], dtype)
     leaves = nest.flatten(structure)
     slots = [(i, leaf.dtype) for i, leaf in enumerate(leaves) if isinstance(leaf, SymbolicTensor)]
+    if type(structure) in (tuple, list) and all(isinstance(v, SymbolicTensor) for v in structure):
+        kind, out_dtypes = type(structure), [dtype for _, dtype in slots]
+        return lambda outs: kind(map(EagerTensor, outs, out_dtypes))
 
     def pack(outs):
         flat = list(leaves)
@@ -188,16 +194,21 @@ class Function:
         if config._run_functions_eagerly:
             return self.python_function(*args, **kwargs)
         if not kwargs:
-            key = []
+            key, values = [], []
             for a in args:
-                if type(a) is not EagerTensor:
+                kind = type(a)
+                if kind is EagerTensor:
+                    v = a._value
+                    key.append((a.dtype, v.shape if type(v) is not bytes else ()))
+                    values.append(v)
+                elif kind in _FAST_PYTHON_TYPES:
+                    key.append(("python", kind, a))
+                else:
                     break
-                v = a._value
-                key.append((a.dtype, v.shape if type(v) is not bytes else ()))
             else:
                 concrete = self._fast.get(tuple(key))
                 if concrete is not None:
-                    return concrete._call_values([a._value for a in args])
+                    return concrete._call_values(values)
         return self._call_general(args, kwargs)
 
     def _call_general(self, args, kwargs):
@@ -206,7 +217,9 @@ class Function:
         concrete = self._concrete.get(key) or self._find_relaxed(key)
         if concrete is None:
             concrete = self._trace(arguments, key)
-        if not kwargs and all(type(a) is EagerTensor for a in args):
+        if not kwargs and all(
+            type(a) is EagerTensor or type(a) in _FAST_PYTHON_TYPES for a in args
+        ):
             self._fast[tuple(value_key(a, "") for a in args)] = concrete
         values = [
             _as_value(v) for v in nest.flatten([v for _, v in arguments]) if is_tensor_leaf(v)
@@ -288,7 +301,10 @@ class Function:
         return self._converted
 
     def _trace(self, arguments, key):
-        if self._reduce_retracing and self._input_signature is None:
+        if self._input_signature is not None:
+            # Trace with the signature's specs (unknown dims stay unknown), not the call's shapes.
+            arguments = [(name, spec) for (name, _), spec in zip(arguments, self._input_signature)]
+        elif self._reduce_retracing:
             key, arguments = self._relax(key, arguments)
         self._warn_if_retracing_often(key, arguments)
         concrete, created = self._trace_once(arguments)
@@ -467,8 +483,11 @@ def _as_value(value):
 
 
 def _map_leaves(value, path, fn):
+    """`value` with `fn(leaf, path)` applied to its leaves, visited in `nest.flatten` order
+    (dicts by sorted key: placeholders are made in the order values are passed)."""
     if isinstance(value, dict):
-        return type(value)((k, _map_leaves(v, f"{path}[{k!r}]", fn)) for k, v in value.items())
+        mapped = {k: _map_leaves(value[k], f"{path}[{k!r}]", fn) for k in sorted(value, key=repr)}
+        return type(value)((k, mapped[k]) for k in value)
     if isinstance(value, tuple) and hasattr(type(value), "_fields"):
         return type(value)(
             *[_map_leaves(v, f"{path}.{f}", fn) for f, v in zip(value._fields, value)]

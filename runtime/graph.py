@@ -6,7 +6,6 @@ control flow), symbolic output tensors, and the user's source line that created 
 
 from __future__ import annotations
 
-import copy
 import re
 
 import numpy as np
@@ -21,6 +20,12 @@ class _Names:
     def __init__(self):
         self.used: set[str] = set()
         self._next = 0
+
+    def copy(self) -> _Names:
+        names = _Names()
+        names.used = set(self.used)
+        names._next = self._next
+        return names
 
     def next_id(self) -> int:
         self._next += 1
@@ -74,10 +79,13 @@ class Graph:
         """`with graph.as_default():` sends new ops to this graph."""
         return context.building(self)
 
-    def create_op(self, opdef, inputs, attrs, output_specs, origin=None) -> Operation:
-        """Adds an operation; inputs from an enclosing graph are captured first."""
+    def create_op(self, opdef, inputs, attrs, output_specs, origin=None, name=None) -> Operation:
+        """Adds an operation; inputs from an enclosing graph are captured first. `name` is the
+        wanted op name (made unique); placeholders default to their `name` attr."""
         inputs = [self.capture(t) if t.op.graph is not self else t for t in inputs]
-        name = self._unique_name(attrs.get("name") if opdef.name == "Placeholder" else None, opdef)
+        if name is None and opdef.name == "Placeholder":
+            name = attrs.get("name")
+        name = self._unique_name(name, opdef)
         op = Operation(self, name, opdef, inputs, attrs, output_specs, origin)
         self.operations.append(op)
         return op
@@ -125,19 +133,11 @@ class Graph:
         return False
 
     def copy(self) -> Graph:
-        """A deep copy (sub-graphs included) sharing op definitions and variables; passes
-        transform the copy so the traced graph stays inspectable."""
-        memo = {}
-        for op in self.walk():
-            memo[id(op.opdef)] = op.opdef
-            for value in op.attrs.values():
-                if hasattr(value, "assign") and hasattr(value, "read_value"):
-                    memo[id(value)] = value
-        for variable in self.variables.values():
-            memo[id(variable)] = variable
-        if self.outer is not None:
-            memo[id(self.outer)] = self.outer
-        return copy.deepcopy(self, memo)
+        """A structural copy (sub-graphs included) with new ops and tensors, the same op names,
+        op definitions, origins, variables and attr values (numpy constants are shared, so
+        passes must replace them, never write into them). Passes transform the copy, so the
+        traced graph stays inspectable."""
+        return _copy_graph(self, self.outer, {})
 
     # ---- queries -----------------------------------------------------------------------------
     def is_stateful(self) -> bool:
@@ -188,6 +188,23 @@ class Graph:
     def __str__(self) -> str:
         return "\n".join(_format_graph(self, ""))
 
+    def to_dot(self) -> str:
+        """Graphviz DOT source of this graph (see runtime.visualize)."""
+        from runtime import visualize
+
+        return visualize.to_dot(self)
+
+    def render(self, path, format=None) -> str:  # noqa: A002 - Graphviz's word
+        """Writes a picture (svg, png, pdf: by the file extension) with Graphviz's `dot`."""
+        from runtime import visualize
+
+        return visualize.render(self, path, format)
+
+    def _repr_svg_(self):
+        from runtime import visualize
+
+        return visualize.repr_svg(self)
+
     def to_python(self) -> str:
         """The Python source the executor compiles this graph into."""
         from runtime.executor import codegen
@@ -201,6 +218,30 @@ class Graph:
         graph_def = {"node": _nodes_def(self, library)}
         graph_def["library"] = {"function": library}
         return graph_def
+
+
+def _copy_graph(graph: Graph, outer: Graph | None, tensor_map: dict) -> Graph:
+    new = Graph(graph.name, outer=outer)
+    if outer is None:
+        new._names = graph._names.copy()
+        new.variables = dict(graph.variables)
+    for op in graph.operations:
+        attrs = {
+            k: _copy_graph(v, new, tensor_map) if isinstance(v, Graph) else v
+            for k, v in op.attrs.items()
+        }
+        inputs = [tensor_map.get(id(t), t) for t in op.inputs]
+        specs = [(t.dtype, t.shape) for t in op.outputs]
+        copied = Operation(new, op.name, op.opdef, inputs, attrs, specs, op.origin)
+        for old, out in zip(op.outputs, copied.outputs):
+            tensor_map[id(old)] = out
+        new.operations.append(copied)
+    new.inputs = [tensor_map[id(t)] for t in graph.inputs]
+    new.outputs = [tensor_map[id(t)] for t in graph.outputs]
+    for outer_tensor, inner in graph.captures.values():
+        mapped = tensor_map.get(id(outer_tensor), outer_tensor)
+        new.captures[id(mapped)] = (mapped, tensor_map[id(inner)])
+    return new
 
 
 def _check(ok: bool, message: str) -> None:
@@ -221,10 +262,14 @@ def _format_graph(graph: Graph, indent: str):
         outs = ", ".join(op.name if len(op.outputs) == 1 else t.name for t in op.outputs)
         specs = ", ".join(_spec_str(t) for t in op.outputs)
         args = [t.name if t.index else t.op.name for t in op.inputs]
-        attrs = [f"{k}={_attr_str(v)}" for k, v in op.attrs.items() if not isinstance(v, Graph)]
+        attrs = [
+            f"{k}={_attr_str(v)}"
+            for k, v in op.attrs.items()
+            if not isinstance(v, Graph) and k != "specs"  # specs repeat the output types
+        ]
         where = f"  # {op.origin}" if op.origin else ""
         call = f"{op.type}({', '.join(args + attrs)})"
-        yield f"{indent}  {outs or '_'} = {call} -> {specs or '()'}{where}"
+        yield f"{indent}  {outs or op.name} = {call} -> {specs or '()'}{where}"
         for sub in op.subgraphs():
             yield from _format_graph(sub, indent + "    ")
     outs = ", ".join(t.name if t.index else t.op.name for t in graph.outputs)
@@ -232,6 +277,8 @@ def _format_graph(graph: Graph, indent: str):
 
 
 def _attr_str(value) -> str:
+    if hasattr(value, "read_value") and hasattr(value, "assign"):  # a variable: its name
+        return value.name
     if isinstance(value, np.ndarray):
         return (
             np.array2string(value, threshold=6, separator=",")

@@ -69,7 +69,8 @@ class _Emitter:
 
     # ---- graphs ----
     def body(self, graph: Graph, indent: str) -> None:
-        for op in graph.operations:
+        dead_after = _arrays_dead_after(graph)
+        for index, op in enumerate(graph.operations):
             if op.type == "Placeholder":
                 continue
             handler = getattr(self, f"_emit_{op.type}", None)
@@ -77,6 +78,9 @@ class _Emitter:
                 handler(op, indent)
             else:
                 self._emit_kernel(op, indent)
+            dead = dead_after.get(index)
+            if dead:
+                self.emit(indent, f"del {', '.join(self.name_of(t) for t in dead)}")
 
     def _emit_Const(self, op: Operation, indent: str) -> None:
         value = op.attrs["value"]
@@ -147,6 +151,25 @@ class _Emitter:
         results = [self.name_of(t) for t in body.outputs]
         if results != loop_vars and results:
             self.emit(inner, f"{', '.join(loop_vars)} = {', '.join(results)}", op)
+
+
+def _arrays_dead_after(graph: Graph) -> dict[int, list[SymbolicTensor]]:
+    """For each op index, the array values of this graph last used by that op. Deleting them
+    there frees big temporaries early instead of at `return` (numpy scalars are left alone:
+    freeing them gains nothing)."""
+    last_use: dict[int, tuple[int, SymbolicTensor]] = {}
+    for index, op in enumerate(graph.operations):
+        for t in op.inputs:
+            last_use[id(t)] = (index, t)
+    kept = {id(t) for t in graph.outputs}
+    dead: dict[int, list[SymbolicTensor]] = {}
+    for index, t in last_use.values():
+        if id(t) in kept or t.op.type in ("Placeholder", "Const") or t.op.graph is not graph:
+            continue
+        if len(t.shape) == 0:
+            continue
+        dead.setdefault(index, []).append(t)
+    return dead
 
 
 def generate(graph: Graph, function_name: str = "run") -> Generated:

@@ -170,3 +170,23 @@ def test_cond_predicate_must_be_a_scalar_bool_and_error_names_line():
         f(rt.constant([1.0]))
     line = inspect.getsourcelines(fn)[1] + 1
     assert f"line {line}" in str(info.value)
+
+
+def test_capture_from_two_levels_up_in_one_inner_branch_only():
+    def fn(x, y):
+        return rt.cond(x > 0, lambda: x, lambda: rt.cond(y > 0, lambda: y, lambda: x))
+
+    f = _graph_fn(fn)
+    assert f(rt.constant(1), rt.constant(5)).numpy() == 1
+    assert f(rt.constant(-1), rt.constant(5)).numpy() == 5
+    assert f(rt.constant(-1), rt.constant(-5)).numpy() == -1
+    _check_interpreter_agrees(f, rt.constant(-1), rt.constant(-5))
+
+
+def test_loop_body_captures_what_the_condition_does_not():
+    def fn(x, k):
+        return rt.while_loop(lambda v: v < 50, lambda v: rt.cond(v > 0, lambda: v * k, lambda: v + k), x)
+
+    f = _graph_fn(fn)
+    assert f(rt.constant(1), rt.constant(3)).numpy() == 81
+    _check_interpreter_agrees(f, rt.constant(-2), rt.constant(3))

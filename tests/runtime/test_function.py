@@ -190,3 +190,19 @@ def test_random_numbers_differ_between_calls():
     f = rt.function(lambda: rt.random.uniform([4]))
     a, b = f().numpy(), f().numpy()
     assert not np.array_equal(a, b)
+
+
+def test_dict_arguments_in_any_key_order():
+    f = rt.function(lambda d: d["b"] - d["a"])
+    assert f({"b": rt.constant(10.0), "a": rt.constant(1.0)}).numpy() == 9.0
+    assert f({"a": rt.constant(1.0), "b": rt.constant(10.0)}).numpy() == 9.0
+
+
+def test_input_signature_traces_with_unknown_dims():
+    f = rt.function(lambda x: rt.unstack(x, num=2)[0] * 0 + x, input_signature=[rt.TensorSpec([None])])
+    concrete = f.get_concrete_function()
+    assert tuple(concrete.graph.inputs[0].shape) == (None,)
+    np.testing.assert_array_equal(f([1.0, 2.0]).numpy(), [1.0, 2.0])
+    g = rt.function(lambda x: x * 2, input_signature=[rt.TensorSpec([None])])
+    g([1.0])
+    np.testing.assert_array_equal(g([1.0, 2.0, 3.0]).numpy(), [2.0, 4.0, 6.0])

@@ -1,0 +1,27 @@
+"""autograph: converts Python control flow over tensors into staged (graph) control flow.
+
+    import autograph
+    converted = autograph.to_graph(fn)    # works eagerly, and builds graph ops when tracing
+    print(autograph.to_code(fn))          # the converted source
+
+autograph imports only gast and the standard library; a tensor library plugs in through
+`register_backend` (see `autograph.backends.Backend`).
+"""
+
+from autograph.api import (
+    converted_call,
+    do_not_convert,
+    is_generated_file,
+    to_code,
+    to_graph,
+    user_location,
+)
+from autograph.backends import Backend, register_backend, unregister_backend
+from autograph.errors import AutoGraphError, ConversionError
+from autograph.operators.special_values import Undefined
+
+__all__ = [
+    "AutoGraphError", "Backend", "ConversionError", "Undefined", "converted_call",
+    "do_not_convert", "is_generated_file", "register_backend", "to_code", "to_graph",
+    "unregister_backend", "user_location",
+]

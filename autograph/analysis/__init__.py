@@ -1,0 +1,1 @@
+"""Static analyses: each walks a function's AST and only writes annotations (see `anno.Anno`)."""

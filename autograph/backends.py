@@ -1,0 +1,145 @@
+"""The backend registry: how a tensor library lets converted code stage its values.
+
+A library subclasses `Backend`, implements the staged primitives, and calls
+`register_backend(instance)` when it is imported. Operators ask `staging(value)` which backend,
+if any, claims a value as *staged* (a graph value whose control flow must become graph ops);
+everything else runs as plain Python. autograph itself never names a tensor type.
+"""
+
+from __future__ import annotations
+
+_PLAIN_TYPES = (bool, int, float, str, bytes, type(None), list, tuple, dict)
+
+
+class Backend:
+    """The staged primitives converted code needs. Methods receive values that this backend
+    claimed, mixed with plain Python values; `names` are the user's variable names, for
+    error messages. State structures are flat tuples."""
+
+    modules: tuple = ()  # top-level package names of the library (its code is not converted)
+
+    def is_tensor(self, value) -> bool:
+        """`value` is a tensor of this library (eager or staged)."""
+        raise NotImplementedError
+
+    def is_staged(self, value) -> bool:
+        """`value` is a graph value: its control flow must be staged."""
+        raise NotImplementedError
+
+    def cond(self, pred, true_fn, false_fn, names):
+        """Graph conditional; both functions return the same structure."""
+        raise NotImplementedError
+
+    def while_loop(self, test, body, loop_vars: tuple, names) -> tuple:
+        """Graph loop: `test(*vars)` -> bool; `body(*vars)` -> tuple like `loop_vars`."""
+        raise NotImplementedError
+
+    def for_loop(self, iterated, extra_test, body, loop_vars: tuple, names) -> tuple:
+        """Graph loop over dim 0 of a staged tensor: `body(item, *vars)` -> tuple;
+        `extra_test(*vars)` (or None) is checked before each iteration."""
+        raise NotImplementedError
+
+    def dry_run(self, fn):
+        """Calls `fn` so that the values it returns can be inspected (dtype, shape), without
+        leaving ops or side effects in the graph being built."""
+        raise NotImplementedError
+
+    def placeholder(self, value):
+        """Inside `dry_run`: a staged stand-in for a loop variable's value (Python numbers and
+        tensors; other values are returned as they are)."""
+        raise NotImplementedError
+
+    def item_placeholder(self, iterated):
+        """Inside `dry_run`: a staged stand-in for one item (along dim 0) of `iterated`."""
+        raise NotImplementedError
+
+    def zeros_like(self, value):
+        """A staged value of zeros with the dtype and shape of `value` (a dry-run result)."""
+        raise NotImplementedError
+
+    def empty_list_like(self, items):
+        """An empty stacked list whose items are like the items of `items`."""
+        raise NotImplementedError
+
+    def to_list(self, value):
+        """A stacked list from a staged list or a (non-empty) Python list of items."""
+        raise NotImplementedError
+
+    def list_append(self, lst, value):
+        """The stacked list `lst` with `value` appended (a new staged value)."""
+        raise NotImplementedError
+
+    def logical_not(self, x):
+        raise NotImplementedError
+
+    def print(self, values, sep: str, end: str):
+        """A print that happens every time the graph runs."""
+        raise NotImplementedError
+
+    def assert_(self, cond, message: str):
+        """An assertion checked every time the graph runs."""
+        raise NotImplementedError
+
+    def range(self, start, limit, delta):
+        raise NotImplementedError
+
+    def len(self, x):
+        raise NotImplementedError
+
+    def cast(self, x, python_type):
+        """`int(x)` / `float(x)` / `bool(x)` of a staged value."""
+        raise NotImplementedError
+
+    def minimum(self, x, y):
+        raise NotImplementedError
+
+    def maximum(self, x, y):
+        raise NotImplementedError
+
+
+_BACKENDS: list[Backend] = []
+
+
+def register_backend(backend: Backend) -> None:
+    """Adds `backend` (once); later registrations are asked first."""
+    if backend not in _BACKENDS:
+        _BACKENDS.insert(0, backend)
+
+
+def unregister_backend(backend: Backend) -> None:
+    if backend in _BACKENDS:
+        _BACKENDS.remove(backend)
+
+
+def staging(value) -> Backend | None:
+    """The backend that claims `value` as staged, or None (run plain Python)."""
+    if type(value) in _PLAIN_TYPES:
+        return None
+    for backend in _BACKENDS:
+        if backend.is_staged(value):
+            return backend
+    return None
+
+
+def staging_any(values) -> Backend | None:
+    """The backend claiming the first staged value among `values`, or None."""
+    for value in values:
+        backend = staging(value)
+        if backend is not None:
+            return backend
+    return None
+
+
+def tensor_backend(value) -> Backend | None:
+    """The backend whose tensor (eager or staged) `value` is, or None."""
+    if type(value) in _PLAIN_TYPES:
+        return None
+    for backend in _BACKENDS:
+        if backend.is_tensor(value):
+            return backend
+    return None
+
+
+def library_modules() -> set:
+    """Top-level module names of registered libraries: their functions are not converted."""
+    return {name for backend in _BACKENDS for name in backend.modules}

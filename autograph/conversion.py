@@ -1,0 +1,154 @@
+"""The conversion pipeline and the cache of converted functions.
+
+`convert_function(fn)` parses `fn`, runs the converters below in order, prints the result
+with `ast.unparse`, loads it as a module and returns a `Converted` (code + source) that
+`ConversionCache.function(fn)` instantiates with `fn`'s own globals, defaults and closure
+cells, so closures stay live.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+import types
+import warnings
+import weakref
+
+import gast
+
+from autograph import loader, origins, templates
+from autograph.converters import (
+    asserts,
+    break_statements,
+    call_trees,
+    conditional_expressions,
+    continue_statements,
+    control_flow,
+    lists,
+    logical_expressions,
+    return_statements,
+    unsupported,
+)
+from autograph.namer import Namer
+from autograph.parser import SourceUnavailable, parse_function
+
+
+class Context:
+    """What the converters of one function share."""
+
+    def __init__(self, namer: Namer):
+        self.namer = namer
+
+
+def convert_tree(node, ctx: Context):
+    """Runs the converters over the FunctionDef `node` (skipping those with nothing to do)."""
+    present = {type(n) for n in gast.walk(node)}
+    loops = bool(present & {gast.While, gast.For})
+    node = unsupported.transform(node, ctx)
+    if gast.Assert in present:
+        node = asserts.transform(node, ctx)
+    # `lst.append(v)` becomes an assignment, so the analyses see the list as modified.
+    node = lists.transform(node, ctx)
+    # Jumps are lowered before control flow, which needs structured code.
+    if gast.Return in present:
+        node = return_statements.transform(node, ctx)
+    if loops:  # a `return` in a loop becomes a `break`
+        node = break_statements.transform(node, ctx)
+    if gast.Continue in present:
+        node = continue_statements.transform(node, ctx)
+    # Calls are wrapped before control flow, so the generated `ag__` calls stay as they are.
+    node = call_trees.transform(node, ctx)
+    if loops or gast.If in present:
+        node = control_flow.transform(node, ctx)
+    if gast.IfExp in present:
+        node = conditional_expressions.transform(node, ctx)
+    # Last: also converts the `not break_ and ...` tests that jump lowering added.
+    node = logical_expressions.transform(node, ctx)
+    return node
+
+
+class Converted:
+    """A converted function: its code object (closing over `ag__` and `fn`'s free names)."""
+
+    def __init__(self, code, source: str, filename: str):
+        self.code = code
+        self.source = source
+        self.filename = filename
+
+
+def convert_function(fn) -> Converted:
+    """Converts the live function `fn` (raises SourceUnavailable or ConversionError)."""
+    node, _ = parse_function(fn)
+    namer = Namer.for_tree(node)
+    namer.new("ag__")
+    node = convert_tree(node, Context(namer))
+    factory_name = namer.new("create_converted")
+    freevars = list(fn.__code__.co_freevars)
+    # The factory is never run; `global` keeps the function's own name (recursion) resolving
+    # in the user's globals rather than to the factory's local.
+    own_name = [] if node.name in freevars else [gast.Global(names=[node.name])]
+    factory = templates.replace(
+        "def factory(ag__, freevars):\n    body\n    return fn",
+        fn=node.name, factory=factory_name, freevars=freevars, body=own_name + [node],
+    )
+    module, by_line = origins.to_ast_with_user_lines(gast.Module(body=factory, type_ignores=[]))
+    source = ast.unparse(module) + "\n"
+    generated = ast.parse(source)
+    origin_map = origins.OriginMap.build(module, generated, by_line)
+    module_code, filename = loader.load(source, fn.__name__.strip("<>"), origin_map)
+    code = loader.find_code(module_code, factory_name, node.name)
+    inner = generated.body[0].body[-2]  # the converted def, before `return name`
+    lines = source.splitlines(True)[inner.lineno - 1:inner.end_lineno]
+    return Converted(code, textwrap.dedent("".join(lines)), filename)
+
+
+class ConversionCache:
+    """Converted code per code object, and converted functions per function object."""
+
+    def __init__(self, ag_module):
+        self._cell = types.CellType(ag_module)
+        self._by_code: dict = {}
+        self._by_function = weakref.WeakKeyDictionary()
+
+    def converted(self, fn) -> Converted | None:
+        """The conversion of `fn`'s code, or None when its source is unavailable (warned once)."""
+        code = fn.__code__
+        if code not in self._by_code:
+            try:
+                self._by_code[code] = convert_function(fn)
+            except SourceUnavailable as e:
+                self._by_code[code] = None
+                warnings.warn(
+                    f"autograph could not convert {fn.__qualname__} ({e}): its source code is not "
+                    "available (defined in a REPL, by exec, or the file changed). It runs as "
+                    "written, so `if`/`while`/`for` on graph tensors will fail. Define it in a "
+                    "file, or use rt.cond / rt.while_loop explicitly.",
+                    stacklevel=4,
+                )
+        return self._by_code[code]
+
+    def function(self, fn):
+        """The converted version of the function `fn` (or `fn` if it cannot be converted)."""
+        found = self._by_function.get(fn)
+        if found is not None:
+            return found
+        converted = self.converted(fn)
+        if converted is None:
+            return fn
+        cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+        cells["ag__"] = self._cell
+        closure = tuple(cells[name] for name in converted.code.co_freevars)
+        new = types.FunctionType(converted.code, fn.__globals__, fn.__name__, fn.__defaults__,
+                                 closure)
+        new.__kwdefaults__ = fn.__kwdefaults__
+        new.__qualname__ = fn.__qualname__
+        new.__doc__ = fn.__doc__
+        new.__module__ = fn.__module__
+        self._by_function[fn] = new
+        return new
+
+    def source(self, fn) -> str:
+        converted = self.converted(fn)
+        if converted is None:
+            raise SourceUnavailable(f"the source of {fn.__qualname__} is not available")
+        return converted.source

@@ -1,0 +1,1 @@
+"""Converters: each module exports `transform(node, ctx) -> node` and owns one construct."""

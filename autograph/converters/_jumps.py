@@ -1,0 +1,124 @@
+"""Shared by the return/break/continue converters: removing jumps of one kind from a block.
+
+Code after a jump is unreachable and dropped. Code after an `if` that may jump moves into the
+branch that falls through, so `if c: return x` / `rest` reads as `if c: return x else: rest`.
+When moving would copy more than one simple statement into two branches (or the statement is a
+loop, `with` or `try`), the rest is guarded by a flag test instead (`if not break_: rest`).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+_FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+_LOOPS = (gast.While, gast.For, gast.AsyncFor)
+_SIMPLE = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return, gast.Pass)
+
+
+class JumpLowering:
+    """Removes the jumps of `kind` (statement types) from blocks.
+
+    replace(stmt) -> statements that stand for the jump; guard(stmts) -> the guarded block
+    (may raise NeedsFlag); lower_loop(loop) -> statements for a loop that contains jumps
+    (only when `into_loops`, for `return`).
+    """
+
+    def __init__(self, kind, replace, guard, into_loops=False, lower_loop=None):
+        self.kind = kind
+        self.replace = replace
+        self.guard = guard
+        self.into_loops = into_loops
+        self.lower_loop = lower_loop
+
+    def contains(self, node) -> bool:
+        """Whether `node` holds a jump of this kind that leaves it."""
+        if isinstance(node, _FUNCTIONS):
+            return False
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, self.kind):
+                return True
+            for child in gast.iter_child_nodes(n):
+                if isinstance(child, _FUNCTIONS):
+                    continue
+                if isinstance(child, _LOOPS) and not self.into_loops:
+                    continue
+                stack.append(child)
+        return False
+
+    def always_jumps(self, stmts) -> bool:
+        if not stmts:
+            return False
+        last = stmts[-1]
+        if isinstance(last, self.kind):
+            return True
+        if isinstance(last, gast.If):
+            return self.always_jumps(last.body) and self.always_jumps(last.orelse)
+        return False
+
+    def block(self, stmts) -> list:
+        """The statements of `stmts` with every jump of this kind removed."""
+        out = []
+        for i, stmt in enumerate(stmts):
+            if isinstance(stmt, self.kind):
+                return out + self.replace(stmt)
+            if not self.contains(stmt):
+                out.append(stmt)
+                continue
+            rest = stmts[i + 1:]
+            if isinstance(stmt, gast.If):
+                falls = [b for b in ("body", "orelse") if not self.always_jumps(getattr(stmt, b))]
+                if len(falls) < 2 or not rest or _small(rest):
+                    for j, branch in enumerate(falls):
+                        moved = rest if j == 0 else copy.deepcopy(rest)
+                        setattr(stmt, branch, getattr(stmt, branch) + moved)
+                    stmt.body = self.block(stmt.body) or [gast.Pass()]
+                    stmt.orelse = self.block(stmt.orelse)
+                    return out + [stmt]
+                stmt.body = self.block(stmt.body) or [gast.Pass()]
+                stmt.orelse = self.block(stmt.orelse)
+                out.append(stmt)
+            elif isinstance(stmt, _LOOPS):
+                out.extend(self.lower_loop(stmt))
+            else:
+                out.append(self._inner(stmt))
+            return out + (self.guard(self.block(rest)) if rest else [])
+        return out
+
+    def needs_guard(self, stmts) -> bool:
+        """Whether `block(stmts)` would need a guard or a loop lowering (without changing
+        anything): then the caller uses flags instead of moving code."""
+        for i, stmt in enumerate(stmts):
+            if isinstance(stmt, self.kind):
+                return False
+            if not self.contains(stmt):
+                continue
+            rest = stmts[i + 1:]
+            if isinstance(stmt, gast.If):
+                falls = [b for b in ("body", "orelse") if not self.always_jumps(getattr(stmt, b))]
+                if len(falls) == 2 and rest and not _small(rest):
+                    return True
+                return any(self.needs_guard(getattr(stmt, b) + (rest if b in falls else []))
+                           for b in ("body", "orelse"))
+            if isinstance(stmt, _LOOPS) or rest:
+                return True
+            blocks = [getattr(stmt, f, None) or [] for f in ("body", "orelse", "finalbody")]
+            blocks += [h.body for h in getattr(stmt, "handlers", [])]
+            return any(self.needs_guard(b) for b in blocks)
+        return False
+
+    def _inner(self, stmt):
+        """`with` / `try`: lower the blocks inside."""
+        for field in ("body", "orelse", "finalbody"):
+            if getattr(stmt, field, None):
+                setattr(stmt, field, self.block(getattr(stmt, field)) or [gast.Pass()])
+        for handler in getattr(stmt, "handlers", []):
+            handler.body = self.block(handler.body) or [gast.Pass()]
+        return stmt
+
+
+def _small(rest) -> bool:
+    return len(rest) == 1 and isinstance(rest[0], _SIMPLE)

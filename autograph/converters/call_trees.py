@@ -1,0 +1,40 @@
+"""Routes calls through `ag__.converted_call`, which converts user functions on first call.
+
+    y = helper(x, k=2)   ->   y = ag__.converted_call(helper, x, k=2)
+Calls made by generated code (`ag__.*`) and zero-argument `super()` are left alone.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from autograph import templates
+
+
+def transform(node, ctx):
+    """Wraps every user call under `node`."""
+    return _Calls().visit(node)
+
+
+class _Calls(gast.NodeTransformer):
+    def visit_FunctionDef(self, node):
+        # Decorators were removed by the parser (or belong to nested functions, which run as
+        # written at definition time); convert the body and default values only.
+        node.body = [self.visit(s) for s in node.body]
+        node.args = self.visit(node.args)
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if _is_generated(func) or (isinstance(func, gast.Name) and func.id == "super"):
+            return node
+        ag_func = gast.Attribute(value=templates.name("ag__"), attr="converted_call",
+                                 ctx=gast.Load())
+        call = gast.Call(func=ag_func, args=[func] + node.args, keywords=node.keywords)
+        return gast.copy_location(call, node)
+
+
+def _is_generated(func) -> bool:
+    return isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
+        func.value.id == "ag__"

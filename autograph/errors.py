@@ -1,0 +1,61 @@
+"""Errors of the converter, and translation of exceptions raised in generated code.
+
+`ConversionError` is raised for code that cannot be converted, at the user's line.
+`translate(exc, registry)` adds a note naming the user's lines for every generated frame in an
+exception's traceback and drops those frames, so tracebacks show the user's code.
+"""
+
+from __future__ import annotations
+
+import types
+
+
+class ConversionError(Exception):
+    """The function uses syntax that autograph cannot convert (at the line given)."""
+
+
+class AutoGraphError(Exception):
+    """Converted code reached a state that plain Python would handle differently (e.g. a
+    variable defined in only one branch of a staged `if`)."""
+
+
+def at(message: str, origin) -> str:
+    """`message` with the user's file, line and source text appended."""
+    if origin is None:
+        return message
+    return f'{message}\n  File "{origin.filename}", line {origin.lineno}\n    {origin.text}'
+
+
+def translate(exc: BaseException, registry) -> BaseException:
+    """Rewrites the traceback of `exc` (raised through generated code) to the user's lines."""
+    if getattr(exc, "_ag_translated", False):
+        return exc
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb)
+        tb = tb.tb_next
+    notes = []
+    kept = []
+    for tb in frames:
+        filename = tb.tb_frame.f_code.co_filename
+        origin = registry.lookup(filename, tb.tb_lineno)
+        if origin is not None:
+            notes.append(
+                f'  File "{origin.filename}", line {origin.lineno}, in '
+                f"{tb.tb_frame.f_code.co_name} (converted)\n    {origin.text}"
+            )
+        elif not registry.is_generated(filename):
+            kept.append(tb)
+    if not notes:
+        return exc
+    new_tb = None
+    for tb in reversed(kept):
+        new_tb = types.TracebackType(new_tb, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
+    note = "Raised in code converted by autograph, at:\n" + "\n".join(notes)
+    if hasattr(exc, "add_note"):
+        exc.add_note(note)
+    else:  # Python 3.10: keep the note where 3.11 would put it
+        exc.__notes__ = [*getattr(exc, "__notes__", []), note]
+    exc._ag_translated = True
+    return exc.with_traceback(new_tb)

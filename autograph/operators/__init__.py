@@ -1,0 +1,18 @@
+"""The functions converted code calls through `ag__` (plain functions; staging via backends)."""
+
+from autograph.operators.control_flow import (
+    for_stmt,
+    if_exp,
+    if_stmt,
+    python_value,
+    while_stmt,
+)
+from autograph.operators.data_structures import list_append
+from autograph.operators.exceptions import assert_stmt
+from autograph.operators.logical import and_, not_, or_
+from autograph.operators.special_values import Undefined, ld
+
+__all__ = [
+    "Undefined", "and_", "assert_stmt", "for_stmt", "if_exp", "if_stmt", "ld", "list_append",
+    "not_", "or_", "python_value", "while_stmt",
+]

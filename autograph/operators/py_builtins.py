@@ -1,0 +1,76 @@
+"""Overloads of the builtins that meet tensors: `print`, `len`, `range`, `int`, `float`,
+`min`, `max`. `converted_call` routes calls of the builtins to them; plain Python values take
+the builtin itself. `abs`, `enumerate` and `zip` work on tensors through the tensor type."""
+
+from __future__ import annotations
+
+import builtins
+
+from autograph import backends
+
+
+def print_(*values, sep=" ", end="\n", file=None, flush=False):
+    """A graph print (every run) when a value is a tensor; else Python's print (now)."""
+    if file is None:
+        for value in values:
+            backend = backends.tensor_backend(value)
+            if backend is not None:
+                return backend.print(values, sep=sep, end=end)
+    return builtins.print(*values, sep=sep, end=end, file=file, flush=flush)
+
+
+def len_(x):
+    backend = backends.staging(x)
+    return len(x) if backend is None else backend.len(x)
+
+
+def range_(*args):
+    backend = backends.staging_any(args)
+    if backend is None:
+        return range(*args)
+    start, limit, delta = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
+    return backend.range(start, limit, delta)
+
+
+def _caster(python_type):
+    def cast(x=0, *args):
+        backend = backends.staging(x)
+        if backend is None or args:
+            return python_type(x, *args)
+        return backend.cast(x, python_type)
+
+    cast.__name__ = f"{python_type.__name__}_"
+    return cast
+
+
+int_ = _caster(int)
+float_ = _caster(float)
+
+
+def _extremum(name, python_fn):
+    def extremum(*args, **kwargs):
+        backend = backends.staging_any(args)
+        if backend is None or len(args) < 2 or kwargs:
+            return python_fn(*args, **kwargs)
+        result = args[0]
+        for value in args[1:]:
+            result = getattr(backend, name)(result, value)
+        return result
+
+    extremum.__name__ = f"{python_fn.__name__}_"
+    return extremum
+
+
+min_ = _extremum("minimum", min)
+max_ = _extremum("maximum", max)
+
+# Builtin -> overload, used by converted_call.
+OVERLOADS = {
+    builtins.print: print_,
+    builtins.len: len_,
+    builtins.range: range_,
+    builtins.int: int_,
+    builtins.float: float_,
+    builtins.min: min_,
+    builtins.max: max_,
+}

@@ -1,0 +1,174 @@
+"""The runtime as an autograph backend: staged control flow on symbolic tensors.
+
+Registers `RuntimeBackend` with autograph on import. Symbolic tensors (graph values while
+tracing) are *staged*: `if`/`while`/`for` on them become `If`/`While` ops; eager tensors run as
+plain Python. `for` over a `Range` op loops over the index without materialising the range;
+over any other tensor it loops over dim 0. A list appended to in a graph loop becomes a
+stacked tensor that grows along dim 0.
+"""
+
+from __future__ import annotations
+
+import autograph
+from runtime import context, dtypes
+from runtime.control_flow import cond, while_loop
+from runtime.conversion import convert_to_tensor
+from runtime.graph import Graph
+from runtime.ops import array_ops, creation_ops, io_ops, math_ops
+from runtime.ops.registry import constant_in_graph
+from runtime.tensor import SymbolicTensor, Tensor
+
+_PYTHON_DTYPES = {int: dtypes.int32, float: dtypes.float32, bool: dtypes.bool_}
+
+
+def _as_bool(value):
+    """A scalar bool for a condition (`if x:` on an int tensor means `x != 0`)."""
+    if isinstance(value, SymbolicTensor) and not value.dtype.is_bool:
+        return math_ops.not_equal(value, 0)
+    return value
+
+
+def _zeros(shape, dtype):
+    """A zeros tensor in the graph being built (a Const op, so it is a staged value)."""
+    return constant_in_graph(context.current_graph(), creation_ops.zeros(shape, dtype))
+
+
+def _loop_value(value):
+    """Python lists carried by a graph loop become stacked tensors."""
+    if isinstance(value, list) and value:
+        return array_ops.stack(value)
+    return value
+
+
+class RuntimeBackend(autograph.Backend):
+    """Stages control flow on `SymbolicTensor`s with `rt.cond` / `rt.while_loop`."""
+
+    modules = ("runtime",)
+
+    def is_tensor(self, value) -> bool:
+        return isinstance(value, Tensor)
+
+    def is_staged(self, value) -> bool:
+        return isinstance(value, SymbolicTensor)
+
+    def cond(self, pred, true_fn, false_fn, names):
+        return cond(_as_bool(pred), true_fn, false_fn, names=names)
+
+    def while_loop(self, test, body, loop_vars, names):
+        loop_vars = tuple(_loop_value(v) for v in loop_vars)
+        return while_loop(lambda *v: _as_bool(test(*v)), body, loop_vars, names=names)
+
+    def for_loop(self, iterated, extra_test, body, loop_vars, names):
+        op = iterated.op
+        if op.type == "Range":
+            start, limit, delta = op.inputs
+            upward = math_ops.greater(delta, 0)
+
+            def in_range(i):
+                return math_ops.logical_or(
+                    math_ops.logical_and(upward, math_ops.less(i, limit)),
+                    math_ops.logical_and(math_ops.logical_not(upward), math_ops.greater(i, limit)),
+                )
+
+            def item(i):
+                return i
+        else:
+            start, delta = 0, 1
+            count = array_ops.shape(iterated)[0]
+
+            def in_range(i):
+                return math_ops.less(i, count)
+
+            def item(i):
+                return array_ops.gather(iterated, i)
+
+        def loop_test(i, *current):
+            ok = in_range(i)
+            if extra_test is None:
+                return ok
+            more = extra_test(*current)
+            if not isinstance(more, Tensor):
+                return ok if more else False
+            return math_ops.logical_and(ok, _as_bool(more))
+
+        def loop_body(i, *current):
+            return (i + delta, *body(item(i), *current))
+
+        init = (convert_to_tensor(start, dtypes.int32) if not isinstance(start, Tensor) else start,)
+        init += tuple(_loop_value(v) for v in loop_vars)
+        names = ("<iteration>", *(names or ()))
+        return tuple(while_loop(loop_test, loop_body, init, names=names))[1:]
+
+    def dry_run(self, fn):
+        scratch = Graph("autograph_dry_run", outer=context.current_graph())
+        with scratch.as_default():
+            return fn()
+
+    def placeholder(self, value):
+        value = _loop_value(value)
+        if isinstance(value, Tensor) or type(value) in _PYTHON_DTYPES:
+            tensor = convert_to_tensor(value)
+            return context.current_graph().add_input(tensor.dtype, tensor.shape)
+        return value
+
+    def item_placeholder(self, iterated):
+        return context.current_graph().add_input(iterated.dtype, iterated.shape[1:])
+
+    def zeros_like(self, value):
+        if isinstance(value, list):
+            value = value[0] if value else 0
+        tensor = value if isinstance(value, Tensor) else convert_to_tensor(value)
+        shape = tuple(0 if d is None else d for d in tensor.shape)
+        return _zeros(shape, tensor.dtype)
+
+    def empty_list_like(self, items):
+        if isinstance(items, list):
+            if not items:
+                raise ValueError(
+                    "autograph: cannot infer the item type of a list that the loop never appends "
+                    "to; give the list an initial item, or create it as a tensor."
+                )
+            item = items[0] if isinstance(items[0], Tensor) else convert_to_tensor(items[0])
+            shape = (0, *(0 if d is None else d for d in item.shape))
+        else:
+            item = items
+            shape = (0, *(0 if d is None else d for d in items.shape[1:]))
+        return _zeros(shape, item.dtype)
+
+    def to_list(self, value):
+        return _loop_value(value)
+
+    def list_append(self, lst, value):
+        value = convert_to_tensor(value, lst.dtype)
+        return array_ops.concat([lst, array_ops.expand_dims(value, 0)], 0)
+
+    def logical_not(self, x):
+        return math_ops.logical_not(_as_bool(x))
+
+    def print(self, values, sep, end):
+        return io_ops.print(*values, sep=sep, end=end)
+
+    def assert_(self, cond, message):
+        return io_ops.assert_true(_as_bool(cond), message)
+
+    def range(self, start, limit, delta):
+        return creation_ops.range(start, limit, delta)
+
+    def len(self, x):
+        if x.shape and x.shape[0] is not None:
+            return x.shape[0]
+        return array_ops.shape(x)[0]
+
+    def cast(self, x, python_type):
+        if python_type is bool:
+            return _as_bool(x)
+        return math_ops.cast(x, _PYTHON_DTYPES[python_type])
+
+    def minimum(self, x, y):
+        return math_ops.minimum(x, y)
+
+    def maximum(self, x, y):
+        return math_ops.maximum(x, y)
+
+
+autograph.register_backend(RuntimeBackend())

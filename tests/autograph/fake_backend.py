@@ -1,0 +1,135 @@
+"""A tiny backend for testing autograph without the runtime (and for backend-agnosticism).
+
+`Sym` wraps a Python value and behaves like a graph value: it refuses `bool()`, so plain
+Python control flow on it fails, and only staged operators can handle it. The staged
+primitives compute with the wrapped values, but `cond` runs *both* branches (like tracing)
+and keeps a log of what was staged.
+"""
+
+import operator
+
+import autograph
+
+
+class Sym:
+    """A staged value wrapping `value`."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __bool__(self):
+        raise TypeError("Sym used as a Python bool (control flow was not staged)")
+
+    def __iter__(self):
+        raise TypeError("Sym iterated in Python (the loop was not staged)")
+
+    def __repr__(self):
+        return f"Sym({self.value!r})"
+
+
+def unwrap(value):
+    return value.value if isinstance(value, Sym) else value
+
+
+def _binary(op):
+    return lambda a, b: Sym(op(unwrap(a), unwrap(b)))
+
+
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "lt", "le", "gt", "ge", "eq",
+              "ne"):
+    _op = getattr(operator, _name)
+    setattr(Sym, f"__{_name}__", _binary(_op))
+    setattr(Sym, f"__r{_name}__", (lambda op: lambda a, b: Sym(op(unwrap(b), unwrap(a))))(_op))
+Sym.__neg__ = lambda a: Sym(-a.value)
+Sym.__getitem__ = lambda a, i: Sym(a.value[unwrap(i)])
+Sym.__hash__ = object.__hash__
+
+
+
+class FakeBackend(autograph.Backend):
+    """Stages by evaluating: both branches of a cond run; loops run in Python."""
+
+    modules = ("fake_backend",)
+
+    def __init__(self):
+        self.log = []
+
+    def is_tensor(self, value):
+        return isinstance(value, Sym)
+
+    def is_staged(self, value):
+        return isinstance(value, Sym)
+
+    def cond(self, pred, true_fn, false_fn, names):
+        self.log.append(("cond", names))
+        t, f = true_fn(), false_fn()
+        return t if unwrap(pred) else f
+
+    def while_loop(self, test, body, loop_vars, names):
+        self.log.append(("while", names))
+        loop_vars = tuple(loop_vars)
+        while unwrap(test(*loop_vars)):
+            loop_vars = tuple(body(*loop_vars))
+        return loop_vars
+
+    def for_loop(self, iterated, extra_test, body, loop_vars, names):
+        self.log.append(("for", names))
+        loop_vars = tuple(loop_vars)
+        for item in unwrap(iterated):
+            if extra_test is not None and not unwrap(extra_test(*loop_vars)):
+                break
+            loop_vars = tuple(body(Sym(item), *loop_vars))
+        return loop_vars
+
+    def dry_run(self, fn):
+        saved, self.log = self.log, []
+        try:
+            return fn()
+        finally:
+            self.log = saved
+
+    def placeholder(self, value):
+        if isinstance(value, (Sym, int, float, bool)):
+            return Sym(unwrap(value))
+        return value
+
+    def item_placeholder(self, iterated):
+        return Sym(unwrap(iterated)[0] if unwrap(iterated) else 0)
+
+    def zeros_like(self, value):
+        return Sym(type(unwrap(value))())
+
+    def empty_list_like(self, items):
+        return Sym([])
+
+    def to_list(self, value):
+        return value if isinstance(value, Sym) else Sym([unwrap(v) for v in value])
+
+    def list_append(self, lst, value):
+        return Sym(unwrap(lst) + [unwrap(value)])
+
+    def logical_not(self, x):
+        return Sym(not unwrap(x))
+
+    def print(self, values, sep, end):
+        self.log.append(("print", sep.join(str(unwrap(v)) for v in values)))
+
+    def assert_(self, cond, message):
+        self.log.append(("assert", message))
+        if not unwrap(cond):
+            raise AssertionError(message)
+
+    def range(self, start, limit, delta):
+        return Sym(list(range(unwrap(start), unwrap(limit), unwrap(delta))))
+
+    def len(self, x):
+        return Sym(len(unwrap(x)))
+
+    def cast(self, x, python_type):
+        return Sym(python_type(unwrap(x)))
+
+    def minimum(self, x, y):
+        return Sym(min(unwrap(x), unwrap(y)))
+
+    def maximum(self, x, y):
+        return Sym(max(unwrap(x), unwrap(y)))

@@ -1,0 +1,78 @@
+"""The public API: golden `to_code`, conversion caching, errors that point at user lines."""
+
+import linecache
+
+import golden_functions
+import pytest
+from golden_code import GOLDEN
+
+import autograph
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN))
+def test_to_code_golden(name):
+    code = autograph.to_code(getattr(golden_functions, name))
+    assert code == GOLDEN[name]
+    compile(code, name, "exec")
+
+
+def test_simple_relu_is_short():
+    code = autograph.to_code(golden_functions.simple_relu)
+    assert len([line for line in code.splitlines() if line.strip()]) <= 15
+
+
+def test_conversion_is_cached_per_code_object():
+    first = autograph.to_graph(golden_functions.collatz).__ag_converted__
+    second = autograph.to_graph(golden_functions.collatz).__ag_converted__
+    assert first is second
+
+
+def test_generated_module_is_in_linecache():
+    converted = autograph.to_graph(golden_functions.collatz).__ag_converted__
+    lines = linecache.getlines(converted.__code__.co_filename)
+    assert any("ag__.while_stmt(loop_test, loop_body" in line for line in lines)
+
+
+def test_converted_function_equals_original_on_python_values():
+    for n in (1, 6, 27):
+        assert autograph.to_graph(golden_functions.collatz)(n) == golden_functions.collatz(n)
+
+
+def raises_name_error(x):
+    if x > 0:
+        y = undefined_name + 1  # noqa: F821
+    else:
+        y = 0
+    return y
+
+
+def test_exception_in_converted_code_shows_user_line():
+    with pytest.raises(NameError) as info:
+        autograph.to_graph(raises_name_error)(1)
+    note = "\n".join(getattr(info.value, "__notes__", []))
+    line = raises_name_error.__code__.co_firstlineno + 2
+    assert f'File "{__file__}", line {line}' in note
+    assert "y = undefined_name + 1" in note
+    files = [tb.tb_frame.f_code.co_filename for tb in _frames(info.value.__traceback__)]
+    assert not any(autograph.is_generated_file(f) for f in files)
+
+
+def _frames(tb):
+    while tb is not None:
+        yield tb
+        tb = tb.tb_next
+
+
+def generator(x):
+    yield x
+
+
+def test_unsupported_syntax_names_the_line():
+    with pytest.raises(autograph.ConversionError, match="`yield` is not supported") as info:
+        autograph.to_graph(generator)
+    assert f"line {generator.__code__.co_firstlineno + 1}" in str(info.value)
+
+
+def test_to_graph_rejects_non_functions():
+    with pytest.raises(TypeError, match="to_graph expects a Python function"):
+        autograph.to_graph(42)

@@ -8,13 +8,21 @@ executor that compiles graphs to straight-line Python over numpy.
         return rt.matmul(x, y) + 1.0
 """
 
-from runtime import config, debugging, errors, onnx, random, saved, strings  # onnx: lazy
+from runtime import (  # onnx: lazy
+    autograph_backend,  # noqa: E402,F401 - registers runtime with autograph
+    config,
+    debugging,
+    errors,
+    onnx,
+    random,
+    saved,
+    strings,
+)
 from runtime.control_flow import cond, while_loop
 from runtime.conversion import constant, convert_to_tensor
 from runtime.dtypes import (
     DType,
     as_dtype,
-    bool_ as bool,  # noqa: A004 - TensorFlow's name
     float16,
     float32,
     float64,
@@ -24,6 +32,9 @@ from runtime.dtypes import (
     int64,
     string,
     uint8,
+)
+from runtime.dtypes import (
+    bool_ as bool,  # noqa: A004 - TensorFlow's name
 )
 from runtime.function import ConcreteFunction, Function, function
 from runtime.graph import Graph, Operation
@@ -111,8 +122,5 @@ from runtime.ops.reduction_ops import (
 from runtime.signature import TensorSpec
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorShape
 from runtime.variables import Variable
-
-
-from runtime import autograph_backend  # noqa: E402,F401 - registers runtime with autograph
 
 __version__ = "0.1.0"

@@ -59,8 +59,19 @@ class RuntimeBackend(autograph.Backend):
         return while_loop(lambda *v: _as_bool(test(*v)), body, loop_vars, names=names)
 
     def for_loop(self, iterated, extra_test, body, loop_vars, names):
-        op = iterated.op
-        if op.type == "Range":
+        if isinstance(iterated, tuple):  # zip: the shortest tensor ends the loop
+            start, delta = 0, 1
+            count = array_ops.shape(iterated[0])[0]
+            for other in iterated[1:]:
+                count = math_ops.minimum(count, array_ops.shape(other)[0])
+
+            def in_range(i):
+                return math_ops.less(i, count)
+
+            def item(i):
+                return tuple(array_ops.gather(t, i) for t in iterated)
+        elif iterated.op.type == "Range":
+            start, limit, delta = iterated.op.inputs
             start, limit, delta = op.inputs
             upward = math_ops.greater(delta, 0)
 
@@ -112,6 +123,8 @@ class RuntimeBackend(autograph.Backend):
         return value
 
     def item_placeholder(self, iterated):
+        if isinstance(iterated, tuple):
+            return tuple(self.item_placeholder(t) for t in iterated)
         return context.current_graph().add_input(iterated.dtype, iterated.shape[1:])
 
     def zeros_like(self, value):

@@ -208,7 +208,11 @@ class Function:
             else:
                 concrete = self._fast.get(tuple(key))
                 if concrete is not None:
-                    return concrete._call_values(values)
+                    try:
+                        outs = concrete._run(*values)
+                    except Exception as e:  # noqa: BLE001 - re-raised with the user's line
+                        raise concrete._locate(e) from None
+                    return concrete._pack(outs)
         return self._call_general(args, kwargs)
 
     def _call_general(self, args, kwargs):

@@ -14,6 +14,8 @@ import itertools
 import linecache
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from runtime.graph import Graph, Operation
 from runtime.tensor import SymbolicTensor
 
@@ -68,10 +70,10 @@ class _Emitter:
             self.line_ops[len(self.lines) + 1] = op
 
     # ---- graphs ----
-    def body(self, graph: Graph, indent: str) -> None:
+    def body(self, graph: Graph, indent: str, skip: Operation | None = None) -> None:
         dead_after = _arrays_dead_after(graph)
         for index, op in enumerate(graph.operations):
-            if op.type == "Placeholder":
+            if op.type == "Placeholder" or op is skip:
                 continue
             handler = getattr(self, f"_emit_{op.type}", None)
             if handler is not None:
@@ -125,6 +127,10 @@ class _Emitter:
                 self.emit(indent + "    ", "pass")
 
     def _emit_While(self, op: Operation, indent: str) -> None:
+        counted = _counted_loop(op)
+        if counted is not None:
+            self._emit_counted_loop(op, indent, *counted)
+            return
         n = len(op.outputs)
         inputs = [self.name_of(t) for t in op.inputs]
         loop_vars = [self._define(t) for t in op.outputs]
@@ -151,6 +157,105 @@ class _Emitter:
         results = [self.name_of(t) for t in body.outputs]
         if results != loop_vars and results:
             self.emit(inner, f"{', '.join(loop_vars)} = {', '.join(results)}", op)
+
+    def _emit_counted_loop(self, op, indent, k, limit, step, step_op) -> None:
+        """`while i < limit: ...; i = i + step` as `for i in <numpy range>:` (the test and the
+        increment are the costliest part of small loops)."""
+        n = len(op.outputs)
+        inputs = [self.name_of(t) for t in op.inputs]
+        loop_vars = [self._define(t) for t in op.outputs]
+        cond, body = op.attrs["cond"], op.attrs["body"]
+        for i, (var, init) in enumerate(zip(loop_vars, inputs[:n])):
+            if i != k:
+                self.emit(indent, f"{var} = {init}", op)
+        outer_names = loop_vars + inputs[n:]
+        if limit.op.type == "Const":
+            limit_name = self._global(limit.op.name, limit.op.attrs["value"][()])
+        else:
+            limit_name = outer_names[_index_of(cond.inputs, limit)]
+        counting, end = (
+            self._global("counting", counting_range),
+            self._global("range_end", range_end),
+        )
+        start = f"{inputs[k]}, {limit_name}, {step}"
+        self.emit(indent, f"for {loop_vars[k]} in {counting}({start}):", op)
+        inner = indent + "    "
+        self._bind_inputs(body, outer_names)
+        only_output = sum(t is step_op.outputs[0] for t in body.outputs) == 1 and not any(
+            step_op.outputs[0] is t for o in body.operations for t in o.inputs
+        )
+        start_lines = len(self.lines)
+        self.body(body, inner, skip=step_op if only_output else None)
+        pairs = [
+            (var, self.name_of(t))
+            for i, (var, t) in enumerate(zip(loop_vars, body.outputs))
+            if i != k and var != self.name_of(t)
+        ]
+        if pairs:
+            names, values = zip(*pairs)
+            self.emit(inner, f"{', '.join(names)} = {', '.join(values)}", op)
+        if len(self.lines) == start_lines:
+            self.emit(inner, "pass")
+        self.emit(indent, f"{loop_vars[k]} = {end}({start})", op)
+
+
+def counting_range(start, limit, step):
+    """The values `start, start + step, ...` below `limit`, as numpy scalars of start's dtype."""
+    if (int(limit) - int(start)) // step <= 1 << 16:
+        return np.arange(start, limit, step, dtype=start.dtype)
+    return _counting_chunks(start, limit, step)
+
+
+def _counting_chunks(start, limit, step):
+    chunk = step << 16
+    for first in range(int(start), int(limit), chunk):
+        yield from np.arange(first, min(int(limit), first + chunk), step, dtype=start.dtype)
+
+
+def range_end(start, limit, step):
+    """The counter's value after `while i < limit: i += step` (step > 0)."""
+    first, last = int(start), int(limit)
+    if last <= first:
+        return start
+    return start.dtype.type(first + -(-(last - first) // step) * step)
+
+
+def _index_of(tensors, tensor) -> int:
+    return next(i for i, t in enumerate(tensors) if t is tensor)
+
+
+def _counted_loop(op: Operation):
+    """(k, limit, step, step_op) when a While op counts loop variable k up to a loop-invariant
+    limit by a positive constant step, and its test is only `k < limit`; else None."""
+    if op.attrs.get("maximum_iterations") is not None:
+        return None
+    n = len(op.outputs)
+    cond, body = op.attrs["cond"], op.attrs["body"]
+    test = cond.outputs[0].op
+    others = [o for o in cond.operations if o.type not in ("Placeholder", "Const")]
+    if others != [test] or test.type != "Less":
+        return None
+    counter, limit = test.inputs
+    if counter.op.type != "Placeholder" or counter.shape != () or not counter.dtype.is_integer:
+        return None
+    k = _index_of(cond.inputs, counter)
+    if k >= n:
+        return None
+    if limit.op.type == "Placeholder":
+        j = _index_of(cond.inputs, limit)
+        if j < n and body.outputs[j] is not body.inputs[j]:
+            return None
+    elif limit.op.type != "Const" or limit.shape != ():
+        return None
+    step_op = body.outputs[k].op
+    if step_op.type != "Add":
+        return None
+    a, b = step_op.inputs
+    increment = b if a is body.inputs[k] else a if b is body.inputs[k] else None
+    if increment is None or increment.op.type != "Const" or increment.shape != ():
+        return None
+    step = int(increment.op.attrs["value"])
+    return (k, limit, step, step_op) if step > 0 else None
 
 
 def _arrays_dead_after(graph: Graph) -> dict[int, list[SymbolicTensor]]:

@@ -7,7 +7,7 @@ import builtins
 import numpy as np
 
 from runtime import dtypes
-from runtime.conversion import is_weak, convert_to_tensor
+from runtime.conversion import convert_to_tensor, is_weak
 from runtime.errors import InvalidArgumentError
 from runtime.ops import shapes
 from runtime.ops.registry import ELEMENTWISE, apply, define_op

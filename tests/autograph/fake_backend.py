@@ -75,7 +75,8 @@ class FakeBackend(autograph.Backend):
     def for_loop(self, iterated, extra_test, body, loop_vars, names):
         self.log.append(("for", names))
         loop_vars = tuple(loop_vars)
-        for item in unwrap(iterated):
+        items = zip(*map(unwrap, iterated)) if isinstance(iterated, tuple) else unwrap(iterated)
+        for item in items:
             if extra_test is not None and not unwrap(extra_test(*loop_vars)):
                 break
             loop_vars = tuple(body(Sym(item), *loop_vars))
@@ -94,6 +95,8 @@ class FakeBackend(autograph.Backend):
         return value
 
     def item_placeholder(self, iterated):
+        if isinstance(iterated, tuple):
+            return tuple(self.item_placeholder(i) for i in iterated)
         return Sym(unwrap(iterated)[0] if unwrap(iterated) else 0)
 
     def zeros_like(self, value):

@@ -565,6 +565,31 @@ def digits_sum(n):
     return total
 
 
+def while_true_break(x, limit):
+    i = 0
+    total = 0.0
+    while True:
+        total += x
+        i += 1
+        if total > limit:
+            break
+    return i, total
+
+
+def fizz_sum(n):
+    s = 0
+    for i in range(1, n + 1):
+        if i % 15 == 0:
+            s += 15
+        elif i % 5 == 0:
+            s += 5
+        elif i % 3 == 0:
+            s += 3
+        else:
+            continue
+    return s
+
+
 def i32(v):
     return np.int32(v)
 
@@ -636,4 +661,6 @@ CASES = [
     (gcd, [(i32(48), i32(18))]),
     (count_primes, [(i32(20),)]),
     (digits_sum, [(i32(12345),)]),
+    (while_true_break, [(f32(1.5), f32(10.0))]),
+    (fizz_sum, [(i32(20),)]),
 ]

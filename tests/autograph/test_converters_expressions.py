@@ -183,3 +183,17 @@ def test_closure_stays_live():
     converted = autograph.to_graph(f)
     k = 10
     assert converted(1) == 11
+
+
+def test_enumerate_and_zip_over_staged_values_stage_one_loop(fake):
+    def f(xs, ws):
+        total = 0
+        for i, x in enumerate(xs):
+            total += i * x
+        for x, w in zip(xs, ws):
+            total += x * w
+        return total
+
+    assert unwrap(autograph.to_graph(f)(Sym([1, 2, 3]), Sym([1, 1, 1, 5]))) == f([1, 2, 3],
+                                                                                  [1, 1, 1, 5])
+    assert [op for op, _ in fake.log] == ["for", "for"]

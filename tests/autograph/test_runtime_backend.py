@@ -189,3 +189,20 @@ def one_branch_ok(x):
 
 def test_to_code_of_decorated_function():
     assert autograph.to_code(rt.function(one_branch_ok)) == autograph.to_code(one_branch_ok)
+
+
+def weighted(x, w):
+    total = 0.0
+    for i, v in enumerate(x):
+        total += v * rt.cast(i, rt.float32)
+    for a, b in zip(x, w):
+        total += a * b
+    return total
+
+
+def test_enumerate_and_zip_over_tensors_of_unknown_length():
+    spec = [rt.TensorSpec([None], rt.float32)] * 2
+    f = rt.function(weighted, input_signature=spec)
+    x, w = rt.constant([1.0, 2.0, 3.0]), rt.constant([1.0, 1.0, 1.0, 5.0])
+    assert f(x, w).numpy() == 14.0
+    assert ops_of(f, x, w).count("While") == 2

@@ -185,7 +185,9 @@ def test_capture_from_two_levels_up_in_one_inner_branch_only():
 
 def test_loop_body_captures_what_the_condition_does_not():
     def fn(x, k):
-        return rt.while_loop(lambda v: v < 50, lambda v: rt.cond(v > 0, lambda: v * k, lambda: v + k), x)
+        return rt.while_loop(
+            lambda v: v < 50, lambda v: rt.cond(v > 0, lambda: v * k, lambda: v + k), x
+        )
 
     f = _graph_fn(fn)
     assert f(rt.constant(1), rt.constant(3)).numpy() == 81

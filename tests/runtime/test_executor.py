@@ -46,3 +46,38 @@ def test_generated_file_is_in_linecache_for_tracebacks():
     concrete = f.get_concrete_function(rt.constant(1))
     lines = linecache.getlines(concrete.generated.filename)
     assert lines and lines[0].startswith("def run(")
+
+
+def _counting_loop(start, step):
+    def fn(limit):
+        def body(i, total):
+            return i + step, total + i * i
+
+        return rt.while_loop(lambda i, total: i < limit, body, (rt.constant(start), 0))
+
+    return rt.function(fn, autograph=False)
+
+
+def test_counted_while_loop_compiles_to_a_for_loop_and_keeps_semantics():
+    for start, step in [(0, 1), (3, 2), (-5, 3)]:
+        f = _counting_loop(start, step)
+        for limit in (-10, 0, 1, 2, 7, 20):
+            i, total = f(rt.constant(limit))
+            expected = list(range(start, limit, step))
+            assert total.numpy() == sum(v * v for v in expected)
+            final = start if limit <= start else start + -(-(limit - start) // step) * step
+            assert i.numpy() == final and i.dtype is rt.int32
+            concrete = f.get_concrete_function(rt.constant(limit))
+            assert "for " in concrete.graph.to_python()
+            interpreted = run_graph(concrete.graph, [np.int32(limit)])
+            assert interpreted[0] == i.numpy() and interpreted[1] == total.numpy()
+
+
+def test_loop_that_changes_its_limit_stays_a_while_loop():
+    def fn(limit):
+        return rt.while_loop(lambda i, lim: i < lim, lambda i, lim: (i + 1, lim - 1), (0, limit))
+
+    f = rt.function(fn, autograph=False)
+    i, lim = f(rt.constant(10))
+    assert (i.numpy(), lim.numpy()) == (5, 5)
+    assert "while True:" in f.get_concrete_function(rt.constant(10)).graph.to_python()

@@ -199,7 +199,9 @@ def test_dict_arguments_in_any_key_order():
 
 
 def test_input_signature_traces_with_unknown_dims():
-    f = rt.function(lambda x: rt.unstack(x, num=2)[0] * 0 + x, input_signature=[rt.TensorSpec([None])])
+    f = rt.function(
+        lambda x: rt.unstack(x, num=2)[0] * 0 + x, input_signature=[rt.TensorSpec([None])]
+    )
     concrete = f.get_concrete_function()
     assert tuple(concrete.graph.inputs[0].shape) == (None,)
     np.testing.assert_array_equal(f([1.0, 2.0]).numpy(), [1.0, 2.0])

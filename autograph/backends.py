@@ -35,7 +35,8 @@ class Backend:
         raise NotImplementedError
 
     def for_loop(self, iterated, extra_test, body, loop_vars: tuple, names) -> tuple:
-        """Graph loop over dim 0 of a staged tensor: `body(item, *vars)` -> tuple;
+        """Graph loop over dim 0 of a staged tensor, or of a tuple of them in lockstep (`zip`:
+        items are tuples, the shortest ends the loop): `body(item, *vars)` -> tuple;
         `extra_test(*vars)` (or None) is checked before each iteration."""
         raise NotImplementedError
 
@@ -50,7 +51,8 @@ class Backend:
         raise NotImplementedError
 
     def item_placeholder(self, iterated):
-        """Inside `dry_run`: a staged stand-in for one item (along dim 0) of `iterated`."""
+        """Inside `dry_run`: a staged stand-in for one item (along dim 0) of `iterated` (a
+        tuple of them for a tuple)."""
         raise NotImplementedError
 
     def zeros_like(self, value):

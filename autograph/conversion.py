@@ -21,6 +21,7 @@ from autograph.converters import (
     asserts,
     break_statements,
     call_trees,
+    comprehensions,
     conditional_expressions,
     continue_statements,
     control_flow,
@@ -47,6 +48,9 @@ def convert_tree(node, ctx: Context):
     node = unsupported.transform(node, ctx)
     if gast.Assert in present:
         node = asserts.transform(node, ctx)
+    if gast.ListComp in present:  # before lists: the loop it makes appends
+        node = comprehensions.transform(node, ctx)
+        loops = True
     # `lst.append(v)` becomes an assignment, so the analyses see the list as modified.
     node = lists.transform(node, ctx)
     # Jumps are lowered before control flow, which needs structured code.

@@ -1,8 +1,8 @@
 """Parsing a live function (def, method, nested def or lambda) to a gast FunctionDef.
 
-A `def` is found in the AST of its file (parsed once per file and cached, positions are then
-the file's own); a lambda, or a def that cannot be found that way, comes from `inspect`
-(dedented). Decorators are dropped, and a lambda becomes an equivalent `def` named `lambda_`,
+A def or lambda is found in the AST of its file (parsed once per file and cached, positions
+are then the file's own); one that cannot be found that way comes from `inspect` (dedented).
+Decorators are dropped, and a lambda becomes an equivalent `def` named `lambda_`,
 so every converted entity is a FunctionDef. Every node is stamped with its user origin.
 """
 
@@ -39,10 +39,10 @@ def parse_function(fn):
 
 
 def _from_module(fn):
-    """The def of `fn` in its file's (cached) AST, or None."""
+    """The def (or lambda) of `fn` in its file's (cached) AST, or None."""
     code = fn.__code__
     filename = code.co_filename
-    if fn.__name__ == "<lambda>" or filename.startswith("<"):
+    if filename.startswith("<"):
         return None, filename
     lines = linecache.getlines(filename, fn.__globals__)
     if not lines:
@@ -53,13 +53,21 @@ def _from_module(fn):
             cached = _MODULES[filename] = (lines, ast.parse("".join(lines)))
         except SyntaxError:
             return None, filename
-    for node in ast.walk(cached[1]):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
-                node.name == fn.__name__ and _first_line(node) == code.co_firstlineno:
-            tree = gast.ast_to_gast(node)
-            origins.mark(tree, filename, 0, 0, lines)
-            return tree, filename
-    return None, filename
+    if fn.__name__ == "<lambda>":
+        found = [n for n in ast.walk(cached[1]) if isinstance(n, ast.Lambda)
+                 and n.lineno == code.co_firstlineno and _arg_names(n.args) == _params(code)]
+        if len(found) != 1:
+            return None, filename
+        tree = _lambda_to_def(gast.ast_to_gast(found[0]))
+    else:
+        found = [n for n in ast.walk(cached[1])
+                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and n.name == fn.__name__ and _first_line(n) == code.co_firstlineno]
+        if not found:
+            return None, filename
+        tree = gast.ast_to_gast(found[0])
+    origins.mark(tree, filename, 0, 0, lines)
+    return tree, filename
 
 
 def _first_line(node) -> int:
@@ -93,18 +101,20 @@ def _parse_lambda(fn, source: str, filename: str, first_line: int):
     try:
         module = gast.parse(source)
     except SyntaxError:
-        # A lambda inside a larger expression that spans lines: parse the enclosing statement.
-        module = gast.parse("(" + source.strip().rstrip(",") + ")")
-    code = fn.__code__
-    lambdas = [n for n in gast.walk(module) if isinstance(n, gast.Lambda)]
-    matching = [n for n in lambdas if _arg_names(n.args) == code.co_varnames[: code.co_argcount]]
-    if len(matching) != 1:
+        raise SourceUnavailable(
+            f"{filename}:{first_line}: the lambda's line does not parse on its own") from None
+    lambdas = [n for n in gast.walk(module) if isinstance(n, gast.Lambda)
+               and _arg_names(n.args) == _params(fn.__code__)]
+    if len(lambdas) != 1:
         raise SourceUnavailable(
             f"{filename}:{first_line}: cannot tell which lambda on this line is being converted"
         )
-    lam = matching[0]
-    body = gast.Return(value=lam.body)
-    gast.copy_location(body, lam.body)
+    return _lambda_to_def(lambdas[0])
+
+
+def _lambda_to_def(lam):
+    """`def lambda_(args): return body` for a gast Lambda."""
+    body = gast.copy_location(gast.Return(value=lam.body), lam.body)
     node = gast.FunctionDef(
         name="lambda_", args=lam.args, body=[body], decorator_list=[], returns=None,
         type_comment=None, type_params=[],
@@ -112,5 +122,9 @@ def _parse_lambda(fn, source: str, filename: str, first_line: int):
     return gast.copy_location(node, lam)
 
 
+def _params(code) -> tuple:
+    return code.co_varnames[: code.co_argcount]
+
+
 def _arg_names(args) -> tuple:
-    return tuple(a.id for a in args.posonlyargs + args.args)
+    return tuple(getattr(a, "arg", None) or a.id for a in args.posonlyargs + args.args)

@@ -59,20 +59,8 @@ class RuntimeBackend(autograph.Backend):
         return while_loop(lambda *v: _as_bool(test(*v)), body, loop_vars, names=names)
 
     def for_loop(self, iterated, extra_test, body, loop_vars, names):
-        if isinstance(iterated, tuple):  # zip: the shortest tensor ends the loop
-            start, delta = 0, 1
-            count = array_ops.shape(iterated[0])[0]
-            for other in iterated[1:]:
-                count = math_ops.minimum(count, array_ops.shape(other)[0])
-
-            def in_range(i):
-                return math_ops.less(i, count)
-
-            def item(i):
-                return tuple(array_ops.gather(t, i) for t in iterated)
-        elif iterated.op.type == "Range":
+        if not isinstance(iterated, tuple) and iterated.op.type == "Range":
             start, limit, delta = iterated.op.inputs
-            start, limit, delta = op.inputs
             upward = math_ops.greater(delta, 0)
 
             def in_range(i):
@@ -83,15 +71,19 @@ class RuntimeBackend(autograph.Backend):
 
             def item(i):
                 return i
-        else:
+        else:  # dim 0 of a tensor, or of several in lockstep (zip: the shortest ends the loop)
+            tensors = iterated if isinstance(iterated, tuple) else (iterated,)
             start, delta = 0, 1
-            count = array_ops.shape(iterated)[0]
+            count = array_ops.shape(tensors[0])[0]
+            for other in tensors[1:]:
+                count = math_ops.minimum(count, array_ops.shape(other)[0])
 
             def in_range(i):
                 return math_ops.less(i, count)
 
             def item(i):
-                return array_ops.gather(iterated, i)
+                items = tuple(array_ops.gather(t, i) for t in tensors)
+                return items if isinstance(iterated, tuple) else items[0]
 
         def loop_test(i, *current):
             ok = in_range(i)

@@ -1,7 +1,8 @@
 """Routes calls through `ag__.converted_call`, which converts user functions on first call.
 
     y = helper(x, k=2)   ->   y = ag__.converted_call(helper, x, k=2)
-Calls made by generated code (`ag__.*`) and zero-argument `super()` are left alone.
+Calls made by generated code (`ag__.*`) are left alone. Zero-argument `super()` becomes
+`super(__class__, self)`: it may end up in a branch function, where the implicit form fails.
 """
 
 from __future__ import annotations
@@ -17,7 +18,12 @@ def transform(node, ctx):
 
 
 class _Calls(gast.NodeTransformer):
+    def __init__(self):
+        self.self_name = None  # the first parameter of the converted method
+
     def visit_FunctionDef(self, node):
+        if self.self_name is None and node.args.args:
+            self.self_name = node.args.args[0].id
         # Decorators were removed by the parser (or belong to nested functions, which run as
         # written at definition time); convert the body and default values only.
         node.body = [self.visit(s) for s in node.body]
@@ -27,7 +33,11 @@ class _Calls(gast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         func = node.func
-        if _is_generated(func) or (isinstance(func, gast.Name) and func.id == "super"):
+        if isinstance(func, gast.Name) and func.id == "super":
+            if not node.args and self.self_name is not None:
+                node.args = [templates.name("__class__"), templates.name(self.self_name)]
+            return node
+        if _is_generated(func):
             return node
         ag_func = gast.Attribute(value=templates.name("ag__"), attr="converted_call",
                                  ctx=gast.Load())

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 from autograph import backends
 from autograph.errors import AutoGraphError, at
+from autograph.operators.py_builtins import StagedZip
 from autograph.operators.special_values import is_undefined
 from autograph.origins import caller_origin
 
@@ -65,7 +66,10 @@ def for_stmt(iterated, body, state=(), names=(), extra_test=None):
     is false (the flag of a lowered `break` or `return`)."""
     single = len(names) == 1
     state = tuple(state)
-    backend = backends.staging(iterated)
+    if isinstance(iterated, StagedZip):
+        backend, iterated = backends.staging_any(iterated.iterables), tuple(iterated.iterables)
+    else:
+        backend = backends.staging(iterated)
     if backend is not None:
         return _staged_for(backend, iterated, body, state, names, extra_test)
     for item in iterated:

@@ -1,12 +1,19 @@
-"""Overloads of the builtins that meet tensors: `print`, `len`, `range`, `int`, `float`,
-`min`, `max`. `converted_call` routes calls of the builtins to them; plain Python values take
-the builtin itself. `abs`, `enumerate` and `zip` work on tensors through the tensor type."""
+"""Overloads of the builtins that meet tensors: `print`, `len`, `range`, `enumerate`, `zip`,
+`int`, `float`, `min`, `max`. `converted_call` routes calls of the builtins to them; plain
+Python values take the builtin itself. `abs` works on tensors through the tensor type."""
 
 from __future__ import annotations
 
 import builtins
+from typing import NamedTuple
 
 from autograph import backends
+
+
+class StagedZip(NamedTuple):
+    """`zip` (or `enumerate`) over staged tensors: a `for` over it becomes one graph loop."""
+
+    iterables: tuple
 
 
 def print_(*values, sep=" ", end="\n", file=None, flush=False):
@@ -30,6 +37,20 @@ def range_(*args):
         return range(*args)
     start, limit, delta = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
     return backend.range(start, limit, delta)
+
+
+def enumerate_(iterable, start=0):
+    backend = backends.staging(iterable)
+    if backend is None:
+        return enumerate(iterable, start)
+    count = backend.len(iterable)
+    return StagedZip((backend.range(start, start + count, 1), iterable))
+
+
+def zip_(*iterables, **kwargs):
+    if kwargs or backends.staging_any(iterables) is None:
+        return zip(*iterables, **kwargs)
+    return StagedZip(iterables)
 
 
 def _caster(python_type):
@@ -69,6 +90,8 @@ OVERLOADS = {
     builtins.print: print_,
     builtins.len: len_,
     builtins.range: range_,
+    builtins.enumerate: enumerate_,
+    builtins.zip: zip_,
     builtins.int: int_,
     builtins.float: float_,
     builtins.min: min_,

@@ -79,7 +79,8 @@ class FakeBackend(autograph.Backend):
         for item in items:
             if extra_test is not None and not unwrap(extra_test(*loop_vars)):
                 break
-            loop_vars = tuple(body(Sym(item), *loop_vars))
+            item = tuple(map(Sym, item)) if isinstance(iterated, tuple) else Sym(item)
+            loop_vars = tuple(body(item, *loop_vars))
         return loop_vars
 
     def dry_run(self, fn):

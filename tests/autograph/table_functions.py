@@ -590,6 +590,11 @@ def fizz_sum(n):
     return s
 
 
+def comprehension_filter(xs):
+    ys = [x * 3 for x in xs if x % 2 == 1]
+    return ys
+
+
 def i32(v):
     return np.int32(v)
 
@@ -663,4 +668,5 @@ CASES = [
     (digits_sum, [(i32(12345),)]),
     (while_true_break, [(f32(1.5), f32(10.0))]),
     (fizz_sum, [(i32(20),)]),
+    (comprehension_filter, [(np.array([1, 2, 3, 5], np.int32),)]),
 ]

@@ -197,3 +197,40 @@ def test_enumerate_and_zip_over_staged_values_stage_one_loop(fake):
     assert unwrap(autograph.to_graph(f)(Sym([1, 2, 3]), Sym([1, 1, 1, 5]))) == f([1, 2, 3],
                                                                                   [1, 1, 1, 5])
     assert [op for op, _ in fake.log] == ["for", "for"]
+
+
+class Base:
+    def value(self, x):
+        return x + 1
+
+
+class Child(Base):
+    def value(self, x):
+        if x > 0:
+            return super().value(x) * 2
+        return 0
+
+
+def test_zero_argument_super_in_a_branch():
+    assert autograph.to_graph(Child().value)(3) == 8
+    assert "super(__class__, self)" in autograph.to_code(Child.value)
+
+
+def test_assigned_list_comprehension_becomes_a_staged_loop(fake):
+    def f(xs):
+        v = "untouched"
+        ys = [v * 2 for v in xs if v > 1]
+        return ys, v
+
+    code = autograph.to_code(f)
+    assert "ys = []" in code and "ag__.for_stmt(xs" in code
+    assert autograph.to_graph(f)([1, 2, 3]) == ([4, 6], "untouched")
+    ys, v = autograph.to_graph(f)(Sym([1, 2, 3]))
+    assert unwrap(ys) == [4, 6] and v == "untouched"
+
+
+def test_other_comprehensions_stay_python():
+    def f(xs):
+        return {k: [v for v in range(k)] for k in xs}
+
+    assert autograph.to_graph(f)([1, 2]) == {1: [0], 2: [0, 1]}

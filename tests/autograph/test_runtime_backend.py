@@ -206,3 +206,13 @@ def test_enumerate_and_zip_over_tensors_of_unknown_length():
     x, w = rt.constant([1.0, 2.0, 3.0]), rt.constant([1.0, 1.0, 1.0, 5.0])
     assert f(x, w).numpy() == 14.0
     assert ops_of(f, x, w).count("While") == 2
+
+
+def doubled_positives(x):
+    ys = [v * 2.0 for v in x if v > 0]
+    return ys
+
+
+def test_list_comprehension_over_tensor_of_unknown_length():
+    f = rt.function(doubled_positives, input_signature=[rt.TensorSpec([None], rt.float32)])
+    np.testing.assert_array_equal(f(rt.constant([1.0, -2.0, 3.0])).numpy(), [2.0, 6.0])

@@ -78,3 +78,14 @@ def test_user_location_maps_generated_lines():
         __file__, sample.__code__.co_firstlineno + 2, "return x + 1")
     assert autograph.user_location(__file__, 1) is None
     assert origins.REGISTRY.is_generated(filename)
+
+
+def pass_through(fn, scale=1):
+    return fn
+
+
+def test_lambda_in_a_call_with_keywords_is_found_in_the_file():
+    g = pass_through(lambda v: v * 2 if v > 0 else -v, scale=3)
+    node, filename = parser.parse_function(g)
+    assert filename == __file__ and isinstance(node.body[0], gast.Return)
+    assert autograph.to_graph(g)(-4) == 4

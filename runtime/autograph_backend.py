@@ -103,7 +103,7 @@ class RuntimeBackend(autograph.Backend):
         return tuple(while_loop(loop_test, loop_body, init, names=names))[1:]
 
     def dry_run(self, fn):
-        scratch = Graph("autograph_dry_run", outer=context.current_graph())
+        scratch = Graph("autograph_dry_run", outer=context.current_graph(), scratch=True)
         with scratch.as_default():
             return fn()
 

@@ -62,9 +62,12 @@ class Operation:
 class Graph:
     """A dataflow graph; `outer` is the enclosing graph for branch and loop bodies."""
 
-    def __init__(self, name: str = "graph", outer: Graph | None = None):
+    def __init__(self, name: str = "graph", outer: Graph | None = None, scratch: bool = False):
+        """`scratch=True` makes a throwaway graph (e.g. to learn types by tracing) whose
+        captures never add inputs to the enclosing graphs."""
         self.name = name
         self.outer = outer
+        self.scratch = scratch
         self.operations: list[Operation] = []
         self.inputs: list[SymbolicTensor] = []
         self.outputs: list[SymbolicTensor] = []
@@ -119,7 +122,8 @@ class Graph:
                 "that created it (e.g. stored in a Python list or attribute during tracing). "
                 "Return it from that function instead."
             )
-        outer = self.outer.capture(tensor) if tensor.op.graph is not self.outer else tensor
+        direct = tensor.op.graph is self.outer or self.scratch
+        outer = tensor if direct else self.outer.capture(tensor)
         inner = self.add_input(tensor.dtype, tensor.shape, name=f"capture_{tensor.op.name}")
         self.captures[id(tensor)] = (outer, inner)
         return inner

@@ -71,3 +71,15 @@ def test_copy_is_independent_and_shares_variables():
     assert [op.type for op in clone.operations] == [op.type for op in graph.operations]
     assert all(a is not b for a, b in zip(clone.operations, graph.operations))
     assert clone.variables[v.name] is v
+
+
+def test_scratch_graph_captures_leave_enclosing_graphs_alone():
+    root = Graph("root")
+    with root.as_default():
+        x = root.add_input(rt.float32, ())
+        branch = Graph("branch", outer=root)
+        scratch = Graph("scratch", outer=branch, scratch=True)
+        with scratch.as_default():
+            y = math_ops.add(x, 1.0)
+    assert y.op.inputs[0].op.graph is scratch
+    assert branch.captures == {} and branch.inputs == []

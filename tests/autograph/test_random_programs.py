@@ -10,9 +10,9 @@ import tempfile
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from runtime_or_skip import rt
 
 import autograph
+import runtime as rt
 
 EXAMPLES = 1000 if os.environ.get("HYPOTHESIS_PROFILE") == "dev" else 200
 VARIABLES = ["x", "y", "a", "b"]

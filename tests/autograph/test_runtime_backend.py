@@ -3,9 +3,9 @@ errors that name the user's line when tracing with `rt.function`."""
 
 import numpy as np
 import pytest
-from runtime_or_skip import rt
 
 import autograph
+import runtime as rt
 
 
 def ops_of(fn, *args):

@@ -4,9 +4,9 @@ oracle), `rt.function` (traced graph), and `autograph.to_graph` on eager tensors
 import numpy as np
 import pytest
 import table_functions
-from runtime_or_skip import rt
 
 import autograph
+import runtime as rt
 
 CASES = [
     pytest.param(fn, args, id=f"{fn.__name__}-{i}")

@@ -108,6 +108,10 @@ class ConcreteFunction:
         lines.append(f"    {_structure_str(self.structured_outputs)}")
         return "\n".join(lines)
 
+    def _repr_svg_(self):
+        """Notebooks show the graph that runs as a picture (needs Graphviz's `dot`)."""
+        return self.graph._repr_svg_()
+
     def __repr__(self) -> str:
         return f"<ConcreteFunction {self.pretty_printed_signature().splitlines()[0]}>"
 

@@ -68,3 +68,10 @@ def test_render_without_graphviz_names_the_fix(graph, tmp_path, monkeypatch):
     with pytest.raises(visualize.GraphvizNotFoundError, match=r"viz.*extra.*graphviz"):
         graph.render(tmp_path / "g.svg")
     assert graph._repr_svg_() is None  # notebooks fall back to the text form
+
+
+@needs_dot
+def test_concrete_function_shows_as_a_picture_in_notebooks():
+    f = rt.function(lambda x: rt.cond(x > 0, lambda: x * 2.0, lambda: -x), autograph=False)
+    svg = f.get_concrete_function(rt.constant(1.0))._repr_svg_()
+    assert "<svg" in svg and "If" in svg

@@ -25,6 +25,10 @@ class Anno(enum.Enum):
     LOOP_TEST = "gast.expr: extra loop condition added by break/return lowering (for loops)"
     GENERATED = "bool: a statement or name made by a converter, not the user"
 
+    # Members are singletons: hash by identity, in C (Enum's own __hash__ is Python code, and
+    # annotation lookups are among the most frequent operations of a conversion).
+    __hash__ = object.__hash__
+
 
 def setanno(node, key: Anno, value) -> None:
     table = node.__dict__.get(_FIELD)

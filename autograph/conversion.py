@@ -1,7 +1,7 @@
 """The conversion pipeline and the cache of converted functions.
 
-`convert_function(fn)` parses `fn`, runs the converters below in order, prints the result
-with `ast.unparse`, loads it as a module and returns a `Converted` (code + source) that
+`convert_function(fn)` parses `fn`, runs the converters below in order, compiles the result
+(see `emit`: no source text is printed unless asked for) and returns a `Converted` that
 `ConversionCache.function(fn)` instantiates with `fn`'s own globals, defaults and closure
 cells, so closures stay live.
 """
@@ -9,6 +9,7 @@ cells, so closures stay live.
 from __future__ import annotations
 
 import ast
+import functools
 import textwrap
 import types
 import warnings
@@ -16,7 +17,7 @@ import weakref
 
 import gast
 
-from autograph import loader, origins, templates
+from autograph import emit, loader, origins, templates, traversal
 from autograph.converters import (
     asserts,
     break_statements,
@@ -41,18 +42,23 @@ class Context:
         self.namer = namer
 
 
-def convert_tree(node, ctx: Context):
-    """Runs the converters over the FunctionDef `node` (skipping those with nothing to do)."""
-    present = {type(n) for n in gast.walk(node)}
+def convert_tree(node, ctx: Context, nodes=None):
+    """Runs the converters over the FunctionDef `node` (skipping those with nothing to do);
+    `nodes` are the nodes of `node` if the caller has walked it already."""
+    nodes = traversal.walk(node) if nodes is None else nodes
+    present = {type(n) for n in nodes}
     loops = bool(present & {gast.While, gast.For})
-    node = unsupported.transform(node, ctx)
+    if present & {gast.Yield, gast.YieldFrom, gast.Await}:
+        node = unsupported.transform(node, ctx)
     if gast.Assert in present:
         node = asserts.transform(node, ctx)
     if gast.ListComp in present:  # before lists: the loop it makes appends
         node = comprehensions.transform(node, ctx)
         loops = True
     # `lst.append(v)` becomes an assignment, so the analyses see the list as modified.
-    node = lists.transform(node, ctx)
+    if gast.ListComp in present or any(
+            type(n) is gast.Attribute and n.attr == "append" for n in nodes):
+        node = lists.transform(node, ctx)
     # Jumps are lowered before control flow, which needs structured code.
     if gast.Return in present:
         node = return_statements.transform(node, ctx)
@@ -72,20 +78,30 @@ def convert_tree(node, ctx: Context):
 
 
 class Converted:
-    """A converted function: its code object (closing over `ag__` and `fn`'s free names)."""
+    """A converted function: its code object (closing over `ag__` and `fn`'s free names), and
+    the generated module's AST (its source text is printed only when asked for)."""
 
-    def __init__(self, code, source: str, filename: str):
+    def __init__(self, code, tree, filename: str):
         self.code = code
-        self.source = source
+        self.tree = tree
         self.filename = filename
+
+    @functools.cached_property
+    def source(self) -> str:
+        """The converted function's source (dedented, without the factory around it)."""
+        source = loader.source(self.tree)
+        inner = ast.parse(source).body[0].body[-2]  # the converted def, before `return name`
+        lines = source.splitlines(True)[inner.lineno - 1:inner.end_lineno]
+        return textwrap.dedent("".join(lines))
 
 
 def convert_function(fn) -> Converted:
     """Converts the live function `fn` (raises SourceUnavailable or ConversionError)."""
     node, _ = parse_function(fn)
-    namer = Namer.for_tree(node)
+    nodes = traversal.walk(node)
+    namer = Namer.for_nodes(nodes)
     namer.new("ag__")
-    node = convert_tree(node, Context(namer))
+    node = convert_tree(node, Context(namer), nodes)
     factory_name = namer.new("create_converted")
     freevars = list(fn.__code__.co_freevars)
     # The factory is never run; `global` keeps the function's own name (recursion) resolving
@@ -95,15 +111,9 @@ def convert_function(fn) -> Converted:
         "def factory(ag__, freevars):\n    body\n    return fn",
         fn=node.name, factory=factory_name, freevars=freevars, body=own_name + [node],
     )
-    module, by_line = origins.to_ast_with_user_lines(gast.Module(body=factory, type_ignores=[]))
-    source = ast.unparse(module) + "\n"
-    generated = ast.parse(source)
-    origin_map = origins.OriginMap.build(module, generated, by_line)
-    module_code, filename = loader.load(source, fn.__name__.strip("<>"), origin_map)
-    code = loader.find_code(module_code, factory_name, node.name)
-    inner = generated.body[0].body[-2]  # the converted def, before `return name`
-    lines = source.splitlines(True)[inner.lineno - 1:inner.end_lineno]
-    return Converted(code, textwrap.dedent("".join(lines)), filename)
+    module, lines = emit.emit(gast.Module(body=factory, type_ignores=[]))
+    module_code, filename = loader.load(module, fn.__name__.strip("<>"), origins.OriginMap(lines))
+    return Converted(loader.find_code(module_code, factory_name, node.name), module, filename)
 
 
 class ConversionCache:
@@ -116,7 +126,9 @@ class ConversionCache:
 
     def converted(self, fn) -> Converted | None:
         """The conversion of `fn`'s code, or None when its source is unavailable (warned once)."""
-        code = fn.__code__
+        # Code objects compare equal across files (co_filename is not compared), and the
+        # conversion holds the origin map of one file.
+        code = (fn.__code__, fn.__code__.co_filename)
         if code not in self._by_code:
             try:
                 self._by_code[code] = convert_function(fn)

@@ -1,10 +1,13 @@
-"""Loading generated source as a real module: compiled under its own filename, which is
-registered in `linecache` (so tracebacks and `inspect` show the generated code) and in the
-origin registry (so errors and graph ops can point back at the user's lines)."""
+"""Loading generated code as a real module: compiled from its AST under its own filename,
+which is registered in `linecache` (so tracebacks and `inspect` show the generated code; the
+text is printed with `ast.unparse` on first read) and in the origin registry (so errors and
+graph ops can point back at the user's lines)."""
 
 from __future__ import annotations
 
-import hashlib
+import ast
+import functools
+import itertools
 import linecache
 import os
 import tempfile
@@ -12,15 +15,21 @@ import tempfile
 from autograph import origins
 
 _DIRECTORY = os.path.join(tempfile.gettempdir(), "autograph_generated")
+_NUMBERS = itertools.count(1)
 
 
-def load(source: str, name: str, origin_map: origins.OriginMap):
-    """Compiles the module `source`; returns (code object of the module, filename)."""
-    digest = hashlib.sha1(source.encode()).hexdigest()[:12]
-    filename = os.path.join(_DIRECTORY, f"{name}_{digest}.py")
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+def load(tree: ast.Module, name: str, origin_map: origins.OriginMap):
+    """Compiles the module `tree` (laid out by `emit`); returns (module code object, filename)."""
+    filename = os.path.join(_DIRECTORY, f"{name}_{next(_NUMBERS)}.py")
+    # A lazy entry: linecache calls it the first time the lines are needed.
+    linecache.cache[filename] = (functools.partial(source, tree),)
     origins.REGISTRY.add(filename, origin_map)
-    return compile(source, filename, "exec"), filename
+    return compile(tree, filename, "exec"), filename
+
+
+def source(tree: ast.Module) -> str:
+    """The source text of a generated module."""
+    return ast.unparse(tree) + "\n"
 
 
 def find_code(module_code, *path: str):

@@ -6,21 +6,34 @@ import builtins
 
 import gast
 
+from autograph import traversal
+
+_BUILTINS = frozenset(dir(builtins))
+
 
 class Namer:
     """Hands out names not used by the function being converted, nor builtins."""
 
     def __init__(self, taken):
-        self._taken = set(taken) | set(dir(builtins))
+        self._taken = set(taken) | _BUILTINS
 
     @classmethod
     def for_tree(cls, tree) -> Namer:
         """A namer that avoids every identifier appearing in `tree`."""
-        taken = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
-        taken |= {
-            n.name for n in gast.walk(tree) if isinstance(n, (gast.FunctionDef, gast.ClassDef))
-        }
-        taken |= {n.arg for n in gast.walk(tree) if isinstance(n, gast.keyword) and n.arg}
+        return cls.for_nodes(traversal.walk(tree))
+
+    @classmethod
+    def for_nodes(cls, nodes) -> Namer:
+        """A namer that avoids every identifier appearing in `nodes` (all nodes of a tree)."""
+        taken = set()
+        for n in nodes:
+            kind = type(n)
+            if kind is gast.Name:
+                taken.add(n.id)
+            elif kind is gast.FunctionDef or kind is gast.ClassDef:
+                taken.add(n.name)
+            elif kind is gast.keyword and n.arg:
+                taken.add(n.arg)
         return cls(taken)
 
     def new(self, base: str) -> str:

@@ -16,6 +16,7 @@ import textwrap
 import gast
 
 from autograph import origins
+from autograph.anno import Anno, setanno
 from autograph.errors import ConversionError
 
 
@@ -23,8 +24,9 @@ class SourceUnavailable(Exception):
     """inspect cannot find the source of the function (REPL, exec, builtins)."""
 
 
-# filename -> (the linecache lines it was parsed from, the module's AST)
+# filename -> its _FileIndex: one parse per file, however many functions are converted.
 _MODULES: dict = {}
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 def parse_function(fn):
@@ -47,27 +49,49 @@ def _from_module(fn):
     lines = linecache.getlines(filename, fn.__globals__)
     if not lines:
         return None, filename
-    cached = _MODULES.get(filename)
-    if cached is None or cached[0] is not lines:
+    index = _MODULES.get(filename)
+    if index is None or index.lines is not lines:
         try:
-            cached = _MODULES[filename] = (lines, ast.parse("".join(lines)))
+            index = _MODULES[filename] = _FileIndex(lines)
         except SyntaxError:
             return None, filename
     if fn.__name__ == "<lambda>":
-        found = [n for n in ast.walk(cached[1]) if isinstance(n, ast.Lambda)
-                 and n.lineno == code.co_firstlineno and _arg_names(n.args) == _params(code)]
+        found = [n for n in index.lambdas().get(code.co_firstlineno, ())
+                 if _arg_names(n.args) == _params(code)]
         if len(found) != 1:
             return None, filename
         tree = _lambda_to_def(gast.ast_to_gast(found[0]))
-    else:
-        found = [n for n in ast.walk(cached[1])
-                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                 and n.name == fn.__name__ and _first_line(n) == code.co_firstlineno]
-        if not found:
-            return None, filename
-        tree = gast.ast_to_gast(found[0])
-    origins.mark(tree, filename, 0, 0, lines)
-    return tree, filename
+        origins.mark(tree, filename, 0, 0, lines)
+        return tree, filename
+    found = index.defs.get((fn.__name__, code.co_firstlineno))
+    if not found:
+        return None, filename
+    return _ToGast(filename, lines).convert(found[0]), filename
+
+
+class _FileIndex:
+    """A file's AST, its defs by (name, first line) and (when first asked for) its lambdas
+    by line."""
+
+    def __init__(self, lines: list[str]):
+        self.lines = lines
+        self.module = ast.parse("".join(lines))
+        self.defs: dict = {}
+        self._lambdas = None
+        statements = [self.module]
+        for n in statements:  # defs are statements: no need to visit expressions
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.defs.setdefault((n.name, _first_line(n)), []).append(n)
+            for field in _BLOCKS:
+                statements.extend(getattr(n, field, None) or ())
+
+    def lambdas(self) -> dict:
+        if self._lambdas is None:
+            self._lambdas = {}
+            for n in ast.walk(self.module):
+                if isinstance(n, ast.Lambda):
+                    self._lambdas.setdefault(n.lineno, []).append(n)
+        return self._lambdas
 
 
 def _first_line(node) -> int:
@@ -128,3 +152,59 @@ def _params(code) -> tuple:
 
 def _arg_names(args) -> tuple:
     return tuple(getattr(a, "arg", None) or a.id for a in args.posonlyargs + args.args)
+
+
+class _ToGast:
+    """`gast.ast_to_gast` (same result), fused with `origins.mark`: each node that has a
+    position is annotated with its user Origin as it is made."""
+
+    # ast class -> (gast class or None, fields, whether it has a position)
+    _specs: dict = {}
+
+    def __init__(self, filename: str, lines: list[str]):
+        self.filename = filename
+        self.lines = lines
+        self.texts: dict = {}
+
+    def convert(self, node):
+        cls = type(node)
+        spec = self._specs.get(cls)
+        if spec is None:
+            target = getattr(gast, cls.__name__, None)
+            spec = self._specs[cls] = (target, cls._fields, "lineno" in cls._attributes)
+        target, fields, located = spec
+        if cls is ast.Name:
+            new = gast.Name(id=node.id, ctx=self.convert(node.ctx), annotation=None,
+                            type_comment=None)
+        elif cls is ast.arg:
+            annotation = None if node.annotation is None else self.convert(node.annotation)
+            new = gast.Name(id=node.arg, ctx=gast.Param(), annotation=annotation,
+                            type_comment=node.type_comment)
+        elif target is None:
+            return None  # not part of gast (like gast itself does)
+        else:
+            new = target.__new__(target)
+            values = new.__dict__
+            for field in fields:
+                value = getattr(node, field, None)
+                if isinstance(value, ast.AST):
+                    value = self.convert(value)
+                elif type(value) is list:
+                    value = [self.convert(v) if isinstance(v, ast.AST) else v for v in value]
+                values[field] = value
+            if cls is ast.ExceptHandler and node.name:
+                new.name = gast.Name(id=node.name, ctx=gast.Store(), annotation=None,
+                                     type_comment=None)
+            elif cls in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+                new.type_params = []
+        if located:
+            lineno = node.lineno
+            new.lineno, new.col_offset = lineno, node.col_offset
+            new.end_lineno, new.end_col_offset = node.end_lineno, node.end_col_offset
+            text = self.texts.get(lineno)
+            if text is None:
+                lines = self.lines
+                text = self.texts[lineno] = lines[lineno - 1].strip() \
+                    if 0 < lineno <= len(lines) else ""
+            setanno(new, Anno.ORIGIN, origins.Origin(self.filename, lineno, node.col_offset, text))
+        return new

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 import gast
 
+from autograph import traversal
 from autograph.anno import Anno, setanno
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
@@ -34,7 +35,7 @@ EMPTY = Scope(frozenset(), frozenset())
 def analyze(tree) -> None:
     """Annotates every statement under `tree` (nested functions included)."""
     memo = {}
-    statements = [n for n in gast.walk(tree) if isinstance(n, gast.stmt)]
+    statements = [n for n in traversal.statements(tree) if isinstance(n, gast.stmt)]
     for node in reversed(statements):  # inner statements first, so outer ones reuse them
         memo[id(node)] = scope = of(node, memo)
         setanno(node, Anno.SCOPE, scope)
@@ -57,7 +58,7 @@ def of_block(stmts, memo=None) -> Scope:
     return scope
 
 
-class _Collector(gast.NodeVisitor):
+class _Collector(traversal.Visitor):
     def __init__(self, memo):
         self.memo = memo
         self.read = set()

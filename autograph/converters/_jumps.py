@@ -12,6 +12,8 @@ import copy
 
 import gast
 
+from autograph import traversal
+
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _LOOPS = (gast.While, gast.For, gast.AsyncFor)
 _SIMPLE = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return, gast.Pass)
@@ -41,7 +43,8 @@ class JumpLowering:
             n = stack.pop()
             if isinstance(n, self.kind):
                 return True
-            for child in gast.iter_child_nodes(n):
+            # Jumps are statements, and statements only appear in blocks: skip expressions.
+            for child in traversal.block_children(n):
                 if isinstance(child, _FUNCTIONS):
                     continue
                 if isinstance(child, _LOOPS) and not self.into_loops:

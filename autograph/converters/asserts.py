@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import gast
-
-from autograph import templates
+from autograph import templates, traversal
 from autograph.anno import Anno, getanno
 
 
@@ -13,7 +11,7 @@ def transform(node, ctx):
     return _Asserts().visit(node)
 
 
-class _Asserts(gast.NodeTransformer):
+class _Asserts(traversal.StatementTransformer):
     def visit_Assert(self, node):
         self.generic_visit(node)
         origin = getanno(node, Anno.ORIGIN)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import templates
+from autograph import templates, traversal
 from autograph.anno import Anno, getanno, setanno
 from autograph.converters._jumps import JumpLowering
 
@@ -24,7 +24,7 @@ def transform(node, ctx):
     return _Breaks(ctx).visit(node)
 
 
-class _Breaks(gast.NodeTransformer):
+class _Breaks(traversal.StatementTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import templates
+from autograph import templates, traversal
 
 
 def transform(node, ctx):
@@ -17,7 +17,7 @@ def transform(node, ctx):
     return _Calls().visit(node)
 
 
-class _Calls(gast.NodeTransformer):
+class _Calls(traversal.Transformer):
     def __init__(self):
         self.self_name = None  # the first parameter of the converted method
 

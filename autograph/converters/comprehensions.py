@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import templates
+from autograph import templates, traversal
 from autograph.anno import Anno, getanno
 
 _SCOPES = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
@@ -24,7 +24,7 @@ def transform(node, ctx):
     return _Comprehensions(ctx).visit(node)
 
 
-class _Comprehensions(gast.NodeTransformer):
+class _Comprehensions(traversal.StatementTransformer):
     def __init__(self, ctx):
         self.namer = ctx.namer
 
@@ -37,11 +37,11 @@ class _Comprehensions(gast.NodeTransformer):
         targets = _target_names(generator.target)
         inner = [comp.elt, *generator.ifs]
         if targets is None or generator.is_async or any(
-                isinstance(n, _SCOPES) for e in inner for n in gast.walk(e)):
+                isinstance(n, _SCOPES) for e in inner for n in traversal.walk(e)):
             return node
         renames = {name: self.namer.new(name) for name in targets}
         for n in [generator.target, *inner]:
-            for name in gast.walk(n):
+            for name in traversal.walk(n):
                 if isinstance(name, gast.Name) and name.id in renames:
                     name.id = renames[name.id]
         append = templates.replace("result.append(elt)", result=node.targets[0].id,

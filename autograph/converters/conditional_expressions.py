@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import templates
+from autograph import templates, traversal
 
 
 def transform(node, ctx):
@@ -12,7 +12,7 @@ def transform(node, ctx):
     return _IfExp().visit(node)
 
 
-class _IfExp(gast.NodeTransformer):
+class _IfExp(traversal.Transformer):
     def visit_IfExp(self, node):
         self.generic_visit(node)
         call = templates.replace_expr(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import templates
+from autograph import templates, traversal
 from autograph.anno import Anno, getanno
 from autograph.converters._jumps import JumpLowering
 
@@ -23,7 +23,7 @@ def transform(node, ctx):
     return _Continues(ctx).visit(node)
 
 
-class _Continues(gast.NodeTransformer):
+class _Continues(traversal.StatementTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import templates
+from autograph import templates, traversal
 from autograph.analysis import activity, definedness, liveness
 from autograph.anno import Anno, getanno, hasanno
 from autograph.errors import ConversionError, at
@@ -39,7 +39,7 @@ def transform(node, ctx):
     return node
 
 
-class _ControlFlow(gast.NodeTransformer):
+class _ControlFlow(traversal.StatementTransformer):
     def __init__(self, ctx, order):
         self.namer = ctx.namer
         self.order = order
@@ -48,7 +48,7 @@ class _ControlFlow(gast.NodeTransformer):
 
     def visit_FunctionDef(self, node):
         declared = {
-            name for s in gast.walk(node) if isinstance(s, (gast.Global, gast.Nonlocal))
+            name for s in traversal.statements(node) if isinstance(s, (gast.Global, gast.Nonlocal))
             for name in s.names
         }
         self.declared.append(declared)
@@ -166,7 +166,7 @@ class _ControlFlow(gast.NodeTransformer):
         return gast.Tuple(elts=elts, ctx=gast.Load())
 
 
-class _InTry(gast.NodeTransformer):
+class _InTry(traversal.StatementTransformer):
     """Leaves `if`/`while`/`for` as Python, with their condition or iterable checked by
     `ag__.python_value`; functions defined inside are converted as usual."""
 
@@ -195,7 +195,7 @@ class _InTry(gast.NodeTransformer):
         return self.converter.visit(node)
 
 
-class _GuardReads(gast.NodeTransformer):
+class _GuardReads(traversal.Transformer):
     """The user's reads of a variable that may be undefined become `ag__.ld(name)`, which
     raises like Python would if it is (generated names are left alone)."""
 
@@ -238,13 +238,14 @@ def _assign_state(state, call):
 
 
 def _contains_return(node) -> bool:
-    stack = list(gast.iter_child_nodes(node))
+    """Whether a `return` is in `node`'s blocks (not in functions or classes defined there)."""
+    stack = traversal.block_children(node)
     while stack:
         n = stack.pop()
         if isinstance(n, gast.Return):
             return True
         if not isinstance(n, _FUNCTIONS):
-            stack.extend(gast.iter_child_nodes(n))
+            stack.extend(traversal.block_children(n))
     return False
 
 
@@ -256,5 +257,5 @@ def _appearance_order(node) -> dict:
         n = stack.pop()
         if isinstance(n, gast.Name) and n.id not in order:
             order[n.id] = len(order)
-        stack.extend(reversed(list(gast.iter_child_nodes(n))))
+        stack.extend(reversed(traversal.children(n)))
     return order

@@ -10,26 +10,25 @@ from __future__ import annotations
 
 import gast
 
-from autograph import templates
+from autograph import templates, traversal
 from autograph.analysis import activity, qual_names
 from autograph.anno import Anno, getanno
 
 
 def transform(node, ctx):
     """Converts every `name.append(value)` statement on a local list under `node`."""
-    qual_names.resolve(node)
     return _Lists().visit(node)
 
 
-class _Lists(gast.NodeTransformer):
+class _Lists(traversal.StatementTransformer):
     def __init__(self):
         self.locals = [frozenset()]
 
     def visit_FunctionDef(self, node):
         args = node.args
         params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
-        declared = {n for s in gast.walk(node) if isinstance(s, (gast.Global, gast.Nonlocal))
-                    for n in s.names}
+        declared = {n for s in traversal.statements(node)
+                    if isinstance(s, (gast.Global, gast.Nonlocal)) for n in s.names}
         self.locals.append((params | activity.of_block(node.body).modified) - declared)
         self.generic_visit(node)
         self.locals.pop()

@@ -11,7 +11,7 @@ import copy
 
 import gast
 
-from autograph import templates
+from autograph import templates, traversal
 
 
 def transform(node, ctx):
@@ -30,7 +30,7 @@ def _thunk(expr):
     return gast.Lambda(args=args, body=expr)
 
 
-class _Logical(gast.NodeTransformer):
+class _Logical(traversal.Transformer):
     def visit_BoolOp(self, node):
         self.generic_visit(node)
         name = "and_" if isinstance(node.op, gast.And) else "or_"

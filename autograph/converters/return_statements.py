@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import templates
+from autograph import templates, traversal
 from autograph.anno import Anno, getanno, setanno
 from autograph.converters._jumps import JumpLowering
 from autograph.origins import stamp
@@ -26,7 +26,7 @@ def transform(node, ctx):
     return _Returns(ctx).visit(node)
 
 
-class _Returns(gast.NodeTransformer):
+class _Returns(traversal.StatementTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
 
@@ -89,7 +89,7 @@ class _FlagLowering:
         return [loop]
 
 
-class _LoopReturns(gast.NodeTransformer):
+class _LoopReturns(traversal.StatementTransformer):
     def __init__(self, lowering):
         self.lowering = lowering
 
@@ -129,12 +129,12 @@ def _walk_local(node):
         n = stack.pop()
         yield n
         stack.extend(
-            c for c in gast.iter_child_nodes(n)
+            c for c in traversal.children(n)
             if not isinstance(c, (gast.FunctionDef, gast.Lambda, gast.ClassDef))
         )
 
 
-class _DropAssignments(gast.NodeTransformer):
+class _DropAssignments(traversal.StatementTransformer):
     """Removes the generated `do_return = True` when nothing tests the flag."""
 
     def __init__(self, flag):

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import gast
 
+from autograph import traversal
 from autograph.anno import Anno, getanno
 from autograph.errors import ConversionError, at
 
 
 def transform(node, ctx):
     """Raises ConversionError for the first unsupported construct under `node`."""
-    for n in gast.walk(node):
+    for n in traversal.walk(node):
         if isinstance(n, (gast.Yield, gast.YieldFrom, gast.Await)):
             kind = "await" if isinstance(n, gast.Await) else "yield"
             raise ConversionError(at(

@@ -76,11 +76,11 @@ class _Emitter:
             if op.type == "Placeholder" or op is skip:
                 continue
             handler = getattr(self, f"_emit_{op.type}", None)
+            dead = dead_after.get(index)
             if handler is not None:
                 handler(op, indent)
             else:
-                self._emit_kernel(op, indent)
-            dead = dead_after.get(index)
+                self._emit_kernel(op, indent, dead or ())
             if dead:
                 self.emit(indent, f"del {', '.join(self.name_of(t) for t in dead)}")
 
@@ -89,7 +89,7 @@ class _Emitter:
         value = value[()] if value.ndim == 0 else value
         self.globals[self._define(op.outputs[0])] = value
 
-    def _emit_kernel(self, op: Operation, indent: str) -> None:
+    def _emit_kernel(self, op: Operation, indent: str, dying=()) -> None:
         args = [self.name_of(t) for t in op.inputs]
         attrs = resolve_attrs(op)
         if op.opdef.emit is not None:
@@ -97,6 +97,9 @@ class _Emitter:
         else:
             kernel = functools.partial(op.opdef.kernel, **attrs) if attrs else op.opdef.kernel
             expr = f"{self._global('k_' + op.name, kernel)}({', '.join(args)})"
+            donor = _buffer_donor(op, dying)
+            if donor is not None:  # write into a temporary that dies here: no new allocation
+                expr = expr[:-1] + f", out={self.name_of(donor)})"
         outs = [self._define(t) for t in op.outputs]
         if not outs:
             self.emit(indent, expr, op)
@@ -256,6 +259,32 @@ def _counted_loop(op: Operation):
         return None
     step = int(increment.op.attrs["value"])
     return (k, limit, step, step_op) if step > 0 else None
+
+
+# Ops whose result is always a new array (for array operands), never a view of an input.
+_FRESH_RESULTS = frozenset({"Add", "Sub", "Mul", "RealDiv", "FloorDiv", "FloorMod", "Neg"})
+
+
+def _buffer_donor(op: Operation, dying) -> SymbolicTensor | None:
+    """An input of a ufunc op that dies at the op and can hold its result: a fresh array
+    (not a view, not a constant or argument) of the output's exact shape and dtype."""
+    if not isinstance(op.opdef.kernel, np.ufunc) or op.attrs or len(op.outputs) != 1:
+        return None
+    out = op.outputs[0]
+    if len(out.shape) == 0 or not out.shape.is_fully_defined():
+        return None
+    for t in op.inputs:
+        producer = t.op
+        fresh = isinstance(producer.opdef.kernel, np.ufunc) or producer.type in _FRESH_RESULTS
+        if (
+            any(t is d for d in dying)
+            and fresh
+            and not producer.attrs
+            and t.dtype is out.dtype
+            and tuple(t.shape) == tuple(out.shape)
+        ):
+            return t
+    return None
 
 
 def _arrays_dead_after(graph: Graph) -> dict[int, list[SymbolicTensor]]:

@@ -1,6 +1,6 @@
 """Fusion of elementwise chains on big arrays.
 
-Guarantees after this pass: in every graph and sub-graph, each maximal run of two or more
+Guarantees after this pass: in every graph and sub-graph, each maximal run of `MIN_OPS` or more
 fusable ops that the greedy sweep below can merge is one `FusedElementwise` op
 (runtime/ops/fused_ops.py), which evaluates the chain block by block with `out=` buffers.
 
@@ -24,6 +24,9 @@ from runtime.passes.rewrite import graphs_outer_first, is_pure
 from runtime.tensor import SymbolicTensor
 
 MIN_ELEMENTS = 1 << 15
+# Two-op chains stay unfused: the executor computes the second op in place in the first one's
+# fresh buffer (codegen's `out=` reuse), which measured faster than a blockwise kernel (W3b).
+MIN_OPS = 3
 BLOCK_ELEMENTS = 1 << 17  # per block shared between threads (fused_ops.run_blocks)
 
 
@@ -82,7 +85,7 @@ def _find_groups(graph: Graph) -> list[_Group]:
             producer = group_of.get(id(t.op))
             if producer is not None and producer is not group:
                 producer.open = False
-    fused = [g for g in groups if len(g.members) > 1]
+    fused = [g for g in groups if len(g.members) >= MIN_OPS]
     for g in fused:
         g.members.sort(key=lambda op: position[id(op)])
     return fused

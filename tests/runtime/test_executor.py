@@ -81,3 +81,20 @@ def test_loop_that_changes_its_limit_stays_a_while_loop():
     i, lim = f(rt.constant(10))
     assert (i.numpy(), lim.numpy()) == (5, 5)
     assert "while True:" in f.get_concrete_function(rt.constant(10)).graph.to_python()
+
+
+def test_dying_fresh_temporaries_are_reused_but_views_and_inputs_never():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    y = np.ones((2, 3), np.float32)
+    f = rt.function(lambda x, y: (rt.square(x - y), rt.sqrt(rt.transpose(x)), rt.exp(x)),
+                    autograph=False)
+    xt, yt = rt.constant(x), rt.constant(y)
+    fresh, view, arg = f(xt, yt)
+    source = f.get_concrete_function(xt, yt).graph.to_python()
+    assert ", out=sub_" in source  # square writes into the dead `x - y` buffer
+    assert source.count("out=") == 1  # never into the transpose view nor the argument x
+    np.testing.assert_array_equal(fresh.numpy(), np.square(x - y))
+    np.testing.assert_array_equal(view.numpy(), np.sqrt(x.T))
+    np.testing.assert_array_equal(arg.numpy(), np.exp(x))
+    np.testing.assert_array_equal(xt.numpy(), x)  # the argument's buffer is untouched
+    np.testing.assert_array_equal(yt.numpy(), y)

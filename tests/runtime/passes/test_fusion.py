@@ -51,7 +51,8 @@ def test_blocks_and_tails_are_bit_identical(size, seed):
 def test_values_read_elsewhere_become_outputs(small_fusion):
     def f(x, y):
         d = x - y
-        sq = d * d
+        e = d * 2.0
+        sq = e * e
         return rt.reduce_sum(sq), sq + 1.0, d
 
     x, y = np.arange(7, dtype=np.float32), np.ones(7, np.float32)

@@ -334,6 +334,49 @@ def _add_one_args(small):
 _MATCH_NUMPY = Target("vs_numpy", 1.1)
 _BEAT_EAGER = Target("speedup", 3)
 
+# ---- W12 the converter's reference function (issue 3: first call <= 5 ms) --------------------
+
+def two_loops_and_an_if(x, n):
+    """About 20 lines with two loops and an `if`: the function issue 3 times the first call of."""
+    total = rt.zeros_like(x)
+    count = 0
+    for i in rt.range(n):
+        if i % 2 == 0:
+            total = total + x * rt.cast(i, rt.float32)
+        else:
+            total = total - x
+        count += 1
+    j = 0
+    while j < n:
+        total = total * 0.5
+        if rt.reduce_sum(total) > 100.0:
+            break
+        j += 1
+    return total, count, j
+
+
+def two_loops_and_an_if_numpy(x, n):
+    total = np.zeros_like(x)
+    count = np.int32(0)
+    for i in np.arange(n, dtype=np.int32):
+        if i % 2 == 0:
+            total = total + x * np.float32(i)
+        else:
+            total = total - x
+        count += 1
+    j = np.int32(0)
+    while j < n:
+        total = total * np.float32(0.5)
+        if np.sum(total) > 100.0:
+            break
+        j += 1
+    return total, count, j
+
+
+def _two_loops_args(small):
+    return np.array([1.0, 2.0, 3.0], np.float32), np.int32(20)
+
+
 WORKLOADS = (
     Workload("W1", "power",
              "power: 100 matmuls of a 10x10 int32 (Python-int loop, unrolled)",
@@ -381,6 +424,9 @@ WORKLOADS = (
     Workload("W11", "x + 1",
              "(ours) call overhead: `x + 1` on a float32 scalar", add_one, add_one,
              _add_one_args),
+    Workload("W12", "2 loops + if",
+             "(ours) issue 3's first-call reference: ~20 lines, two loops and an `if`",
+             two_loops_and_an_if, two_loops_and_an_if_numpy, _two_loops_args),
 )
 
 FIRST_CALL_TARGET_MS = 5.0

@@ -11,6 +11,7 @@ import re
 import numpy as np
 
 from runtime import context
+from runtime.ops.registry import CONTROL_FLOW
 from runtime.tensor import SymbolicTensor, shape_str
 
 
@@ -45,14 +46,19 @@ class Operation:
         self.attrs = attrs
         self.origin = origin
         self.outputs = [SymbolicTensor(self, i, d, s) for i, (d, s) in enumerate(output_specs)]
-        self.stateful = opdef.stateful or any(g.is_stateful() for g in self.subgraphs())
+        self.stateful = opdef.stateful or (
+            CONTROL_FLOW in opdef.groups and any(g.is_stateful() for g in self.subgraphs())
+        )
 
     @property
     def type(self) -> str:
         return self.opdef.name
 
     def subgraphs(self):
-        """The sub-graphs held in attrs (branches of an If, cond and body of a While)."""
+        """The sub-graphs held in attrs (branches of an If, cond and body of a While); only
+        control-flow ops hold any."""
+        if CONTROL_FLOW not in self.opdef.groups:
+            return []
         return [v for v in self.attrs.values() if isinstance(v, Graph)]
 
     def __repr__(self) -> str:

@@ -7,6 +7,7 @@ autograph generated are translated back to the user's file and line through
 
 from __future__ import annotations
 
+import functools
 import linecache
 import os
 import sys
@@ -38,6 +39,7 @@ def _translate(filename: str, lineno: int) -> Origin | None:
     return Origin(*found) if found is not None else None
 
 
+@functools.lru_cache(maxsize=8192)  # tracing asks for the same few lines many times
 def origin_of_frame(filename: str, lineno: int) -> Origin | None:
     """The user's Origin of a frame location, or None for library frames."""
     mapped = _translate(filename, lineno)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 
-from runtime import context, dtypes, nest
+from runtime import context, nest
 from runtime.conversion import convert_to_tensor
 from runtime.errors import with_origin
 from runtime.graph import Graph
@@ -290,5 +290,3 @@ def _trace_loop(graph, cond, body, structure, flat, shapes, names):
         body_g.outputs = body_flat
     return cond_g, body_g, body_flat
 
-
-__all__ = ["cond", "while_loop", "dtypes"]

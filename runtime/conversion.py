@@ -122,7 +122,3 @@ def binary_operands(x, y, op_name: str):
         target = dtypes.float32 if (x.dtype.is_floating or y.dtype.is_floating) else x.dtype
         x, y = eager(x._value, target), eager(y._value, target)
     return binary_operands(x, y, op_name)
-
-
-def is_eager(value) -> bool:
-    return isinstance(value, EagerTensor)

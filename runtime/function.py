@@ -13,7 +13,7 @@ import logging
 import weakref
 
 from runtime import config, context, nest
-from runtime.errors import Error, InvalidArgumentError, with_origin
+from runtime.errors import Error, with_origin
 from runtime.executor import codegen
 from runtime.executor.interpreter import locate_error
 from runtime.graph import Graph
@@ -579,5 +579,3 @@ def _key_str(part):
         return "(" + ", ".join(_key_str(p) for p in part[1]) + ")"
     return describe_key(part)
 
-
-__all__ = ["function", "Function", "ConcreteFunction", "InvalidArgumentError"]

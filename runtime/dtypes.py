@@ -83,16 +83,3 @@ def from_numpy(npd) -> DType:
     """The DType of numpy values of dtype `npd`."""
     d = _BY_NP.get(npd)
     return d if d is not None else as_dtype(npd)
-
-
-def python_scalar_dtype(value) -> DType | None:
-    """The default DType of a Python scalar: float -> float32, int -> int32, str -> string."""
-    if isinstance(value, bool):
-        return bool_
-    if isinstance(value, int):
-        return int32
-    if isinstance(value, float):
-        return float32
-    if isinstance(value, (str, bytes)):
-        return string
-    return None

@@ -79,7 +79,9 @@ def test_s5_run_functions_eagerly(eager_functions):
 
 def test_s5_back_to_graphs_after_eager():
     rt.config.run_functions_eagerly(True)
+    assert rt.config.functions_run_eagerly()
     rt.config.run_functions_eagerly(False)
+    assert not rt.config.functions_run_eagerly()
     f = rt.function(lambda x: x + 1)
     assert f(rt.constant(1)).numpy() == 2
     assert f.experimental_get_tracing_count() == 1

@@ -83,3 +83,11 @@ def test_scratch_graph_captures_leave_enclosing_graphs_alone():
             y = math_ops.add(x, 1.0)
     assert y.op.inputs[0].op.graph is scratch
     assert branch.captures == {} and branch.inputs == []
+
+
+def test_get_operation_by_name():
+    graph = _traced(lambda x: x * 2 + 1, rt.constant(1.0))
+    op = graph.operations[-1]
+    assert graph.get_operation(op.name) is op
+    with pytest.raises(KeyError, match="no_such_op"):
+        graph.get_operation("no_such_op")

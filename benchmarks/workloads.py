@@ -1,4 +1,4 @@
-"""The benchmark workloads: W1-W8 of `../shared/ANCHORS.md` (same math, same sizes) plus W9-W11.
+"""The benchmark workloads: W1-W8 of `../shared/ANCHORS.md` (same math, same sizes) plus W9-W12.
 
 Each workload is one ordinary Python function over `rt` tensors, written the way a user would
 (`if` / `while` / `for` over tensors included): run as is it is "our eager"; wrapped in

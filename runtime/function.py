@@ -53,8 +53,8 @@ class ConcreteFunction:
         self.structured_input_signature = arg_specs
         self.structured_outputs = structured_outputs
         self._run, self.generated = codegen.compile_graph(graph)
-        self._line_ops = self.generated.line_ops
         self._pack = _make_packer(structured_outputs)
+        self._tensor_specs = [s for s in nest.flatten(arg_specs) if isinstance(s, TensorSpec)]
 
     def _call_values(self, values):
         try:
@@ -69,7 +69,7 @@ class ConcreteFunction:
         tb, op = error.__traceback__, None
         while tb is not None:
             if tb.tb_frame.f_code.co_filename == self.generated.filename:
-                op = self._line_ops.get(tb.tb_lineno, op)
+                op = self.generated.line_ops.get(tb.tb_lineno, op)
             tb = tb.tb_next
         if op is None:
             return error
@@ -78,11 +78,8 @@ class ConcreteFunction:
         return locate_error(error, op)
 
     def __call__(self, *args, **kwargs):
-        flat = nest.flatten((args, kwargs))
-        specs = [
-            s for s in nest.flatten(self.structured_input_signature) if isinstance(s, TensorSpec)
-        ]
-        tensors = [a for a in flat if is_tensor_leaf(a)]
+        specs = self._tensor_specs
+        tensors = [a for a in nest.flatten((args, kwargs)) if is_tensor_leaf(a)]
         if len(tensors) != len(specs):
             raise TypeError(
                 f"{self.name}: expected {len(specs)} tensor arguments, got {len(tensors)}."
@@ -197,38 +194,21 @@ class Function:
     def __call__(self, *args, **kwargs):
         if config._run_functions_eagerly:
             return self.python_function(*args, **kwargs)
-        if not kwargs:
-            key, values = [], []
-            for a in args:
-                kind = type(a)
-                if kind is EagerTensor:
-                    v = a._value
-                    key.append((a.dtype, v.shape if type(v) is not bytes else ()))
-                    values.append(v)
-                elif kind in _FAST_PYTHON_TYPES:
-                    key.append(("python", kind, a))
-                else:
-                    break
-            else:
-                concrete = self._fast.get(tuple(key))
-                if concrete is not None:
-                    try:
-                        outs = concrete._run(*values)
-                    except Exception as e:  # noqa: BLE001 - re-raised with the user's line
-                        raise concrete._locate(e) from None
-                    return concrete._pack(outs)
-        return self._call_general(args, kwargs)
+        fast = None if kwargs else _fast_key(args)
+        if fast is not None:
+            concrete = self._fast.get(fast[0])
+            if concrete is not None:
+                return concrete._call_values(fast[1])
+        return self._call_general(args, kwargs, fast)
 
-    def _call_general(self, args, kwargs):
+    def _call_general(self, args, kwargs, fast=None):
         arguments = self._bind(args, kwargs)
         key = self._key(arguments)
         concrete = self._concrete.get(key) or self._find_relaxed(key)
         if concrete is None:
             concrete = self._trace(arguments, key)
-        if not kwargs and all(
-            type(a) is EagerTensor or type(a) in _FAST_PYTHON_TYPES for a in args
-        ):
-            self._fast[tuple(value_key(a, "") for a in args)] = concrete
+        if fast is not None:
+            self._fast[fast[0]] = concrete
         values = [
             _as_value(v) for v in nest.flatten([v for _, v in arguments]) if is_tensor_leaf(v)
         ]
@@ -475,6 +455,23 @@ def _as_tensor(value):
     from runtime.conversion import convert_to_tensor
 
     return convert_to_tensor(value)
+
+
+def _fast_key(args):
+    """(key, numpy values) of positional arguments that are all eager tensors or Python
+    scalars, the fast path's cache key; None for anything else (the general path decides)."""
+    key, values = [], []
+    for a in args:
+        kind = type(a)
+        if kind is EagerTensor:
+            v = a._value
+            key.append((a.dtype, v.shape if type(v) is not bytes else ()))
+            values.append(v)
+        elif kind in _FAST_PYTHON_TYPES:
+            key.append(("python", kind, a))
+        else:
+            return None
+    return tuple(key), values
 
 
 def _spec_of(value):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 
 from runtime import context, nest
-from runtime.conversion import convert_to_tensor
+from runtime.conversion import convert_to_tensor, is_weak
 from runtime.errors import with_origin
 from runtime.graph import Graph
 from runtime.ops.registry import CONTROL_FLOW, apply, constant_in_graph, define_op
@@ -48,10 +48,6 @@ def _to_graph_tensor(graph: Graph, value, dtype=None) -> SymbolicTensor:
     if isinstance(tensor, EagerTensor):
         return constant_in_graph(graph, tensor)
     return _to_graph_tensor(graph, tensor)
-
-
-def _is_weak(value) -> bool:
-    return not isinstance(value, Tensor) and isinstance(value, (bool, int, float))
 
 
 def _merge_shapes(a, b):
@@ -116,12 +112,12 @@ def cond(pred, true_fn, false_fn, names=None):
     for i, (a, b) in enumerate(zip(t_flat, f_flat)):
         if a is None and b is None:
             continue
-        if _is_weak(a) and _is_weak(b) and a == b and type(a) is type(b):
+        if is_weak(a) and is_weak(b) and a == b and type(a) is type(b):
             continue  # the same Python value on both sides stays a Python value
         dtype = None
-        if _is_weak(a) and isinstance(b, Tensor):
+        if is_weak(a) and isinstance(b, Tensor):
             dtype = b.dtype
-        elif _is_weak(b) and isinstance(a, Tensor):
+        elif is_weak(b) and isinstance(a, Tensor):
             dtype = a.dtype
         ta = _in_branch(branches[0], a, dtype, names, i)
         tb = _in_branch(branches[1], b, dtype, names, i)
@@ -284,7 +280,7 @@ def _trace_loop(graph, cond, body, structure, flat, shapes, names):
                 )
             ) from None
         body_flat = [
-            _to_graph_tensor(body_g, o, v.dtype if _is_weak(o) else None)
+            _to_graph_tensor(body_g, o, v.dtype if is_weak(o) else None)
             for o, v in zip(nest.flatten(out), flat)
         ]
         body_g.outputs = body_flat

@@ -131,64 +131,29 @@ _FLOATING = (lambda d: d.is_floating, "a float")
 _BOOL = (lambda d: d.is_bool, "a bool")
 
 
-def add(x, y):
-    return _binary_op(ADD, x, y, "add", strings=True)
+def _named(name, fn, what):
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"rt.{name}: {what}."
+    return fn
 
 
-def subtract(x, y):
-    return _binary_op(SUB, x, y, "subtract")
+def _arithmetic(name, opdef, strings=False):
+    return _named(name, lambda x, y: _binary_op(opdef, x, y, name, strings),
+                  "elementwise, numpy broadcasting")
 
 
-def multiply(x, y):
-    return _binary_op(MUL, x, y, "multiply")
+def _comparison(name, opdef, string_opdef=None):
+    return _named(name, lambda x, y: _compare_op(opdef, x, y, name, string_opdef),
+                  "elementwise comparison, a bool tensor")
 
 
-def divide(x, y):
-    return _binary_op(DIV, x, y, "divide")
+def _logical(name, opdef):
+    return _named(name, lambda x, y: apply(opdef, _bool_operands(x, y, name)),
+                  "elementwise on bool tensors")
 
 
-def floordiv(x, y):
-    return _binary_op(FLOORDIV, x, y, "floordiv")
-
-
-def mod(x, y):
-    return _binary_op(MOD, x, y, "mod")
-
-
-def pow(x, y):  # noqa: A001 - TensorFlow's name
-    return _binary_op(POW, x, y, "pow")
-
-
-def maximum(x, y):
-    return _binary_op(MAXIMUM, x, y, "maximum")
-
-
-def minimum(x, y):
-    return _binary_op(MINIMUM, x, y, "minimum")
-
-
-def equal(x, y):
-    return _compare_op(EQUAL, x, y, "equal", STRING_EQUAL)
-
-
-def not_equal(x, y):
-    return _compare_op(NOT_EQUAL, x, y, "not_equal", STRING_NOT_EQUAL)
-
-
-def less(x, y):
-    return _compare_op(LESS, x, y, "less")
-
-
-def less_equal(x, y):
-    return _compare_op(LESS_EQUAL, x, y, "less_equal")
-
-
-def greater(x, y):
-    return _compare_op(GREATER, x, y, "greater")
-
-
-def greater_equal(x, y):
-    return _compare_op(GREATER_EQUAL, x, y, "greater_equal")
+def _unary(name, opdef, accepts):
+    return _named(name, lambda x: _unary_op(opdef, x, accepts, name), "elementwise")
 
 
 def _bool_operands(x, y, name):
@@ -198,80 +163,43 @@ def _bool_operands(x, y, name):
     return x, y
 
 
-def logical_and(x, y):
-    return apply(LOGICAL_AND, _bool_operands(x, y, "logical_and"))
+add = _arithmetic("add", ADD, strings=True)
+subtract = _arithmetic("subtract", SUB)
+multiply = _arithmetic("multiply", MUL)
+divide = _arithmetic("divide", DIV)
+floordiv = _arithmetic("floordiv", FLOORDIV)
+mod = _arithmetic("mod", MOD)
+pow = _arithmetic("pow", POW)  # noqa: A001 - TensorFlow's name
+maximum = _arithmetic("maximum", MAXIMUM)
+minimum = _arithmetic("minimum", MINIMUM)
 
+equal = _comparison("equal", EQUAL, STRING_EQUAL)
+not_equal = _comparison("not_equal", NOT_EQUAL, STRING_NOT_EQUAL)
+less = _comparison("less", LESS)
+less_equal = _comparison("less_equal", LESS_EQUAL)
+greater = _comparison("greater", GREATER)
+greater_equal = _comparison("greater_equal", GREATER_EQUAL)
 
-def logical_or(x, y):
-    return apply(LOGICAL_OR, _bool_operands(x, y, "logical_or"))
+logical_and = _logical("logical_and", LOGICAL_AND)
+logical_or = _logical("logical_or", LOGICAL_OR)
+logical_xor = _logical("logical_xor", LOGICAL_XOR)
+logical_not = _unary("logical_not", LOGICAL_NOT, _BOOL)
 
-
-def logical_xor(x, y):
-    return apply(LOGICAL_XOR, _bool_operands(x, y, "logical_xor"))
-
-
-def logical_not(x):
-    return _unary_op(LOGICAL_NOT, x, _BOOL, "logical_not")
-
-
-def negative(x):
-    return _unary_op(NEG, x, _NUMERIC, "negative")
-
-
-def abs(x):  # noqa: A001 - TensorFlow's name
-    return _unary_op(ABS, x, _NUMERIC, "abs")
-
-
-def sign(x):
-    return _unary_op(SIGN, x, _NUMERIC, "sign")
-
-
-def exp(x):
-    return _unary_op(EXP, x, _FLOATING, "exp")
-
-
-def log(x):
-    return _unary_op(LOG, x, _FLOATING, "log")
-
-
-def sqrt(x):
-    return _unary_op(SQRT, x, _FLOATING, "sqrt")
-
-
-def square(x):
-    return _unary_op(SQUARE, x, _NUMERIC, "square")
-
-
-def sin(x):
-    return _unary_op(SIN, x, _FLOATING, "sin")
-
-
-def cos(x):
-    return _unary_op(COS, x, _FLOATING, "cos")
-
-
-def tanh(x):
-    return _unary_op(TANH, x, _FLOATING, "tanh")
-
-
-def sigmoid(x):
-    return _unary_op(SIGMOID, x, _FLOATING, "sigmoid")
-
-
-def relu(x):
-    return _unary_op(RELU, x, _NUMERIC, "relu")
-
-
-def round(x):  # noqa: A001 - TensorFlow's name
-    return _unary_op(ROUND, x, _NUMERIC, "round")
-
-
-def floor(x):
-    return _unary_op(FLOOR, x, _FLOATING, "floor")
-
-
-def ceil(x):
-    return _unary_op(CEIL, x, _FLOATING, "ceil")
+negative = _unary("negative", NEG, _NUMERIC)
+abs = _unary("abs", ABS, _NUMERIC)  # noqa: A001 - TensorFlow's name
+sign = _unary("sign", SIGN, _NUMERIC)
+exp = _unary("exp", EXP, _FLOATING)
+log = _unary("log", LOG, _FLOATING)
+sqrt = _unary("sqrt", SQRT, _FLOATING)
+square = _unary("square", SQUARE, _NUMERIC)
+sin = _unary("sin", SIN, _FLOATING)
+cos = _unary("cos", COS, _FLOATING)
+tanh = _unary("tanh", TANH, _FLOATING)
+sigmoid = _unary("sigmoid", SIGMOID, _FLOATING)
+relu = _unary("relu", RELU, _NUMERIC)
+round = _unary("round", ROUND, _NUMERIC)  # noqa: A001 - TensorFlow's name
+floor = _unary("floor", FLOOR, _FLOATING)
+ceil = _unary("ceil", CEIL, _FLOATING)
 
 
 # ---- ops with attrs or special shapes -------------------------------------------------------

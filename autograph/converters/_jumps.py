@@ -12,7 +12,8 @@ import copy
 
 import gast
 
-from autograph import traversal
+from autograph import templates, traversal
+from autograph.anno import Anno, getanno
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _LOOPS = (gast.While, gast.For, gast.AsyncFor)
@@ -33,6 +34,28 @@ class JumpLowering:
         self.guard = guard
         self.into_loops = into_loops
         self.lower_loop = lower_loop
+
+    @classmethod
+    def flagged(cls, kind, flag: str) -> JumpLowering:
+        """Lowering that sets `flag = True` at each jump and guards the code after a possible
+        jump with `if not flag:` (the break and continue converters)."""
+
+        def replace(jump):
+            return templates.replace("flag = True", getanno(jump, Anno.ORIGIN), flag=flag)
+
+        def guard(stmts):
+            if not stmts:
+                return []
+            return templates.replace("if not flag:\n    body", getanno(stmts[0], Anno.ORIGIN),
+                                     flag=flag, body=stmts)
+
+        return cls(kind, replace, guard)
+
+    @classmethod
+    def appears_in(cls, kind, stmts) -> bool:
+        """Whether a jump of `kind` leaves one of `stmts` (not counting nested loops)."""
+        probe = cls(kind, None, None)
+        return any(probe.contains(s) for s in stmts)
 
     def contains(self, node) -> bool:
         """Whether `node` holds a jump of this kind that leaves it."""

@@ -32,21 +32,10 @@ class _Breaks(traversal.StatementTransformer):
         self.generic_visit(node)
         origin = getanno(node, Anno.ORIGIN)
         orelse, node.orelse = node.orelse, []
-        probe = JumpLowering(gast.Break, None, None)
-        if not any(probe.contains(s) for s in node.body):
+        if not JumpLowering.appears_in(gast.Break, node.body):
             return [node] + orelse
         flag = self.ctx.namer.new("break_")
-
-        def replace(jump):
-            return templates.replace("flag = True", getanno(jump, Anno.ORIGIN), flag=flag)
-
-        def guard(stmts):
-            if not stmts:
-                return []
-            return templates.replace("if not flag:\n    body", getanno(stmts[0], Anno.ORIGIN),
-                                     flag=flag, body=stmts)
-
-        node.body = JumpLowering(gast.Break, replace, guard).block(node.body) or [gast.Pass()]
+        node.body = JumpLowering.flagged(gast.Break, flag).block(node.body) or [gast.Pass()]
         if isinstance(node, gast.While):
             node.test = templates.replace_expr("not flag and test", origin, flag=flag,
                                                test=node.test)

@@ -29,26 +29,15 @@ class _Continues(traversal.StatementTransformer):
 
     def visit_While(self, node):
         self.generic_visit(node)
-        probe = JumpLowering(gast.Continue, None, None)
-        if not any(probe.contains(s) for s in node.body):
+        if not JumpLowering.appears_in(gast.Continue, node.body):
             return node
         moved = JumpLowering(gast.Continue, lambda _: [], None)
         if not moved.needs_guard(node.body):
             node.body = moved.block(node.body) or [gast.Pass()]
             return node
         flag = self.ctx.namer.new("continue_")
-
-        def replace(jump):
-            return templates.replace("flag = True", getanno(jump, Anno.ORIGIN), flag=flag)
-
-        def guard(stmts):
-            if not stmts:
-                return []
-            return templates.replace("if not flag:\n    body", getanno(stmts[0], Anno.ORIGIN),
-                                     flag=flag, body=stmts)
-
         origin = getanno(node, Anno.ORIGIN)
-        body = JumpLowering(gast.Continue, replace, guard).block(node.body)
+        body = JumpLowering.flagged(gast.Continue, flag).block(node.body)
         node.body = templates.replace("flag = False", origin, flag=flag) + body
         return node
 

@@ -142,6 +142,15 @@ class Transformer(_Dispatch):
         return node
 
 
+    def visit_block(self, stmts: list) -> list:
+        """Visits a list of statements; a visit may return one node or a list of them."""
+        out = []
+        for s in stmts:
+            s = self.visit(s)
+            out.extend(s if isinstance(s, list) else [s])
+        return out
+
+
 class StatementTransformer(Transformer):
     """A Transformer that visits statements only (and except handlers / match cases)."""
 

@@ -93,18 +93,11 @@ class _LoopReturns(traversal.StatementTransformer):
     def __init__(self, lowering):
         self.lowering = lowering
 
-    def visit_block(self, stmts):
-        out = []
-        for s in stmts:
-            s = self.visit(s)
-            out.extend(s if isinstance(s, list) else [s])
-        return out
-
     def visit_Return(self, node):
         return self.lowering._replace(node, in_loop=True)
 
     def visit_While(self, node):
-        had_return = any(isinstance(n, gast.Return) for n in _walk_local(node))
+        had_return = JumpLowering(gast.Return, None, None, into_loops=True).contains(node)
         self.generic_visit(node)
         if not had_return:
             return node
@@ -122,30 +115,11 @@ class _LoopReturns(traversal.StatementTransformer):
     visit_Lambda = visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
 
 
-def _walk_local(node):
-    """Nodes under `node`, not entering nested functions."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(
-            c for c in traversal.children(n)
-            if not isinstance(c, (gast.FunctionDef, gast.Lambda, gast.ClassDef))
-        )
-
-
 class _DropAssignments(traversal.StatementTransformer):
     """Removes the generated `do_return = True` when nothing tests the flag."""
 
     def __init__(self, flag):
         self.flag = flag
-
-    def visit_block(self, stmts):
-        out = []
-        for s in stmts:
-            s = self.visit(s)
-            out.extend(s if isinstance(s, list) else [s])
-        return out
 
     def visit_Assign(self, node):
         if getanno(node, Anno.GENERATED) and node.targets[0].id == self.flag:

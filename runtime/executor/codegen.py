@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from runtime.graph import Graph, Operation
+from runtime.ops.registry import FRESH_OUTPUT
 from runtime.tensor import SymbolicTensor
 
 _file_ids = itertools.count()
@@ -262,9 +263,6 @@ def _counted_loop(op: Operation):
 
 
 # Ops whose result is always a new array (for array operands), never a view of an input.
-_FRESH_RESULTS = frozenset({"Add", "Sub", "Mul", "RealDiv", "FloorDiv", "FloorMod", "Neg"})
-
-
 def _buffer_donor(op: Operation, dying) -> SymbolicTensor | None:
     """An input of a ufunc op that dies at the op and can hold its result: a fresh array
     (not a view, not a constant or argument) of the output's exact shape and dtype."""
@@ -275,10 +273,9 @@ def _buffer_donor(op: Operation, dying) -> SymbolicTensor | None:
         return None
     for t in op.inputs:
         producer = t.op
-        fresh = isinstance(producer.opdef.kernel, np.ufunc) or producer.type in _FRESH_RESULTS
         if (
             any(t is d for d in dying)
-            and fresh
+            and FRESH_OUTPUT in producer.opdef.groups
             and not producer.attrs
             and t.dtype is out.dtype
             and tuple(t.shape) == tuple(out.shape)

@@ -10,7 +10,7 @@ from runtime import dtypes
 from runtime.conversion import binary_operands, convert_to_tensor
 from runtime.errors import InvalidArgumentError, with_origin
 from runtime.ops import array_ops, shapes
-from runtime.ops.registry import ELEMENTWISE, apply, define_op
+from runtime.ops.registry import ELEMENTWISE, FRESH_OUTPUT, apply, define_op
 from runtime.source_info import user_origin
 from runtime.tensor import normalize
 
@@ -31,7 +31,9 @@ def _elementwise(name, kernel, emit=None, dtype=None):
         out_dtype = dtype or _result_dtype(kernel, *(t.dtype for t in inputs))
         return [(out_dtype, shapes.broadcast(*(t.shape for t in inputs)))]
 
-    return define_op(name, infer=infer, kernel=kernel, groups=[ELEMENTWISE], emit=emit)
+    return define_op(
+        name, infer=infer, kernel=kernel, groups=[ELEMENTWISE, FRESH_OUTPUT], emit=emit
+    )
 
 
 def _binary(expr):
@@ -300,7 +302,8 @@ def _matmul_infer(inputs):
 
 
 MATMUL = define_op(
-    "MatMul", infer=_matmul_infer, kernel=np.matmul, emit=_binary("{} @ {}")
+    "MatMul", infer=_matmul_infer, kernel=np.matmul, emit=_binary("{} @ {}"),
+    groups=[FRESH_OUTPUT],
 )
 
 

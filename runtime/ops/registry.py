@@ -23,6 +23,7 @@ ELEMENTWISE = "elementwise"
 REDUCTION = "reduction"
 CONTROL_FLOW = "control_flow"
 READS_STATE = "reads_state"  # may be pruned, never merged, folded or moved
+FRESH_OUTPUT = "fresh_output"  # the result is a new array, never a view of an input
 
 
 @dataclass(eq=False)

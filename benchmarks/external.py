@@ -13,6 +13,8 @@ import importlib.util
 
 import numpy as np
 
+from benchmarks import workloads
+
 
 def available() -> dict[str, str]:
     """{column name: package version} for the external frameworks that can be imported."""
@@ -86,16 +88,6 @@ def _tensorflow_functions() -> dict:
             s += i * i
         return s
 
-    def collatz(n):
-        steps = 0
-        while n != 1:
-            if n % 2 == 0:
-                n = n // 2
-            else:
-                n = 3 * n + 1
-            steps += 1
-        return steps
-
     def gated_activation(x):
         return tf.tanh(1.5 * x + 0.25) * tf.sigmoid(x) - 0.5 * x
 
@@ -108,12 +100,10 @@ def _tensorflow_functions() -> dict:
             h = tf.tanh(tf.matmul(xs[t], w) + tf.matmul(h, u) + b)
         return h
 
-    def add_one(x):
-        return x + 1
-
+    # W7 and W11 use only Python operators: TensorFlow runs the workloads' own functions.
     fns = {"W1": power, "W2": lstm_cell, "W3a": mse, "W3b": mse, "W4": simple_relu,
-           "W5": newton_sqrt, "W6": sum_squares, "W7": collatz, "W8": gated_activation,
-           "W9": mlp, "W10": rnn, "W11": add_one}
+           "W5": newton_sqrt, "W6": sum_squares, "W7": workloads.collatz, "W8": gated_activation,
+           "W9": mlp, "W10": rnn, "W11": workloads.add_one}
     _TF_CACHE.update({k: tf.function(f) for k, f in fns.items()})
     return _TF_CACHE
 
@@ -167,12 +157,9 @@ def _jax_functions() -> dict:
         h0 = jnp.zeros((xs.shape[1], u.shape[0]), jnp.float32)
         return lax.fori_loop(0, xs.shape[0], lambda t, h: jnp.tanh(xs[t] @ w + h @ u + b), h0)
 
-    def add_one(x):
-        return x + 1
-
     fns = {"W1": power, "W2": lstm_cell, "W3a": mse, "W3b": mse, "W4": simple_relu,
            "W5": newton_sqrt, "W6": sum_squares, "W7": collatz, "W8": gated_activation,
-           "W9": mlp, "W10": rnn, "W11": add_one}
+           "W9": mlp, "W10": rnn, "W11": workloads.add_one}
     for key, fn in fns.items():
         jitted = jax.jit(fn, static_argnums=(1,)) if key == "W1" else jax.jit(fn)
         _JAX_CACHE[key] = _blocking(jitted)

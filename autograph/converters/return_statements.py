@@ -8,7 +8,10 @@ Before:                         After (moved, the common case):
                                         return y
 A `return` inside a loop, or code that would have to be copied into several branches, uses
 flags instead: `do_return = True; retval = v` (plus `break` in a loop), later code guarded by
-`if not do_return:`, and one `return retval` at the end.
+`if not do_return:`, and one `return retval` at the end. `retval` starts as
+`ag__.UndefinedReturn()` (never a value that could be returned by mistake); when the function
+may also end without a `return`, the end is `return ag__.return_value(retval, do_return)`,
+which gives None where no `return` ran.
 """
 
 from __future__ import annotations
@@ -48,18 +51,23 @@ class _FlagLowering:
         self.origin = getanno(fn_node, Anno.ORIGIN)
 
     def lower(self, body):
+        self.always_returns = _always_returns(body)
         self.jumps = JumpLowering(gast.Return, replace=self._replace, guard=self._guard,
                                   into_loops=True, lower_loop=self._loop)
         body = self.jumps.block(body)
         if not self.guarded:
             body = _DropAssignments(self.do_return).visit_block(body)
         head = templates.replace(
-            "do_return = False\nretval = None", self.origin,
+            "do_return = False\nretval = ag__.UndefinedReturn()", self.origin,
             do_return=self.do_return, retval=self.retval,
         )
         if not self.guarded:
             head = head[1:]
-        tail = templates.replace("return retval", self.origin, retval=self.retval)
+        if self.always_returns or not self.guarded:
+            tail = templates.replace("return retval", self.origin, retval=self.retval)
+        else:  # it may end without a `return`: None, where no `return` ran
+            tail = templates.replace("return ag__.return_value(retval, do_return)", self.origin,
+                                     retval=self.retval, do_return=self.do_return)
         return head + body + tail
 
     def _replace(self, node, in_loop=False):
@@ -125,3 +133,22 @@ class _DropAssignments(traversal.StatementTransformer):
         if getanno(node, Anno.GENERATED) and node.targets[0].id == self.flag:
             return []
         return node
+
+
+def _always_returns(stmts) -> bool:
+    """Whether every path through `stmts` ends in a `return` (so the function never falls off
+    its end): a final `return`, an `if` whose branches both do, a `with` whose body does, or a
+    `while True:` without `break` (left only by a `return`)."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, gast.Return):
+        return True
+    if isinstance(last, gast.If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    if isinstance(last, (gast.With, gast.AsyncWith)):
+        return _always_returns(last.body)
+    if isinstance(last, gast.While):
+        endless = isinstance(last.test, gast.Constant) and last.test.value is True
+        return endless and not JumpLowering.appears_in(gast.Break, last.body)
+    return False

@@ -10,9 +10,16 @@ from autograph.operators.control_flow import (
 from autograph.operators.data_structures import list_append
 from autograph.operators.exceptions import assert_stmt
 from autograph.operators.logical import and_, not_, or_
-from autograph.operators.special_values import Undefined, ld
+from autograph.operators.special_values import (
+    MaybeUndefined,
+    Undefined,
+    UndefinedReturn,
+    ld,
+    return_value,
+)
 
 __all__ = [
-    "Undefined", "and_", "assert_stmt", "for_stmt", "if_exp", "if_stmt", "ld", "list_append",
-    "not_", "or_", "python_value", "while_stmt",
+    "MaybeUndefined", "Undefined", "UndefinedReturn", "and_", "assert_stmt", "for_stmt",
+    "if_exp", "if_stmt", "ld", "list_append", "not_", "or_", "python_value", "return_value",
+    "while_stmt",
 ]

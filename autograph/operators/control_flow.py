@@ -13,20 +13,22 @@ A condition (or iterated value) that a backend claims as staged builds graph con
 through that backend; anything else runs as plain Python, exactly like the original code.
 State with one variable travels as a bare value, with several as a tuple. An `if_stmt` without
 names is a returning `if`: its branches return the function's return value.
+
+In staged constructs a variable may be assigned on some paths only. It is never filled with a
+made-up value that could be read: it becomes a `MaybeUndefined` that carries a flag of where it
+was assigned and checks it when read (the return slot is the exception: its flag is the
+`do_return` variable of the lowered `return`s, see `special_values.return_value`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from autograph import backends
 from autograph.errors import AutoGraphError, at
 from autograph.operators.py_builtins import StagedZip
-from autograph.operators.special_values import is_undefined
+from autograph.operators.special_values import MaybeUndefined, Undefined, UndefinedReturn
 from autograph.origins import caller_origin
-
-_RETVAL = re.compile(r"retval(_\d+)?$")
 
 
 def if_stmt(cond, if_true, if_false, state=(), names=()):
@@ -129,14 +131,13 @@ def _staged_if_returning(backend, cond, if_true, if_false, state, what="if"):
 
 def _staged_if(backend, cond, if_true, if_false, state, names):
     single, count = len(names) == 1, len(names)
-    if not any(_needs_type(v, n) for v, n in zip(state, names)):
+    if not any(_needs_plan(v) for v in state):
         result = backend.cond(cond, lambda: _pack(if_true(*state), single, count),
                               lambda: _pack(if_false(*state), single, count), names)
         return _unpack(tuple(result), single)
     # Undefined values or Python lists: the first branch traced decides, with the second
     # branch's outputs from a dry run only when it needs them, how each is staged (the plan).
     plan = []
-    labels = {if_true: "true", if_false: "false"}
 
     def branch(fn, other):
         def run():
@@ -145,91 +146,109 @@ def _staged_if(backend, cond, if_true, if_false, state, names):
                 def other_out():
                     return _pack(backend.dry_run(lambda: other(*_copies(state))), single, count)
 
-                plan.extend(_if_plan(out, other_out, state, names, labels[fn], labels[other]))
-            return _apply(backend, plan, out, names, labels[fn])
+                plan.extend(_if_plan(out, other_out, state))
+            return _encode(backend, plan, out)
 
         return run
 
     result = backend.cond(cond, branch(if_true, if_false), branch(if_false, if_true),
-                          _KeptNames(names, plan))
-    return _unpack(_merge(plan, state, result), single)
+                          _EncodedNames(names, plan))
+    return _unpack(_decode(plan, state, result, names), single)
 
 
-class _KeptNames(Sequence):
-    """The names of the outputs a plan keeps (read when the backend reports an error, after
-    the plan is made)."""
+def _encoded_names(names, plan):
+    if all(step is _VALUE or isinstance(step, (_List, _ReturnFill)) for step in plan):
+        return names
+    return _EncodedNames(names, plan)
+
+
+class _EncodedNames(Sequence):
+    """The names of the encoded outputs (read when the backend reports an error, after the
+    plan is made): a variable assigned on some paths only has a second output, its flag."""
 
     def __init__(self, names, plan):
         self.names, self.plan = names, plan
 
-    def _kept(self):
-        return [n for n, step in zip(self.names, self.plan) if step is not _DROP]
+    def _encoded(self):
+        out = []
+        for name, step in zip(self.names, self.plan):
+            if step is not _DROP:
+                out.append(name)
+            if isinstance(step, _Maybe):
+                out.append(f"{name} (whether assigned)")
+        return out
 
     def __getitem__(self, index):
-        return self._kept()[index]
+        return self._encoded()[index]
 
     def __len__(self):
-        return len(self._kept())
+        return len(self._encoded())
 
 
 def _staged_while(backend, test, body, state, names):
     single = len(names) == 1
-    state, keep = _loop_init(backend, body, state, names)
+    plan = _loop_plan(backend, body, state, names)
 
     def staged_test(*current):
-        return test(*_restore(current, keep, state))
+        return test(*_decode(plan, state, current, names))
 
     def staged_body(*current):
-        return _kept(_pack(body(*_restore(current, keep, state)), single, len(names)), keep)
+        out = _pack(body(*_decode(plan, state, current, names)), single, len(names))
+        return _encode(backend, plan, out)
 
-    result = backend.while_loop(staged_test, staged_body, _kept(state, keep), _kept(names, keep))
-    return _unpack(_restore(result, keep, state), single)
+    init = _encode(backend, plan, _loop_init(backend, plan, state))
+    result = backend.while_loop(staged_test, staged_body, init, _encoded_names(names, plan))
+    return _unpack(_decode(plan, state, result, names), single)
 
 
 def _staged_for(backend, iterated, body, state, names, extra_test):
     single = len(names) == 1
-    state, keep = _loop_init(
+    plan = _loop_plan(
         backend, lambda *s: body(backend.item_placeholder(iterated), *s), state, names)
 
     def staged_test(*current):
-        return extra_test(*_restore(current, keep, state))
+        return extra_test(*_decode(plan, state, current, names))
 
     def staged_body(item, *current):
-        out = body(item, *_restore(current, keep, state))
-        return _kept(_pack(out, single, len(names)), keep)
+        out = _pack(body(item, *_decode(plan, state, current, names)), single, len(names))
+        return _encode(backend, plan, out)
 
+    init = _encode(backend, plan, _loop_init(backend, plan, state))
     result = backend.for_loop(iterated, staged_test if extra_test else None, staged_body,
-                              _kept(state, keep), _kept(names, keep))
-    return _unpack(_restore(result, keep, state), single)
+                              init, _encoded_names(names, plan))
+    return _unpack(_decode(plan, state, result, names), single)
 
 
-# ---- undefined values and lists --------------------------------------------------------------
+# ---- plans: how each state variable is staged ------------------------------------------------
+# A plan has one step per state variable, made before the graph construct is built:
+#   _VALUE      a value on every path: staged as it is.
+#   _DROP       undefined on every path: not staged, keeps its value (an Undefined).
+#   _List       a Python list that the construct appends to: a stacked list.
+#   _ReturnFill the return slot, set on some paths: a placeholder like `sample` where it is not
+#               (never read there: the `do_return` flag says no `return` ran).
+#   _Maybe      a variable assigned on some paths: staged with a flag saying where it was; it
+#               becomes a MaybeUndefined, which checks the flag where it is read.
+_VALUE = object()
 _DROP = object()
 
 
 class _List:
-    """Plan step: a Python list that a staged branch appends to becomes a stacked list."""
-
     def __init__(self, sample):
         self.sample = sample
 
 
-class _Fill:
-    """Plan step: a value the other branch defines; an undefined return value is replaced by
-    zeros like `sample`, any other undefined variable is an error."""
-
-    def __init__(self, sample, defined_in):
+class _ReturnFill:
+    def __init__(self, sample):
         self.sample = sample
-        self.defined_in = defined_in
 
 
-def _undefined_like(value, name) -> bool:
-    """Undefined, or the None that a lowered `return` starts its `retval` with."""
-    return is_undefined(value) or (value is None and _RETVAL.match(name) is not None)
+class _Maybe:
+    def __init__(self, sample):
+        self.sample = sample
 
 
-def _needs_type(value, name) -> bool:
-    return _undefined_like(value, name) or isinstance(value, list)
+def _needs_plan(value) -> bool:
+    return isinstance(value, (Undefined, MaybeUndefined, list))
 
 
 def _copies(state):
@@ -237,7 +256,29 @@ def _copies(state):
     return tuple(list(v) if isinstance(v, list) else v for v in state)
 
 
-def _if_plan(out, other_out, state, names, label, other_label):
+def _assigned(value):
+    """The assigned value in `value` (a MaybeUndefined's value), or None if it is undefined."""
+    if isinstance(value, Undefined):
+        return None
+    return value.value if isinstance(value, MaybeUndefined) else value
+
+
+def _step(values, original):
+    """The plan step for one variable whose values at the end of each path are `values`."""
+    if isinstance(original, list):
+        grown = [v for v in values if _grown(v, original)]
+        return _List(grown[0]) if grown else _DROP
+    if all(isinstance(v, Undefined) for v in values):
+        return _DROP
+    sample = next(_assigned(v) for v in values if not isinstance(v, Undefined))
+    if any(isinstance(v, UndefinedReturn) for v in values):
+        return _ReturnFill(sample)
+    if any(isinstance(v, (Undefined, MaybeUndefined)) for v in values):
+        return _Maybe(sample)
+    return _VALUE
+
+
+def _if_plan(out, other_out, state):
     """The plan for each output, from the outputs of the branch traced first (`out`) and, if
     needed, of the other one (`other_out()`, a dry run, computed at most once)."""
     other = []
@@ -248,23 +289,15 @@ def _if_plan(out, other_out, state, names, label, other_label):
         return other[0][i]
 
     plan = []
-    for i, name in enumerate(names):
-        value = out[i]
-        if isinstance(state[i], list):
-            if _grown(value, state[i]):
-                plan.append(_List(value))
-            else:
-                sample = other_value(i)
-                plan.append(_List(sample) if _grown(sample, state[i]) else _DROP)
-        elif not _undefined_like(value, name):
-            plan.append(_Fill(value, label))
+    for i, value in enumerate(out):
+        original = state[i]
+        if isinstance(original, list) and _grown(value, original):
+            plan.append(_List(value))
+        elif not isinstance(original, list) and not _needs_plan(value) \
+                and not _needs_plan(original):
+            plan.append(_VALUE)  # defined before and on this path: defined on every path
         else:
-            sample = other_value(i)
-            if _undefined_like(sample, name):
-                plan.append(_DROP)
-            else:
-                _check_return_value(name, other_label, label)
-                plan.append(_Fill(sample, other_label))
+            plan.append(_step((value, other_value(i)), original))
     return plan
 
 
@@ -272,76 +305,105 @@ def _grown(value, original) -> bool:
     return not isinstance(value, list) or len(value) > len(original)
 
 
-def _check_return_value(name, defined, undefined):
-    """Only a lowered return value may be undefined in one branch (it is never read there)."""
-    if not _RETVAL.match(name):
-        raise AutoGraphError(at(
-            f"'{name}' must be defined in both branches of this `if` on a tensor: the {defined} "
-            f"branch assigns it, the {undefined} branch does not, and it is used afterwards. "
-            f"Assign '{name}' before the `if` or in both branches.", caller_origin()))
-
-
-def _apply(backend, plan, out, names, label):
-    """The outputs of one branch, staged as `plan` says."""
-    values = []
-    for value, step, name in zip(out, plan, names):
+def _encode(backend, plan, values) -> tuple:
+    """The staged outputs for `values` (one path's state), as `plan` says."""
+    encoded = []
+    for value, step in zip(values, plan):
         if step is _DROP:
             continue
-        if isinstance(step, _List):
+        if step is _VALUE:
+            encoded.append(value)
+        elif isinstance(step, _List):
             if isinstance(value, list) and not value:
-                value = backend.empty_list_like(step.sample)
+                encoded.append(backend.empty_list_like(step.sample))
             else:
-                value = backend.to_list(value)
-        elif _undefined_like(value, name):
-            _check_return_value(name, step.defined_in, label)
-            value = backend.zeros_like(step.sample)
-        values.append(value)
+                encoded.append(backend.to_list(value))
+        elif isinstance(step, _ReturnFill):
+            encoded.append(_fill_like(backend, step.sample) if isinstance(value, Undefined)
+                           else value)
+        elif isinstance(value, MaybeUndefined):
+            encoded += [value.value, value.defined]
+        elif isinstance(value, Undefined):
+            encoded += [_fill_like(backend, step.sample), False]
+        else:
+            encoded += [value, True]
+    return tuple(encoded)
+
+
+def _decode(plan, state, encoded, names) -> tuple:
+    """The state after a staged construct (or inside a loop body) from its encoded values."""
+    encoded = iter(encoded)
+    values = []
+    for original, step, name in zip(state, plan, names):
+        if step is _DROP:
+            values.append(original)
+        elif isinstance(step, _Maybe):
+            value, defined = next(encoded), next(encoded)
+            values.append(value if defined is True else MaybeUndefined(value, defined, name))
+        else:
+            values.append(next(encoded))
     return tuple(values)
 
 
-def _merge(plan, state, result):
-    result = iter(result)
-    return tuple(s if step is _DROP else next(result) for s, step in zip(state, plan))
+def _fill_like(backend, sample):
+    """A value of the structure, dtypes and shapes of `sample` for a path where the variable
+    is not assigned (it is never read there)."""
+    if isinstance(sample, MaybeUndefined):
+        return _fill_like(backend, sample.value)
+    if isinstance(sample, tuple):
+        fills = [_fill_like(backend, v) for v in sample]
+        return type(sample)(*fills) if hasattr(sample, "_fields") else tuple(fills)
+    if isinstance(sample, list):
+        return [_fill_like(backend, v) for v in sample]
+    if isinstance(sample, dict):
+        return {k: _fill_like(backend, v) for k, v in sample.items()}
+    if backend.is_tensor(sample):
+        return backend.zeros_like(sample)
+    return sample  # a Python value: any value will do, and the same one stays Python
 
 
-def _loop_init(backend, body, state, names):
-    """Initial loop values and which variables the graph loop carries.
-
-    Undefined values and empty lists get their type from a dry run of the body (graph loop
-    variables need a dtype before the loop starts); a variable that stays undefined through
-    the body is not carried (it keeps its value, like Python).
-    """
-    needs_type = [_undefined_like(v, n) or (isinstance(v, list) and not v)
-                  for v, n in zip(state, names)]
-    keep = (True,) * len(names)
-    if not any(needs_type):
-        return state, keep
+def _loop_plan(backend, body, state, names):
+    """The plan for a graph loop. Undefined values and empty lists get their type from a dry
+    run of the body (graph loop variables need a dtype before the loop starts); a variable
+    that stays undefined through the body is not carried (it keeps its value, like Python)."""
+    if not any(isinstance(v, (Undefined, MaybeUndefined)) or (isinstance(v, list) and not v)
+               for v in state):
+        return tuple(_List(v) if isinstance(v, list) else _VALUE for v in state)
 
     def probe():
-        return body(*(list(v) if isinstance(v, list) else backend.placeholder(v) for v in state))
+        return body(*(_probe_value(backend, v) for v in state))
 
     out = _pack(backend.dry_run(probe), len(names) == 1, len(names))
-    init, keep = list(state), list(keep)
-    for i, name in enumerate(names):
-        if not needs_type[i]:
-            continue
-        if isinstance(state[i], list):
-            init[i] = backend.empty_list_like(out[i])
-        elif _undefined_like(out[i], name):
-            keep[i] = False
+    plan = []
+    for value, original in zip(out, state):
+        if isinstance(original, list):
+            plan.append(_List(value if _grown(value, original) else original)
+                        if original or _grown(value, original) else _DROP)
+        elif isinstance(original, (Undefined, MaybeUndefined)):
+            plan.append(_step((original, value), original))
         else:
-            init[i] = backend.zeros_like(out[i])
-    return tuple(init), tuple(keep)
+            plan.append(_VALUE)
+    return tuple(plan)
 
 
-def _kept(values, keep):
-    return tuple(v for v, k in zip(values, keep) if k)
+def _probe_value(backend, value):
+    """A staged stand-in for a loop variable's value in the dry run of the body."""
+    if isinstance(value, list):
+        return list(value)
+    if isinstance(value, MaybeUndefined):
+        return MaybeUndefined(backend.placeholder(value.value), backend.placeholder(value.defined),
+                              value.name)
+    if isinstance(value, Undefined):
+        return value
+    return backend.placeholder(value)
 
 
-def _restore(kept, keep, originals):
-    """The full state from the carried values, with the others at their original values."""
-    kept = iter(kept)
-    return tuple(next(kept) if k else original for k, original in zip(keep, originals))
+def _loop_init(backend, plan, state):
+    """The loop's initial state: lists as stacked lists (empty ones typed by the plan)."""
+    return tuple(
+        (backend.empty_list_like(step.sample) if not original else backend.to_list(original))
+        if isinstance(step, _List) else original
+        for original, step in zip(state, plan))
 
 
 # ---- state packing ----------------------------------------------------------------------------

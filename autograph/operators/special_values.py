@@ -1,9 +1,25 @@
-"""`Undefined`: the value of a variable that is not assigned on the path taken so far."""
+"""Values that stand for "not assigned", and the reads that check them.
+
+- `Undefined('y')`: the variable `y` before its first assignment; any use raises like Python.
+- `UndefinedReturn()`: the return slot of a function whose `return`s were lowered to flags,
+  before a `return` ran. It is never read by user code: `return_value` turns it into None.
+- `MaybeUndefined(value, defined, name)`: after a staged `if` or loop, a variable assigned on
+  some paths only. `defined` is a staged bool (true where the graph assigned it) and `value`
+  holds the assigned value there (a placeholder of the same type elsewhere, never observable):
+  reading it checks `defined` when the graph runs and raises like Python where it is false.
+"""
 
 from __future__ import annotations
 
+from autograph import backends
 from autograph.errors import at
 from autograph.origins import caller_origin
+
+
+def _unbound_message(name: str) -> str:
+    return (f"'{name}' is used before it is assigned: it is assigned only on some paths "
+            "through the `if`/loop before this line (or in a loop that ran zero times). Assign "
+            f"'{name}' before the `if`/loop, or in every branch.")
 
 
 class Undefined:
@@ -15,13 +31,10 @@ class Undefined:
         self.name = name
 
     def __repr__(self) -> str:
-        return f"Undefined({self.name!r})"
+        return f"{type(self).__name__}({self.name!r})"
 
     def _fail(self, *args, **kwargs):
-        raise UnboundLocalError(at(
-            f"'{self.name}' is used before it is assigned: it is assigned only on some paths "
-            "through the `if`/loop before this line (or in a loop that ran zero times). Assign "
-            f"'{self.name}' before the `if`/loop, or in every branch.", caller_origin()))
+        raise UnboundLocalError(at(_unbound_message(self.name), caller_origin()))
 
     def __getattr__(self, attr):
         self._fail()
@@ -35,12 +48,66 @@ class Undefined:
     __lt__ = __le__ = __gt__ = __ge__ = _fail
 
 
-def is_undefined(value) -> bool:
-    return type(value) is Undefined
+class UndefinedReturn(Undefined):
+    """The return slot before a lowered `return` has set it (the function returns None if it
+    ends this way)."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        super().__init__("<return value>")
+
+    def __repr__(self) -> str:
+        return "UndefinedReturn()"
+
+
+class MaybeUndefined:
+    """A variable that a staged `if`/loop assigned on some paths only (see the module doc)."""
+
+    __slots__ = ("value", "defined", "name")
+
+    def __init__(self, value, defined, name: str):
+        self.value = value
+        self.defined = defined
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"MaybeUndefined({self.name!r}, {self.value!r}, defined={self.defined!r})"
+
+    def read(self):
+        """The value, with a check (when the graph runs) that it was assigned."""
+        backend = backends.staging(self.defined)
+        if backend is None:
+            if not self.defined:
+                raise UnboundLocalError(at(_unbound_message(self.name), caller_origin()))
+            return self.value
+        # The graph op records the user's line, and its error names it.
+        backend.assert_(self.defined, _unbound_message(self.name))
+        return self.value
 
 
 def ld(value):
-    """`value`, or the error Python raises for an unassigned variable if it is Undefined."""
-    if type(value) is Undefined:
+    """`value`, or the error Python raises for an unassigned variable if it is Undefined (for
+    a MaybeUndefined, checked when the graph runs)."""
+    cls = type(value)
+    if cls is Undefined:
         value._fail()
+    if cls is MaybeUndefined:
+        return value.read()
     return value
+
+
+def return_value(retval, do_return):
+    """The value a function with lowered `return`s returns from its end: `retval` if a
+    `return` ran, else None (Python's fall-off). Where only the graph knows whether a `return`
+    ran, a staged check raises on the paths that would fall off (a graph cannot return None on
+    some paths and a value on others)."""
+    backend = backends.staging(do_return)
+    if backend is None:
+        return retval if do_return else None
+    backend.assert_(
+        do_return,
+        "This function reached its end without a `return` (Python returns None there), on a "
+        "path the graph takes at run time, but returns a value on other paths; a graph must "
+        "return the same structure on every path. Add a `return` at the end of the function.")
+    return retval

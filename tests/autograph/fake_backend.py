@@ -46,6 +46,26 @@ Sym.__hash__ = object.__hash__
 
 
 
+_PYTHON_SCALARS = (bool, int, float)
+
+
+def _staged(value):
+    """Like the outputs of a graph op: numbers (also in tuples) become staged values."""
+    if isinstance(value, tuple):
+        return tuple(_staged(v) for v in value)
+    return Sym(value) if type(value) in _PYTHON_SCALARS else value
+
+
+def _merge(chosen, t, f):
+    """The outputs of a staged cond: a number that both branches give equal stays a Python
+    number, others become staged values (as `rt.cond` does)."""
+    if isinstance(chosen, tuple):
+        return tuple(_merge(c, a, b) for c, a, b in zip(chosen, t, f))
+    if type(t) in _PYTHON_SCALARS and type(t) is type(f) and t == f:
+        return chosen
+    return _staged(chosen)
+
+
 class FakeBackend(autograph.Backend):
     """Stages by evaluating: both branches of a cond run; loops run in Python."""
 
@@ -63,14 +83,14 @@ class FakeBackend(autograph.Backend):
     def cond(self, pred, true_fn, false_fn, names):
         self.log.append(("cond", names))
         t, f = true_fn(), false_fn()
-        return t if unwrap(pred) else f
+        return _merge(t if unwrap(pred) else f, t, f)
 
     def while_loop(self, test, body, loop_vars, names):
         self.log.append(("while", names))
         loop_vars = tuple(loop_vars)
         while unwrap(test(*loop_vars)):
             loop_vars = tuple(body(*loop_vars))
-        return loop_vars
+        return _staged(loop_vars)
 
     def for_loop(self, iterated, extra_test, body, loop_vars, names):
         self.log.append(("for", names))
@@ -81,7 +101,7 @@ class FakeBackend(autograph.Backend):
                 break
             item = tuple(map(Sym, item)) if isinstance(iterated, tuple) else Sym(item)
             loop_vars = tuple(body(item, *loop_vars))
-        return loop_vars
+        return _staged(loop_vars)
 
     def dry_run(self, fn):
         saved, self.log = self.log, []
@@ -101,6 +121,8 @@ class FakeBackend(autograph.Backend):
         return Sym(unwrap(iterated)[0] if unwrap(iterated) else 0)
 
     def zeros_like(self, value):
+        if not isinstance(value, Sym):  # the real backend takes tensors only
+            raise TypeError(f"zeros_like of a {type(value).__name__}")
         return Sym(type(unwrap(value))())
 
     def empty_list_like(self, items):

@@ -134,13 +134,14 @@ def line_of(fn, text):
     return start + next(i for i, line in enumerate(lines) if text in line)
 
 
-def test_error_variable_defined_in_one_branch():
-    with pytest.raises(autograph.AutoGraphError) as info:
-        rt.function(one_branch)(rt.constant(1))
+def test_variable_defined_in_one_branch_is_checked_when_the_graph_reads_it():
+    fn = rt.function(one_branch)
+    assert fn(rt.constant(1)).numpy() == 1
+    with pytest.raises(rt.errors.InvalidArgumentError) as info:
+        fn(rt.constant(-1))  # Python: UnboundLocalError at `return y`
     message = str(info.value)
-    assert "'y' must be defined in both branches" in message
-    assert "true branch assigns it, the false branch does not" in message
-    assert f"line {line_of(one_branch, 'if x > 0')}" in message
+    assert "'y' is used before it is assigned" in message
+    assert f"line {line_of(one_branch, 'return y')}" in message
 
 
 def test_error_loop_variable_dtype_changes():

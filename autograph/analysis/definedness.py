@@ -1,8 +1,9 @@
 """Definedness: which names may hold a value before each `if`/`while`/`for`.
 
 A forward pass; a name is in `Anno.DEFINED_IN` if some path from the function entry assigns
-it (parameters count). Converters pass `ag__.Undefined('name')` for names a branch or loop
-assigns that are certainly undefined before it.
+it (parameters count; in a loop body, so does what an earlier iteration assigned). Converters
+pass `ag__.Undefined('name')` for names a branch or loop assigns that are certainly undefined
+before it.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ def _stmt(node, defined):
         anno.setanno(node, Anno.DEFINED_IN, defined)
         if isinstance(node, gast.For):
             defined = defined | activity.of(node.target).modified
+        if not isinstance(node, gast.If):  # what one iteration assigns, the next may read
+            defined = defined | anno.getanno(node, Anno.BODY_SCOPE).modified
         body = _block(node.body, defined)
         orelse = _block(node.orelse, defined if isinstance(node, gast.If) else body)
         return defined | body | orelse

@@ -12,16 +12,30 @@ variables it modifies (those live before or after the statement) and returns the
                                                     ('total',))
 An `if` whose branches `return` (tail position after lowering) becomes `return ag__.if_stmt(...)`.
 Variables first assigned by the statement are passed as `ag__.Undefined('name')`.
+
+State that bodies change in place is passed as `slots=`: variables shared with nested
+functions or declared global (bodies declare them `nonlocal` / `global`, so closures see the
+current value), and subscripts and attributes the body assigns (`d['k']`, `o.n`):
+
+    for i in [1, 2]:            def loop_body(itr, s):
+        s = s * 10 + get()          nonlocal i
+    (get = lambda: i + 2)   ->      i = itr
+                                    s = s * 10 + ag__.converted_call(get)
+                                    return s
+                                s = ag__.for_stmt([1, 2], loop_body, (s,), ('s',),
+                                                  slots=(ag__.Nonlocal('i'),))
+`del x` inside a branch or loop body becomes `x = ag__.Undefined('x')`.
 """
 
 from __future__ import annotations
 
+import copy
+
 import gast
 
 from autograph import templates, traversal
-from autograph.analysis import activity, definedness, liveness
+from autograph.analysis import activity, closures, composites, definedness, liveness
 from autograph.anno import Anno, getanno, hasanno
-from autograph.errors import ConversionError, at
 from autograph.origins import stamp
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
@@ -32,6 +46,7 @@ def transform(node, ctx):
     activity.analyze(node)
     liveness.analyze(node)
     definedness.analyze(node)
+    closures.analyze(node)
     converter = _ControlFlow(ctx, _appearance_order(node))
     node = converter.visit(node)
     if converter.maybe_undefined:
@@ -44,16 +59,16 @@ class _ControlFlow(traversal.StatementTransformer):
         self.namer = ctx.namer
         self.order = order
         self.maybe_undefined = set()  # variables passed as ag__.Undefined somewhere
-        self.declared = [set()]  # names declared global/nonlocal, per function
+        self.shared = [{}]  # per function: its shared variables -> 'nonlocal' / 'global'
+        self.depth = 0  # how many branch / loop bodies enclose the statement visited
 
     def visit_FunctionDef(self, node):
-        declared = {
-            name for s in traversal.statements(node) if isinstance(s, (gast.Global, gast.Nonlocal))
-            for name in s.names
-        }
-        self.declared.append(declared)
+        self.shared.append(getanno(node, Anno.SHARED))
+        depth, self.depth = self.depth, 0
         self.generic_visit(node)
-        self.declared.pop()
+        self.depth = depth
+        self.shared.pop()
+        _bind_shared(node, self.maybe_undefined)
         return node
 
     def visit_Try(self, node):
@@ -61,29 +76,49 @@ class _ControlFlow(traversal.StatementTransformer):
         # when a graph runs. A tensor condition there is an error at the user's line.
         return _InTry(self).visit(node)
 
+    def visit_Delete(self, node):
+        """`del x` in a body: the variable is unassigned again (an Undefined, read like one)."""
+        names = [t.id for t in node.targets if isinstance(t, gast.Name)]
+        if self.depth == 0 or len(names) != len(node.targets) or any(
+                self.shared[-1].get(n) == "global" for n in names):
+            return node
+        self.maybe_undefined.update(names)
+        stmts = [templates.replace("name = ag__.Undefined(text)", getanno(node, Anno.ORIGIN),
+                                   name=n, text=gast.Constant(value=n, kind=None))[0]
+                 for n in names]
+        return stmts
+
+    def _visit_body(self, node):
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+
     # ---- if ----------------------------------------------------------------------------------
     def visit_If(self, node):
         true_name, false_name = self.namer.new("if_true"), self.namer.new("if_false")
-        self.generic_visit(node)
+        self._visit_body(node)
         origin = getanno(node, Anno.ORIGIN)
         modified = getanno(node, Anno.BODY_SCOPE).modified | getanno(
             node, Anno.ORELSE_SCOPE).modified
-        self._check_declared(modified, node)
         returns = _contains_return(node)
         live = getanno(node, Anno.LIVE_IN) | (frozenset() if returns else getanno(
             node, Anno.LIVE_OUT))
-        state = self._ordered(modified & live)
+        shared = self._shared(modified)
+        state = self._ordered((modified & live) - set(shared))
+        slots = self._slots(node, shared, modified, node.body + node.orelse)
         ret = [] if returns else _return_state(state)
+        declare = _declarations(shared, self.shared[-1])
         branches = (
-            _function(true_name, state, node.body + ret, origin)
-            + _function(false_name, state, (node.orelse or [gast.Pass()]) + ret, origin)
+            _function(true_name, state, declare + node.body + ret, origin)
+            + _function(false_name, state, declare + (node.orelse or [gast.Pass()]) + ret,
+                        origin)
         )
         args = [node.test, templates.name(true_name), templates.name(false_name)]
         if state:
             args.append(self._state_args(state, node))
         if state and not returns:
             args.append(templates.strings_tuple(state))
-        call = _ag_call("if_stmt", args)
+        call = _ag_call("if_stmt", args, slots)
         if returns:
             stmt = gast.Return(value=call)
         else:
@@ -94,15 +129,19 @@ class _ControlFlow(traversal.StatementTransformer):
     # ---- while -------------------------------------------------------------------------------
     def visit_While(self, node):
         test_name, body_name = self.namer.new("loop_test"), self.namer.new("loop_body")
-        self.generic_visit(node)
+        self._visit_body(node)
         origin = getanno(node, Anno.ORIGIN)
-        state = self._loop_state(node, getanno(node, Anno.BODY_SCOPE).modified)
-        stmts = _function(test_name, state, [gast.Return(value=node.test)], origin)
-        stmts += _function(body_name, state, node.body + _return_state(state), origin)
+        modified = getanno(node, Anno.BODY_SCOPE).modified
+        shared = self._shared(modified)
+        state = self._loop_state(node, modified - set(shared))
+        slots = self._slots(node, shared, modified, node.body)
+        declare = _declarations(shared, self.shared[-1])
+        stmts = _function(test_name, state, declare + [gast.Return(value=node.test)], origin)
+        stmts += _function(body_name, state, declare + node.body + _return_state(state), origin)
         args = [templates.name(test_name), templates.name(body_name)]
         if state:
             args += [self._state_args(state, node), templates.strings_tuple(state)]
-        stmt = _assign_state(state, _ag_call("while_stmt", args))
+        stmt = _assign_state(state, _ag_call("while_stmt", args, slots))
         stamp(stmt, origin)
         return stmts + [stmt]
 
@@ -110,34 +149,39 @@ class _ControlFlow(traversal.StatementTransformer):
     def visit_For(self, node):
         test_name = self.namer.new("loop_test") if hasanno(node, Anno.LOOP_TEST) else None
         body_name = self.namer.new("loop_body")
-        self.generic_visit(node)
+        self._visit_body(node)
         origin = getanno(node, Anno.ORIGIN)
         target_names = activity.of(node.target).modified
-        state = self._loop_state(node, getanno(node, Anno.BODY_SCOPE).modified | target_names)
+        modified = getanno(node, Anno.BODY_SCOPE).modified | target_names
+        shared = self._shared(modified)
+        state = self._loop_state(node, modified - set(shared))
+        slots = self._slots(node, shared, modified, node.body + [_target_write(node)])
+        declare = _declarations(shared, self.shared[-1])
         body = node.body
-        if isinstance(node.target, gast.Name) and node.target.id not in state:
+        if isinstance(node.target, gast.Name) and node.target.id not in state + shared:
             item = node.target.id
         else:
             item = self.namer.new("itr")
             body = templates.replace("target = item", origin, target=node.target,
                                      item=item) + body
-        stmts = _function(body_name, [item] + state, body + _return_state(state), origin)
+        stmts = _function(body_name, [item] + state, declare + body + _return_state(state),
+                          origin)
         args = [node.iter, templates.name(body_name)]
         if state:
             args += [self._state_args(state, node), templates.strings_tuple(state)]
         keywords = []
         extra_test = getanno(node, Anno.LOOP_TEST)
         if extra_test is not None:
-            stmts = _function(test_name, state, [gast.Return(value=extra_test)], origin) + stmts
+            stmts = _function(test_name, state, declare + [gast.Return(value=extra_test)],
+                              origin) + stmts
             keywords.append(gast.keyword(arg="extra_test", value=templates.name(test_name)))
-        call = _ag_call("for_stmt", args, keywords)
+        call = _ag_call("for_stmt", args, keywords + slots)
         stmt = _assign_state(state, call)
         stamp(stmt, origin)
         return stmts + [stmt]
 
     # ---- helpers -----------------------------------------------------------------------------
     def _loop_state(self, node, modified):
-        self._check_declared(modified, node)
         live = getanno(node, Anno.LIVE_IN) | getanno(node, Anno.LIVE_OUT)
         return self._ordered(modified & live)
 
@@ -145,14 +189,28 @@ class _ControlFlow(traversal.StatementTransformer):
         """`names` in order of first appearance in the function."""
         return sorted(names, key=lambda n: (self.order.get(n, len(self.order)), n))
 
-    def _check_declared(self, modified, node):
-        bad = sorted(modified & self.declared[-1])
-        if bad:
-            raise ConversionError(at(
-                f"'{bad[0]}' is declared global or nonlocal and assigned inside an `if` or loop; "
-                "autograph cannot convert that (the assignment would stay local to the branch). "
-                "Assign it outside the control flow, or return the value instead.",
-                getanno(node, Anno.ORIGIN)))
+    def _shared(self, modified) -> list:
+        """The variables among `modified` that bodies change in place."""
+        return self._ordered(modified & self.shared[-1].keys())
+
+    def _slots(self, node, shared, modified, stmts) -> list:
+        """The `slots=` keyword (empty if there are none): shared variables, then the
+        subscripts and attributes that `stmts` assign."""
+        defined = getanno(node, Anno.DEFINED_IN)
+        self.maybe_undefined |= set(shared) - defined
+        kinds = {"nonlocal": "Nonlocal", "global": "Global"}
+        elts = [_ag_call(kinds[self.shared[-1][n]], [gast.Constant(value=n, kind=None)])
+                for n in shared]
+        for target in composites.slots(stmts, modified):
+            text = gast.Constant(value=composites.source(target), kind=None)
+            if isinstance(target, gast.Subscript):
+                elts.append(_ag_call("Item", [_copy(target.value), _copy(target.slice), text]))
+            else:
+                key = gast.Constant(value=target.attr, kind=None)
+                elts.append(_ag_call("Attr", [_copy(target.value), key, text]))
+        if not elts:
+            return []
+        return [gast.keyword(arg="slots", value=gast.Tuple(elts=elts, ctx=gast.Load()))]
 
     def _state_args(self, state, node):
         """`(a, ag__.Undefined('b'))`: the current values of the state variables."""
@@ -214,11 +272,50 @@ def _ag_call(name, args, keywords=()):
     return gast.Call(func=func, args=list(args), keywords=list(keywords))
 
 
+def _copy(expr):
+    """A copy of a user expression, with its origins."""
+    return copy.deepcopy(expr)
+
+
 def _function(name, params, body, origin):
     """`def name(params): body` (without a `pass` that other statements make redundant)."""
     body = [s for s in body if not isinstance(s, gast.Pass)] or [gast.Pass()]
     return templates.replace("def fn(params):\n    body", origin, fn=name, params=list(params),
                              body=body)
+
+
+def _declarations(shared, kinds) -> list:
+    """`nonlocal a, b` / `global c` for the shared variables a body changes."""
+    out = []
+    for kind, node_type in (("nonlocal", gast.Nonlocal), ("global", gast.Global)):
+        names = [n for n in shared if kinds[n] == kind]
+        if names:
+            out.append(node_type(names=names))
+    return out
+
+
+def _target_write(node):
+    """The write of a `for` loop's target, as an assignment (for the composite slots)."""
+    return gast.Assign(targets=[node.target], value=gast.Constant(value=None, kind=None),
+                       type_comment=None)
+
+
+def _bind_shared(fn_node, maybe_undefined) -> None:
+    """A shared variable that only bodies assign must still be bound in the function itself
+    (bodies declare it `nonlocal`): it starts as `ag__.Undefined('name')`."""
+    shared = getanno(fn_node, Anno.SHARED)
+    own = closures.bound_names(fn_node)
+    missing = [n for n, kind in shared.items() if kind == "nonlocal" and n not in own]
+    if not missing:
+        return
+    maybe_undefined.update(missing)
+    head = [templates.replace("name = ag__.Undefined(text)", getanno(fn_node, Anno.ORIGIN),
+                              name=n, text=gast.Constant(value=n, kind=None))[0]
+            for n in sorted(missing)]
+    docstring = 1 if fn_node.body and isinstance(fn_node.body[0], gast.Expr) and isinstance(
+        fn_node.body[0].value, gast.Constant) and isinstance(fn_node.body[0].value.value, str) \
+        else 0
+    fn_node.body[docstring:docstring] = head
 
 
 def _return_state(state):

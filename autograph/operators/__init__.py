@@ -10,6 +10,7 @@ from autograph.operators.control_flow import (
 from autograph.operators.data_structures import list_append
 from autograph.operators.exceptions import assert_stmt
 from autograph.operators.logical import and_, not_, or_
+from autograph.operators.slots import Attr, Global, Item, Nonlocal
 from autograph.operators.special_values import (
     MaybeUndefined,
     Undefined,
@@ -19,6 +20,7 @@ from autograph.operators.special_values import (
 )
 
 __all__ = [
+    "Attr", "Global", "Item", "Nonlocal",
     "MaybeUndefined", "Undefined", "UndefinedReturn", "and_", "assert_stmt", "for_stmt",
     "if_exp", "if_stmt", "ld", "list_append", "not_", "or_", "python_value", "return_value",
     "while_stmt",

@@ -81,19 +81,21 @@ class FakeBackend(autograph.Backend):
         return isinstance(value, Sym)
 
     def cond(self, pred, true_fn, false_fn, names):
-        self.log.append(("cond", names))
+        at = len(self.log)
         t, f = true_fn(), false_fn()
+        # Names are read after tracing, as the real backend reads them (for its errors).
+        self.log.insert(at, ("cond", tuple(names or ())))
         return _merge(t if unwrap(pred) else f, t, f)
 
     def while_loop(self, test, body, loop_vars, names):
-        self.log.append(("while", names))
+        self.log.append(("while", tuple(names)))
         loop_vars = tuple(loop_vars)
         while unwrap(test(*loop_vars)):
             loop_vars = tuple(body(*loop_vars))
         return _staged(loop_vars)
 
     def for_loop(self, iterated, extra_test, body, loop_vars, names):
-        self.log.append(("for", names))
+        self.log.append(("for", tuple(names)))
         loop_vars = tuple(loop_vars)
         items = zip(*map(unwrap, iterated)) if isinstance(iterated, tuple) else unwrap(iterated)
         for item in items:

@@ -167,15 +167,19 @@ def test_python_loop_with_staged_break_runs_guarded_iterations(fake):
     assert ("cond", ("total", "break_")) in fake.log or ("cond", ("break_", "total")) in fake.log
 
 
-def test_global_assignment_in_branch_is_rejected():
+def test_global_assigned_in_a_staged_branch_is_carried(fake):
     def f(x):
         global GLOBAL_VALUE
+        GLOBAL_VALUE = 0
         if x > 0:
             GLOBAL_VALUE = x
-        return x
+        return GLOBAL_VALUE + 1
 
-    with pytest.raises(autograph.ConversionError, match="declared global or nonlocal"):
-        autograph.to_graph(f)
+    assert unwrap(autograph.to_graph(f)(Sym(5))) == 6
+    assert unwrap(GLOBAL_VALUE) == 5
+    assert unwrap(autograph.to_graph(f)(Sym(-5))) == 1
+    assert ("cond", ("GLOBAL_VALUE",)) in fake.log
+    assert "global GLOBAL_VALUE" in autograph.to_code(f).split("def if_true")[1]
 
 
 def test_control_flow_inside_try_stays_python(fake):

@@ -156,6 +156,6 @@ def test_staged_return_in_one_branch_only_is_an_error(fake):
         if x > 0:
             return x
 
-    with pytest.raises(autograph.AutoGraphError, match="returns a value in its true branch but "
-                                                        "None in its false branch"):
+    with pytest.raises(autograph.AutoGraphError,
+                       match="returned value is None in the false branch but a tensor in the true"):
         autograph.to_graph(f)(Sym(1))

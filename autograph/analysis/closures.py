@@ -1,0 +1,114 @@
+"""Closures: which variables of a function are shared with other scopes.
+
+A branch or loop body becomes a local function that takes the variables it changes and returns
+them. That is exact for variables only that function body sees. A variable that a nested
+function or lambda reads (late binding: it must see the current value), or that is declared
+`global` / `nonlocal`, is shared: bodies change it in place (`nonlocal x` / `global x`) instead.
+
+Annotates every FunctionDef under the tree with `Anno.SHARED`: name -> "nonlocal" or "global".
+"""
+
+from __future__ import annotations
+
+import gast
+
+from autograph import traversal
+from autograph.anno import Anno, setanno
+
+_FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
+_SCOPES = _FUNCTIONS + (gast.ClassDef, gast.GeneratorExp)
+
+
+def analyze(fn_node) -> None:
+    """Annotates `fn_node` and the functions nested in it."""
+    for node in traversal.walk(fn_node):
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            setanno(node, Anno.SHARED, _shared(node))
+
+
+def bound_names(fn_node) -> set:
+    """The names `fn_node` binds in its own scope (parameters, assignments, nested definitions)
+    or declares global / nonlocal."""
+    scope = _Scope(fn_node)
+    return scope.bound | scope.globals | scope.nonlocals
+
+
+def _shared(fn_node) -> dict:
+    own = _Scope(fn_node)
+    shared = {name: "global" for name in own.globals}
+    shared.update({name: "nonlocal" for name in own.nonlocals})
+    local = own.bound - own.globals - own.nonlocals
+    for inner in own.inner_scopes:
+        for name in _free(inner) & local:
+            shared[name] = "nonlocal"
+    return shared
+
+
+def _free(scope_node) -> set:
+    """Names a nested scope uses (reads, or assigns through `nonlocal`) from outside itself."""
+    scope = _Scope(scope_node)
+    used = scope.loads | scope.nonlocals
+    for inner in scope.inner_scopes:
+        used |= _free(inner)
+    return used - (scope.bound - scope.nonlocals - scope.globals)
+
+
+class _Scope(traversal.Visitor):
+    """The names one scope loads and binds, its declarations, and the scopes nested in it
+    (whose bodies are not visited; their decorators and defaults belong to this scope)."""
+
+    def __init__(self, node):
+        self.loads, self.bound = set(), set()
+        self.globals, self.nonlocals = set(), set()
+        self.inner_scopes = []
+        if isinstance(node, _FUNCTIONS):
+            args = node.args
+            for arg in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+                if arg is not None:
+                    self.bound.add(arg.id)
+            for stmt in node.body if isinstance(node.body, list) else [node.body]:
+                self.visit(stmt)
+        elif isinstance(node, gast.ClassDef):
+            for stmt in node.body:
+                self.visit(stmt)
+        else:  # a generator expression: its first iterable is evaluated outside it
+            self.generic_visit(node)
+
+    def _nested(self, node):
+        self.inner_scopes.append(node)
+        if isinstance(node, _FUNCTIONS):
+            args = node.args
+            for default in args.defaults + [d for d in args.kw_defaults if d is not None]:
+                self.visit(default)
+        for decorator in getattr(node, "decorator_list", []):
+            self.visit(decorator)
+        if isinstance(node, gast.ClassDef):
+            for base in node.bases:
+                self.visit(base)
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            self.bound.add(node.name)
+
+    def visit_FunctionDef(self, node):
+        self._nested(node)
+
+    visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_GeneratorExp = visit_FunctionDef
+
+    def visit_Name(self, node):
+        (self.loads if isinstance(node.ctx, gast.Load) else self.bound).add(node.id)
+
+    def visit_Global(self, node):
+        self.globals.update(node.names)
+
+    def visit_Nonlocal(self, node):
+        self.nonlocals.update(node.names)
+
+    def visit_Import(self, node):
+        for alias in node.names:
+            self.bound.add((alias.asname or alias.name).split(".")[0])
+
+    visit_ImportFrom = visit_Import
+
+    def visit_ExceptHandler(self, node):
+        if isinstance(node.name, gast.Name):
+            self.bound.add(node.name.id)
+        self.generic_visit(node)

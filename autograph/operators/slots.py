@@ -1,0 +1,136 @@
+"""Slots: state that a branch or loop body changes in place rather than returning it.
+
+    ag__.Nonlocal('i')         a variable that nested functions share (bodies say `nonlocal i`)
+    ag__.Global('total')       a variable declared `global` (bodies say `global total`)
+    ag__.Item(d, 'k', "d['k']")  a subscript written in the body
+    ag__.Attr(o, 'n', 'o.n')     an attribute written in the body
+
+In plain Python the body's own writes are the semantics, and operators never touch slots. A
+staged construct reads each slot before and after tracing a path, sets it to the staged values
+while tracing, and finally to the construct's outputs (see `control_flow`). A slot that holds
+nothing (an empty cell, a missing key or attribute) reads as `Undefined`; setting `Undefined`
+empties it again.
+"""
+
+from __future__ import annotations
+
+from autograph.operators.special_values import Undefined
+
+
+class Slot:
+    """One place that holds a value; `name` is its source text, for messages."""
+
+    name: str
+    composite = False  # a subscript or attribute (not a variable)
+
+    def bind(self, functions) -> Slot:
+        """This slot, ready to be read and set (name slots find their cell in `functions`)."""
+        return self
+
+    def get(self):
+        raise NotImplementedError
+
+    def set(self, value) -> None:
+        raise NotImplementedError
+
+
+class Nonlocal(Slot):
+    """A variable of the converted function that nested functions share."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.cell = None
+
+    def bind(self, functions) -> Slot:
+        bound = Nonlocal(self.name)
+        for fn in functions:
+            code = fn.__code__
+            if self.name in code.co_freevars:
+                bound.cell = fn.__closure__[code.co_freevars.index(self.name)]
+                return bound
+        raise AssertionError(f"no generated function declares nonlocal {self.name}")
+
+    def get(self):
+        try:
+            return self.cell.cell_contents
+        except ValueError:  # an empty cell: not assigned yet
+            return Undefined(self.name)
+
+    def set(self, value) -> None:
+        if isinstance(value, Undefined):
+            try:
+                del self.cell.cell_contents
+            except ValueError:
+                pass
+        else:
+            self.cell.cell_contents = value
+
+
+class Global(Slot):
+    """A variable declared `global` in the converted function."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.namespace = None
+
+    def bind(self, functions) -> Slot:
+        bound = Global(self.name)
+        bound.namespace = functions[0].__globals__
+        return bound
+
+    def get(self):
+        return self.namespace.get(self.name, Undefined(self.name))
+
+    def set(self, value) -> None:
+        if isinstance(value, Undefined):
+            self.namespace.pop(self.name, None)
+        else:
+            self.namespace[self.name] = value
+
+
+class Item(Slot):
+    """`obj[key]`, written by the body."""
+
+    composite = True
+
+    def __init__(self, obj, key, name: str):
+        self.obj, self.key, self.name = obj, key, name
+
+    def get(self):
+        try:
+            return self.obj[self.key]
+        except (KeyError, IndexError):
+            return Undefined(self.name)
+
+    def set(self, value) -> None:
+        if isinstance(value, Undefined):
+            try:
+                del self.obj[self.key]
+            except (KeyError, IndexError):
+                pass
+        else:
+            self.obj[self.key] = value
+
+
+class Attr(Slot):
+    """`obj.attr`, written by the body."""
+
+    composite = True
+
+    def __init__(self, obj, attr: str, name: str):
+        self.obj, self.attr, self.name = obj, attr, name
+
+    def get(self):
+        try:
+            return getattr(self.obj, self.attr)
+        except AttributeError:
+            return Undefined(self.name)
+
+    def set(self, value) -> None:
+        if isinstance(value, Undefined):
+            try:
+                delattr(self.obj, self.attr)
+            except AttributeError:
+                pass
+        else:
+            setattr(self.obj, self.attr, value)

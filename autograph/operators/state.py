@@ -1,0 +1,364 @@
+"""How a staged `if` or loop carries its state.
+
+A `Construct` holds the state of one staged construct: the variables its functions take and
+return (or, for an `if` whose branches `return`, the returned value), then its slots (see
+`slots`). A `Plan` has one step per entry, made before the graph construct is built:
+
+    Carried     defined on every path, with one structure: its tensor and number leaves are
+                staged; its other leaves (None, strings, objects) must be the same on every
+                path, and stay Python values
+    Absent      undefined on every path: not staged
+    Stacked     a Python list that the construct appends to: a stacked list
+    Maybe       assigned on some paths: staged with a flag saying where; it becomes a
+                MaybeUndefined, which checks the flag where it is read
+    ReturnFill  the return value, set on some paths: filled where no `return` ran (never read
+                there: the `do_return` flag says no `return` ran)
+
+Backends see flat tuples of staged leaves (`Plan.encode`); `Plan.decode` rebuilds the values.
+No path ever gets a made-up value that could be read: fills stand only where a flag says the
+value is unassigned.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+
+from autograph.errors import AutoGraphError, at
+from autograph.operators import structures
+from autograph.operators.special_values import MaybeUndefined, Undefined, UndefinedReturn
+from autograph.origins import caller_origin
+
+RETURN_VALUE = "<return value>"
+
+
+class Construct:
+    """The state of one staged construct. `functions` are its branch / test / body functions
+    (name slots find their cells in them); `returns`: an `if` whose branches return the
+    function's value (their result is the first entry; `state` is still what they take)."""
+
+    def __init__(self, state, names, slots, functions, returns=False):
+        self.state = tuple(state)
+        self.returns = returns
+        self.single = len(names) == 1
+        self.slots = [slot.bind(functions) for slot in slots]
+        head = (None,) if returns else self.state
+        self.heads = len(head)
+        self.names = ([RETURN_VALUE] if returns else list(names)) + [s.name for s in self.slots]
+        self.initial = head + tuple(slot.get() for slot in self.slots)
+
+    def run(self, fn, values, lead=()):
+        """The state after `fn(*lead, *variables)` starting from `values`."""
+        args = self.variables(values)
+        result = fn(*lead, *[list(v) if type(v) is list else v for v in args])  # own lists
+        if self.returns or self.single:
+            head = (result,)
+        else:
+            head = tuple(result) if self.heads else ()
+        return head + tuple(slot.get() for slot in self.slots)
+
+    def variables(self, values) -> tuple:
+        """Sets the slots to `values` and returns what the functions take."""
+        self._set_slots(values)
+        return self.state if self.returns else values[:self.heads]
+
+    def restore(self) -> None:
+        """Puts the slots back as they were before the construct."""
+        self._set_slots(self.initial)
+
+    def finish(self, values):
+        """Sets the slots to the construct's outputs; returns what the generated code assigns."""
+        self._set_slots(values)
+        if self.returns or self.single:
+            return values[0]
+        return tuple(values[:self.heads]) if self.heads else None
+
+    def _set_slots(self, values) -> None:
+        for slot, value in zip(self.slots, values[self.heads:]):
+            if slot.composite and isinstance(value, MaybeUndefined):
+                raise AutoGraphError(at(
+                    f"{slot.name} is assigned on some paths only of a graph `if` or loop (or in "
+                    "a loop that may run zero times). A graph cannot add an item or attribute on "
+                    f"some paths only: assign {slot.name} before the `if`/loop.",
+                    caller_origin()))
+            slot.set(value)
+
+
+# ---- plan steps --------------------------------------------------------------------------------
+_STAGED = object()  # marks a staged leaf position in Carried.static
+
+
+def stageable(backend, value) -> bool:
+    """Whether a leaf can be a staged value: a tensor or a number."""
+    return isinstance(value, numbers.Number) or backend.is_tensor(value)
+
+
+class Carried:
+    """Defined on every path, with one structure (see the module doc). `samples` are
+    (label, value) pairs for the paths seen so far."""
+
+    def __init__(self, backend, name, samples):
+        self.name = name
+        (self.label, first), rest = samples[0], samples[1:]
+        self.samples, self.tree = structures.flatten(first)
+        self.static = [_STAGED if stageable(backend, leaf) else leaf for leaf in self.samples]
+        for label, value in rest:
+            self.leaves(backend, value, label)
+
+    @property
+    def count(self) -> int:
+        return sum(1 for s in self.static if s is _STAGED)
+
+    def leaf_names(self) -> list:
+        return [self.name + path for path, s in zip(self.tree.paths(), self.static)
+                if s is _STAGED]
+
+    def leaves(self, backend, value, label) -> list:
+        """The staged leaves of `value` (the value on the path `label`), checked against the
+        structure and the Python leaves of the first path."""
+        leaves, tree = structures.flatten(value)
+        if tree != self.tree:
+            raise _mismatch(self.name, "", f"{tree.describe()} {label}",
+                            f"{self.tree.describe()} {self.label}")
+        out = []
+        for path, leaf, sample, static in zip(self.tree.paths(), leaves, self.samples,
+                                               self.static):
+            if static is _STAGED and stageable(backend, leaf):
+                out.append(leaf)
+            elif static is _STAGED or not _same(leaf, static):
+                raise _mismatch(self.name, path, f"{_describe(backend, leaf)} {label}",
+                                f"{_describe(backend, sample)} {self.label}")
+        return out
+
+    def fill(self, backend) -> list:
+        """Leaves of the right dtypes and shapes for a path where the value is unassigned."""
+        return [backend.zeros_like(leaf) if backend.is_tensor(leaf) else leaf
+                for leaf, s in zip(self.samples, self.static) if s is _STAGED]
+
+    def rebuild(self, leaves):
+        return structures.unflatten(
+            self.tree, iter([next(leaves) if s is _STAGED else s for s in self.static]))
+
+
+class Absent:
+    """Undefined on every path."""
+
+    count = 0
+
+    def __init__(self, undefined):
+        self.undefined = undefined
+
+    def leaf_names(self) -> list:
+        return []
+
+    def encode(self, backend, value, label) -> list:
+        return []
+
+    def decode(self, leaves):
+        return self.undefined
+
+
+class Defined:
+    """Carried: a value on every path."""
+
+    def __init__(self, carried):
+        self.carried = carried
+        self.count = carried.count
+
+    def leaf_names(self) -> list:
+        return self.carried.leaf_names()
+
+    def encode(self, backend, value, label) -> list:
+        return self.carried.leaves(backend, value, label)
+
+    def decode(self, leaves):
+        return self.carried.rebuild(leaves)
+
+
+class ReturnFill(Defined):
+    """The return value, set on some paths."""
+
+    def encode(self, backend, value, label) -> list:
+        if isinstance(value, UndefinedReturn):
+            return self.carried.fill(backend)
+        return self.carried.leaves(backend, value, label)
+
+
+class Maybe(Defined):
+    """Assigned on some paths: the leaves, then a flag."""
+
+    def __init__(self, carried):
+        super().__init__(carried)
+        self.count = carried.count + 1
+
+    def leaf_names(self) -> list:
+        return self.carried.leaf_names() + [f"{self.carried.name} (whether assigned)"]
+
+    def encode(self, backend, value, label) -> list:
+        if isinstance(value, Undefined):
+            return self.carried.fill(backend) + [False]
+        if isinstance(value, MaybeUndefined):
+            return self.carried.leaves(backend, value.value, label) + [value.defined]
+        return self.carried.leaves(backend, value, label) + [True]
+
+    def decode(self, leaves):
+        value = self.carried.rebuild(leaves)
+        defined = next(leaves)
+        if defined is True:
+            return value
+        if defined is False:
+            return Undefined(self.carried.name)
+        return MaybeUndefined(value, defined, self.carried.name)
+
+
+class Stacked:
+    """A Python list that the construct appends to."""
+
+    count = 1
+
+    def __init__(self, name, sample):
+        self.name, self.sample = name, sample
+
+    def leaf_names(self) -> list:
+        return [self.name]
+
+    def encode(self, backend, value, label) -> list:
+        if isinstance(value, list) and not value:
+            return [backend.empty_list_like(self.sample)]
+        return [backend.to_list(value)]
+
+    def decode(self, leaves):
+        return next(leaves)
+
+
+class Plan:
+    """One step per entry of a construct's state."""
+
+    def __init__(self):
+        self.steps = []
+
+    def __bool__(self) -> bool:
+        return bool(self.steps)
+
+    def encode(self, backend, values, label) -> tuple:
+        out = []
+        for step, value in zip(self.steps, values):
+            out += step.encode(backend, value, label)
+        return tuple(out)
+
+    def decode(self, leaves) -> tuple:
+        leaves = iter(leaves)
+        return tuple(step.decode(leaves) for step in self.steps)
+
+    def leaf_names(self) -> list:
+        return [name for step in self.steps for name in step.leaf_names()]
+
+
+class LeafNames(Sequence):
+    """The names of a plan's staged leaves, read when a backend reports an error (the plan is
+    made while the first path is traced, after the backend was called)."""
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+
+    def __getitem__(self, index):
+        return self.plan.leaf_names()[index]
+
+    def __len__(self):
+        return len(self.plan.leaf_names())
+
+
+# ---- making plans ------------------------------------------------------------------------------
+def needs_other_path(initial, out) -> bool:
+    """Whether an `if`'s plan needs the other branch's outputs besides `out` (the first
+    branch's): where `out` has no value to take the type from, or leaves a list as it was (the
+    other branch may append to it). Everything else the second branch is checked against."""
+    return any(isinstance(value, Undefined) or (isinstance(original, list)
+                                                and not _grown(value, original))
+               for original, value in zip(initial, out))
+
+
+def step_for(backend, name, original, samples):
+    """The step for one entry whose values at the end of the paths seen are `samples` ((label,
+    value) pairs); `original` is its value before the construct."""
+    values = [v for _, v in samples]
+    if isinstance(original, list):
+        grown = [v for v in values if _grown(v, original)]
+        if grown:
+            return Stacked(name, grown[0])
+        if not original:
+            return Absent(original)
+    if all(isinstance(v, Undefined) for v in values):
+        return Absent(values[0])
+    assigned = [(label, v.value if isinstance(v, MaybeUndefined) else v)
+                for label, v in samples if not isinstance(v, Undefined)]
+    carried = Carried(backend, name, assigned)
+    if any(isinstance(v, UndefinedReturn) for v in (original, *values)):
+        return ReturnFill(carried)
+    # A path not seen may leave it unassigned; where every path assigns it, the flags are all
+    # Python True, and the backend keeps equal Python values as they are.
+    if any(isinstance(v, (Undefined, MaybeUndefined)) for v in (original, *values)):
+        return Maybe(carried)
+    return Defined(carried)
+
+
+def loop_step(backend, name, original, probed):
+    """The step for one loop entry; `probed()` is its value after one dry-run iteration of
+    the body (asked only for a value undefined before the loop, whose type comes from the
+    body, or an empty list, whose items' type does)."""
+    if isinstance(original, list):
+        return step_for(backend, name, original, [("after an iteration", probed())]) \
+            if not original else Stacked(name, original)
+    if isinstance(original, (Undefined, MaybeUndefined)):
+        return step_for(backend, name, original,
+                        [("before the loop", original), ("after an iteration", probed())])
+    return Defined(Carried(backend, name, [("before the loop", original)]))
+
+
+def probe_value(backend, value):
+    """A staged stand-in for a loop variable's value in the dry run of the body."""
+    if isinstance(value, list):
+        return list(value)
+    if isinstance(value, Undefined):
+        return value
+    if isinstance(value, MaybeUndefined):
+        return MaybeUndefined(probe_value(backend, value.value),
+                              backend.placeholder(value.defined), value.name)
+    leaves, tree = structures.flatten(value)
+    return structures.unflatten(tree, iter(
+        [backend.placeholder(leaf) if stageable(backend, leaf) else leaf for leaf in leaves]))
+
+
+def _grown(value, original) -> bool:
+    return not isinstance(value, list) or len(value) > len(original)
+
+
+# ---- messages ----------------------------------------------------------------------------------
+def _same(a, b) -> bool:
+    return a is b or (type(a) is type(b) and type(a) in (str, bytes) and a == b)
+
+
+def _describe(backend, value) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, (str, bytes)):
+        return repr(value)
+    if isinstance(value, numbers.Number):
+        return "a number"
+    if backend.is_tensor(value):
+        return "a tensor"
+    return f"a {type(value).__name__} object"
+
+
+def _mismatch(name, path, here, there) -> AutoGraphError:
+    if name == RETURN_VALUE:
+        subject = "the returned value" + (f" (at {path})" if path else "")
+        fix = ("Return values of one kind on every path (a `return` in one branch only, or a "
+               "function that may end without one, returns None on the other).")
+    else:
+        subject = f"'{name}{path}'"
+        fix = "Give it a value of one kind on every path, e.g. assign it before the `if`/loop."
+    return AutoGraphError(at(
+        f"{subject} is {here} but {there}. A graph `if` or loop needs the same structure on "
+        "every path, and only tensors and numbers can differ between paths (None, strings and "
+        f"other Python objects must be the same). {fix}", caller_origin()))

@@ -98,6 +98,26 @@ class Backend:
     def maximum(self, x, y):
         raise NotImplementedError
 
+    def format(self, template: str, style: str, values: tuple):
+        """`template.format(*values)` (style "{}") or `template % values` (style "%"), where
+        `values` are tensors of this backend (eager or staged), one per field of `template`
+        (positional `{}` / `%` fields; other values were formatted into its text already).
+        Each value formats as Python formats its array value (`format(value, spec)`, `repr`,
+        `%d`). A staged string that is computed every time the graph runs (so printing it
+        prints every run); a Python `str` when the backend is not building a graph."""
+        raise NotImplementedError
+
+    def truth_value(self, x):
+        """`bool(x)` of a staged value: a staged scalar bool by Python's truth rule (nonzero),
+        for a value with exactly one element; other sizes raise ValueError as numpy does (while
+        tracing when the shape shows it, else when the graph runs)."""
+        return self.cast(x, bool)
+
+    def contains(self, container, item):
+        """`item in container` for a tensor `container` (eager or staged), as numpy's
+        `(container == item).any()`: a scalar bool tensor."""
+        raise NotImplementedError
+
 
 _BACKENDS: list[Backend] = []
 

@@ -26,8 +26,10 @@ from autograph.converters import (
     conditional_expressions,
     continue_statements,
     control_flow,
+    formatting,
     lists,
     logical_expressions,
+    membership,
     return_statements,
     unsupported,
 )
@@ -50,6 +52,15 @@ def convert_tree(node, ctx: Context, nodes=None):
     loops = bool(present & {gast.While, gast.For})
     if present & {gast.Yield, gast.YieldFrom, gast.Await}:
         node = unsupported.transform(node, ctx)
+    # Before asserts, which hides assertion messages (they stay Python's) in a lambda.
+    if gast.JoinedStr in present or any(
+            (type(n) is gast.BinOp and type(n.op) is gast.Mod)
+            or (type(n) is gast.Attribute and n.attr == "format") for n in nodes):
+        node = formatting.transform(node, ctx)
+    # Before logical_expressions, which splits chained comparisons (their `in` stays Python's).
+    if gast.Compare in present and any(
+            type(n) is gast.Compare and type(n.ops[0]) in (gast.In, gast.NotIn) for n in nodes):
+        node = membership.transform(node, ctx)
     if gast.Assert in present:
         node = asserts.transform(node, ctx)
     if gast.ListComp in present:  # before lists: the loop it makes appends

@@ -1,5 +1,5 @@
 """`rt.strings`: string ops."""
 
-from runtime.ops.string_ops import join
+from runtime.ops.string_ops import format, join  # noqa: A004 - like str.format
 
-__all__ = ["join"]
+__all__ = ["format", "join"]

@@ -112,6 +112,13 @@ class EagerTensor(Tensor):
     def __str__(self) -> str:
         return str(self._value)
 
+    def __format__(self, spec: str) -> str:
+        """`f"{t:spec}"` is that of the numpy value (`format(np.float32(0.5), ".2f")`), as in
+        graphs (rt.strings.format); strings format as `str`."""
+        from runtime.ops.string_ops import decoded
+
+        return format(decoded(self._value), spec)
+
 
 class SymbolicTensor(Tensor):
     """The `index`-th output of `op` in a graph: its value exists only when the graph runs."""

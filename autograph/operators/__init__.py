@@ -9,7 +9,9 @@ from autograph.operators.control_flow import (
 )
 from autograph.operators.data_structures import list_append
 from autograph.operators.exceptions import assert_stmt
+from autograph.operators.formatting import format_string, percent_format
 from autograph.operators.logical import and_, not_, or_
+from autograph.operators.membership import in_, not_in
 from autograph.operators.slots import Attr, Global, Item, Nonlocal
 from autograph.operators.special_values import (
     MaybeUndefined,
@@ -24,4 +26,5 @@ __all__ = [
     "MaybeUndefined", "Undefined", "UndefinedReturn", "and_", "assert_stmt", "for_stmt",
     "if_exp", "if_stmt", "ld", "list_append", "not_", "or_", "python_value", "return_value",
     "while_stmt",
+    "format_string", "percent_format", "in_", "not_in",
 ]

@@ -1,6 +1,7 @@
 """Overloads of the builtins that meet tensors: `print`, `len`, `range`, `enumerate`, `zip`,
-`int`, `float`, `min`, `max`. `converted_call` routes calls of the builtins to them; plain
-Python values take the builtin itself. `abs` works on tensors through the tensor type."""
+`int`, `float`, `bool`, `str`, `repr`, `format`, `min`, `max`. `converted_call` routes calls of
+the builtins to them; plain Python values take the builtin itself. `abs` works on tensors
+through the tensor type."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import builtins
 from typing import NamedTuple
 
 from autograph import backends
+from autograph.operators.formatting import format_string
 
 
 class StagedZip(NamedTuple):
@@ -68,6 +70,32 @@ int_ = _caster(int)
 float_ = _caster(float)
 
 
+def bool_(x=False):
+    """`bool(x)`; of a staged value, a staged scalar bool by Python's truth rule (one element,
+    nonzero; other sizes raise ValueError, as numpy does)."""
+    backend = backends.staging(x)
+    return bool(x) if backend is None else backend.truth_value(x)
+
+
+def str_(*args, **kwargs):
+    """`str(x)`; of a tensor, the text of its value (computed when the graph runs)."""
+    if len(args) != 1 or kwargs or backends.tensor_backend(args[0]) is None:
+        return str(*args, **kwargs)
+    return format_string("{!s}", args[0])
+
+
+def repr_(x):
+    """`repr(x)`; of a tensor, the repr of its value (`np.float32(1.5)`), as Python's on it."""
+    return repr(x) if backends.tensor_backend(x) is None else format_string("{!r}", x)
+
+
+def format_(value, format_spec=""):
+    """`format(value, format_spec)`; of a tensor, the text of its value."""
+    if backends.tensor_backend(value) is None and backends.tensor_backend(format_spec) is None:
+        return format(value, format_spec)
+    return format_string("{:{}}", value, format_spec)
+
+
 def _extremum(name, python_fn):
     def extremum(*args, **kwargs):
         backend = backends.staging_any(args)
@@ -94,6 +122,10 @@ OVERLOADS = {
     builtins.zip: zip_,
     builtins.int: int_,
     builtins.float: float_,
+    builtins.bool: bool_,
+    builtins.str: str_,
+    builtins.repr: repr_,
+    builtins.format: format_,
     builtins.min: min_,
     builtins.max: max_,
 }

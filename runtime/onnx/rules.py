@@ -338,6 +338,19 @@ def _string_join(b, op, x):
     return [result]
 
 
+def _string_format(b, op, x):
+    """Python's formatting of numbers has no ONNX form. A text that only prints is left out
+    with the prints (drop_prints=True)."""
+    text = op.outputs[0]
+    consumers = [o for o in op.graph.operations if any(t is text for t in o.inputs)]
+    only_printed = all(t is not text for t in op.graph.outputs) and all(
+        o.type == "PrintV2" for o in consumers)
+    if b.drop_prints and only_printed:
+        return [b.const(np.array(b"", dtype=object))]  # unused: its prints are dropped
+    hint = "; it only feeds prints, so drop_prints=True leaves it out" if only_printed else ""
+    raise unsupported(op, f"ONNX cannot format values as text the way Python does{hint}")
+
+
 def _print(b, op, x):
     if not b.drop_prints:
         raise unsupported(op, "ONNX has no print; pass drop_prints=True to leave prints out")
@@ -475,6 +488,7 @@ RULES = {
     "RandomStandardNormal": _random("RandomNormal", "mean", "stddev", "mean", "scale"),
     # strings, side effects, state
     "StringJoin": _string_join,
+    "StringFormat": _string_format,
     "PrintV2": _print,
     "Assert": _assert,
     "ReadVariableOp": _read_variable,

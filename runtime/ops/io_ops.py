@@ -9,6 +9,7 @@ import numpy as np
 from runtime.conversion import convert_to_tensor
 from runtime.errors import InvalidArgumentError
 from runtime.ops.registry import apply, define_op
+from runtime.ops.string_ops import decoded
 from runtime.tensor import Tensor
 
 
@@ -18,7 +19,7 @@ def format_value(value) -> str:
         return value.decode("utf-8", "replace")
     if isinstance(value, np.ndarray):
         if value.dtype == object:
-            value = value.astype(str)
+            value = decoded(value)  # bytes -> str (astype(str) would read them as ASCII)
         return np.array2string(value)
     return str(value)
 

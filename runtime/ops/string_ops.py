@@ -6,8 +6,10 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.conversion import convert_to_tensor
+from runtime.errors import with_origin
 from runtime.ops import shapes
 from runtime.ops.registry import apply, define_op
+from runtime.source_info import user_origin
 from runtime.tensor import normalize
 
 
@@ -38,3 +40,101 @@ def join(inputs, separator=""):
             raise TypeError(f"strings.join needs string tensors, got {t.dtype.name}.")
     sep = separator.encode() if isinstance(separator, str) else bytes(separator)
     return apply(STRING_JOIN, tensors, {"separator": sep})
+
+
+# ---- formatting: Python's `str.format` / `%` on the values of tensors ---------------------------
+
+STYLES = ("{}", "%")  # `template.format(*values)`, `template % tuple(values)`
+
+
+def decoded(value):
+    """A tensor value as Python formats it: strings as `str` (0-d) or arrays of `str`; numbers
+    as numpy scalars (0-d) or arrays, unchanged."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, np.ndarray):
+        if value.dtype == object:
+            flat = [decoded(v) for v in value.flat]
+            return np.array(flat, dtype=str).reshape(value.shape) if flat else value.astype(str)
+        if value.ndim == 0:
+            return value[()]
+    return value
+
+
+def format_values(template: str, style: str, values) -> str:
+    """The text of `template` filled with tensor values (numpy values or `bytes`), exactly as
+    Python formats those values: `format(value, spec)` for each `{}` field, `%` for `%`."""
+    values = tuple(decoded(v) for v in values)
+    return template.format(*values) if style == "{}" else template % values
+
+
+def _format_kernel(*values, template, style):
+    return format_values(template, style, values).encode()
+
+
+class _Field:
+    """Stands for one input while a template is checked: formats as '', counts its uses."""
+
+    def __init__(self):
+        self.used = False
+
+    def __format__(self, spec):
+        self.used = True
+        return ""
+
+    def __str__(self):
+        self.used = True
+        return ""
+
+    __repr__ = __str__
+
+    def __index__(self):
+        self.used = True
+        return 0
+
+    __int__ = __index__
+
+    def __float__(self):
+        self.used = True
+        return 0.0
+
+
+def _check_template(template, style, count: int) -> None:
+    """Raises ValueError unless `template` is a `style` template with fields for exactly
+    `count` positional values."""
+    if style not in STYLES:
+        raise ValueError(f"style must be '{{}}' or '%', got {style!r}")
+    if not isinstance(template, str):
+        raise ValueError(f"the template must be a str, got {type(template).__name__}")
+    fields = [_Field() for _ in range(count)]
+    try:
+        format_values(template, style, fields)
+    except (ValueError, TypeError, IndexError, KeyError, AttributeError) as e:
+        raise ValueError(f"the template {template!r} does not fit {count} values: {e}") from None
+    unused = [i for i, f in enumerate(fields) if not f.used]
+    if unused:
+        raise ValueError(f"the template {template!r} leaves the values at {unused} unused")
+
+
+def _format_infer(inputs, *, template, style):
+    _check_template(template, style, len(inputs))
+    return [(dtypes.string, ())]
+
+
+STRING_FORMAT = define_op("StringFormat", infer=_format_infer, kernel=_format_kernel)
+
+
+def format(template: str, *values, style: str = "{}"):  # noqa: A001 - like str.format
+    """A scalar string tensor: `template.format(*values)` (style "{}") or `template % values`
+    (style "%") computed on the values of the tensors, every time the op runs. The text is what
+    Python gives for the numpy values (0-d values as numpy scalars: `{:.2f}`, `{!r}` and `%d`
+    work as in Python); string tensors format as `str`. Fields are positional (`{}`, `{0}`,
+    nested specs like `{:{}}`); Python values become tensors (floats become float32)."""
+    if not isinstance(template, str):
+        raise TypeError(f"strings.format needs a str template, got {type(template).__name__}.")
+    try:
+        _check_template(template, style, len(values))
+    except ValueError as e:
+        raise ValueError(with_origin(f"strings.format: {e}", user_origin(2))) from None
+    tensors = [convert_to_tensor(v) for v in values]
+    return apply(STRING_FORMAT, tensors, {"template": template, "style": style})

@@ -287,6 +287,8 @@ _ATTR_TYPES = {
     "end": (lambda v: isinstance(v, str), "a string"),
     "message": (lambda v: isinstance(v, str), "a string"),
     "separator": (lambda v: isinstance(v, bytes), "bytes"),
+    "template": (lambda v: isinstance(v, str), "a string"),
+    "style": (lambda v: isinstance(v, str) and v in ("{}", "%"), "'{}' or '%'"),
     "spec": (lambda v: isinstance(v, tuple) and all(_plain_index(i) for i in v),
              "a tuple of index items"),
     "variable": (lambda v: isinstance(v, Variable), "a variable"),

@@ -24,6 +24,7 @@ class Anno(enum.Enum):
     DEFINED_IN = "frozenset[str]: names that may be defined before a statement"
     LOOP_TEST = "gast.expr: extra loop condition added by break/return lowering (for loops)"
     GENERATED = "bool: a statement or name made by a converter, not the user"
+    TRUTH_ONLY = "bool: an `and`/`or` whose value is used only for its truth (e.g. an `if` test)"
     SHARED = "dict[str, str]: variables a function shares with other scopes -> 'nonlocal'/'global'"
 
     # Members are singletons: hash by identity, in C (Enum's own __hash__ is Python code, and

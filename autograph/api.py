@@ -9,7 +9,7 @@ import types
 
 from autograph import backends, errors, operators, origins
 from autograph.conversion import ConversionCache
-from autograph.operators import py_builtins
+from autograph.operators import py_builtins, traced_paths
 
 _LIBRARY_MODULES = {"autograph", "numpy", "gast", "builtins", "pytest", "_pytest", "hypothesis"}
 _LIBRARY_PATHS = tuple(
@@ -24,13 +24,20 @@ def converted_call(f, /, *args, **kwargs):
     if overload is not None:
         return overload(*args, **kwargs)
     if type(f) is types.FunctionType:
-        return _function(f)(*args, **kwargs)
-    if type(f) is types.MethodType and type(f.__func__) is types.FunctionType:
-        return _function(f.__func__)(f.__self__, *args, **kwargs)
-    call = type(f).__call__ if callable(f) else None
-    if type(call) is types.FunctionType and not isinstance(f, type) and _should_convert(call):
-        return _function(call)(f, *args, **kwargs)
-    return f(*args, **kwargs)
+        fn = f
+    elif type(f) is types.MethodType and type(f.__func__) is types.FunctionType:
+        fn, args = f.__func__, (f.__self__, *args)
+    else:
+        call = type(f).__call__ if callable(f) else None
+        if not (type(call) is types.FunctionType and not isinstance(f, type)
+                and _should_convert(call)):
+            return f(*args, **kwargs)
+        fn, args = call, (f, *args)
+    converted = _function(fn)
+    if traced_paths.depth() and converted is not fn:
+        with traced_paths.Call(fn):
+            return converted(*args, **kwargs)
+    return converted(*args, **kwargs)
 
 
 _BUILTIN_TYPES = (types.BuiltinFunctionType, type)

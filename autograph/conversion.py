@@ -18,6 +18,7 @@ import weakref
 import gast
 
 from autograph import emit, loader, origins, templates, traversal
+from autograph.analysis import truth
 from autograph.converters import (
     asserts,
     break_statements,
@@ -26,6 +27,7 @@ from autograph.converters import (
     conditional_expressions,
     continue_statements,
     control_flow,
+    exception_handlers,
     formatting,
     lists,
     logical_expressions,
@@ -49,6 +51,8 @@ def convert_tree(node, ctx: Context, nodes=None):
     `nodes` are the nodes of `node` if the caller has walked it already."""
     nodes = traversal.walk(node) if nodes is None else nodes
     present = {type(n) for n in nodes}
+    if gast.BoolOp in present:  # before the statements holding the tests are rewritten
+        truth.analyze(node)
     loops = bool(present & {gast.While, gast.For})
     if present & {gast.Yield, gast.YieldFrom, gast.Await}:
         node = unsupported.transform(node, ctx)
@@ -63,6 +67,8 @@ def convert_tree(node, ctx: Context, nodes=None):
         node = membership.transform(node, ctx)
     if gast.Assert in present:
         node = asserts.transform(node, ctx)
+    if gast.ExceptHandler in present:
+        node = exception_handlers.transform(node, ctx)
     if gast.ListComp in present:  # before lists: the loop it makes appends
         node = comprehensions.transform(node, ctx)
         loops = True

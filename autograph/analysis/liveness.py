@@ -55,7 +55,10 @@ def _stmt(node, live_out):
         return (inner - targets.modified) | items.read
     elif isinstance(node, gast.Try):
         after = _block(node.finalbody, live_out)
-        handlers = frozenset().union(*[_block(h.body, after) for h in node.handlers])
+        # `except E as e` binds `e` (and unbinds it at the end of the clause).
+        handlers = frozenset().union(*[
+            _block(h.body, after) - ({h.name.id} if isinstance(h.name, gast.Name) else set())
+            for h in node.handlers])
         return _block(node.body, _block(node.orelse, after) | handlers) | handlers
     else:
         scope = _scope(node, Anno.SCOPE)

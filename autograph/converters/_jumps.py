@@ -14,6 +14,7 @@ import gast
 
 from autograph import templates, traversal
 from autograph.anno import Anno, getanno
+from autograph.errors import ConversionError, at
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _LOOPS = (gast.While, gast.For, gast.AsyncFor)
@@ -131,16 +132,35 @@ class JumpLowering:
                            for b in ("body", "orelse"))
             if isinstance(stmt, _LOOPS) or rest:
                 return True
+            if isinstance(stmt, gast.Try) and (
+                    stmt.finalbody and any(self.contains(s) for s in stmt.finalbody)
+                    or stmt.orelse and any(self.contains(s) for s in stmt.body)):
+                return True  # an `else:` to skip after a jump; a jump in `finally`
             blocks = [getattr(stmt, f, None) or [] for f in ("body", "orelse", "finalbody")]
             blocks += [h.body for h in getattr(stmt, "handlers", [])]
             return any(self.needs_guard(b) for b in blocks)
         return False
 
     def _inner(self, stmt):
-        """`with` / `try`: lower the blocks inside."""
-        for field in ("body", "orelse", "finalbody"):
-            if getattr(stmt, field, None):
-                setattr(stmt, field, self.block(getattr(stmt, field)) or [gast.Pass()])
+        """`with` / `try`: lower the blocks inside. A `try`'s `else:` runs only if its body
+        ended without a jump, so after a lowered jump it is guarded too."""
+        final = getattr(stmt, "finalbody", None)
+        if final and self.guard is not None and any(self.contains(s) for s in final):
+            jump = next(n for s in final for n in traversal.walk(s) if isinstance(n, self.kind))
+            raise ConversionError(at(
+                f"`{type(jump).__name__.lower()}` inside `finally` is not supported: it would "
+                "silently discard an exception raised in the `try` (Python 3.14 warns about it, "
+                "PEP 765). Move it after the `try` statement.", getanno(jump, Anno.ORIGIN)))
+        body_jumps = any(self.contains(s) for s in stmt.body)
+        stmt.body = self.block(stmt.body) or [gast.Pass()]
+        orelse = getattr(stmt, "orelse", None)
+        if orelse:
+            orelse = self.block(orelse)
+            if body_jumps and self.guard is not None:
+                orelse = self.guard(orelse)
+            stmt.orelse = orelse or [gast.Pass()]
+        if final:
+            stmt.finalbody = self.block(final) or [gast.Pass()]
         for handler in getattr(stmt, "handlers", []):
             handler.body = self.block(handler.body) or [gast.Pass()]
         return stmt

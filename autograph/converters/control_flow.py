@@ -72,8 +72,12 @@ class _ControlFlow(traversal.StatementTransformer):
         return node
 
     def visit_Try(self, node):
-        # Control flow inside `try` stays Python: the `except` could not catch errors raised
-        # when a graph runs. A tensor condition there is an error at the user's line.
+        # Control flow inside `try` with `except` stays Python: the `except` could not catch
+        # errors raised when a graph runs. A tensor condition there is an error at the user's
+        # line. With `finally` only, the blocks are converted as usual.
+        if not node.handlers:
+            self.generic_visit(node)
+            return node
         return _InTry(self).visit(node)
 
     def visit_Delete(self, node):

@@ -2,6 +2,7 @@
 
     a and b or not c   ->   ag__.or_(ag__.and_(a, lambda: b), lambda: ag__.not_(c))
     a < b < c          ->   ag__.and_(a < b, lambda: b < c)
+    if a and b:        ->   if ag__.and_cond(a, lambda: b):   (only its truth is used)
 Right operands are wrapped in lambdas, so they are evaluated only when Python would.
 """
 
@@ -12,6 +13,7 @@ import copy
 import gast
 
 from autograph import templates, traversal
+from autograph.anno import Anno, getanno
 
 
 def transform(node, ctx):
@@ -34,6 +36,8 @@ class _Logical(traversal.Transformer):
     def visit_BoolOp(self, node):
         self.generic_visit(node)
         name = "and_" if isinstance(node.op, gast.And) else "or_"
+        if getanno(node, Anno.TRUTH_ONLY):
+            name += "cond"
         call = _ag_call(name, [node.values[0]] + [_thunk(v) for v in node.values[1:]])
         return gast.copy_location(call, node)
 

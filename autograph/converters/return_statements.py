@@ -7,7 +7,7 @@ Before:                         After (moved, the common case):
     return y                            y = x * 2
                                         return y
 A `return` inside a loop, or code that would have to be copied into several branches, uses
-flags instead: `do_return = True; retval = v` (plus `break` in a loop), later code guarded by
+flags instead: `retval = v; do_return = True` (plus `break` in a loop), later code guarded by
 `if not do_return:`, and one `return retval` at the end. `retval` starts as
 `ag__.UndefinedReturn()` (never a value that could be returned by mistake); when the function
 may also end without a `return`, the end is `return ag__.return_value(retval, do_return)`,
@@ -72,11 +72,12 @@ class _FlagLowering:
 
     def _replace(self, node, in_loop=False):
         value = node.value if node.value is not None else gast.Constant(value=None, kind=None)
+        # The value first: if computing it raises (inside a `try`), no `return` happened.
         stmts = templates.replace(
-            "do_return = True\nretval = value", getanno(node, Anno.ORIGIN),
+            "retval = value\ndo_return = True", getanno(node, Anno.ORIGIN),
             do_return=self.do_return, retval=self.retval, value=value,
         )
-        setanno(stmts[0], Anno.GENERATED, True)
+        setanno(stmts[1], Anno.GENERATED, True)
         if in_loop:
             stmts.append(gast.Break())
             stamp(stmts[-1], getanno(node, Anno.ORIGIN))

@@ -8,9 +8,9 @@ from autograph.operators.control_flow import (
     while_stmt,
 )
 from autograph.operators.data_structures import list_append
-from autograph.operators.exceptions import assert_stmt
+from autograph.operators.exceptions import assert_stmt, reraise_staged
 from autograph.operators.formatting import format_string, percent_format
-from autograph.operators.logical import and_, not_, or_
+from autograph.operators.logical import and_, and_cond, not_, or_, or_cond
 from autograph.operators.membership import in_, not_in
 from autograph.operators.slots import Attr, Global, Item, Nonlocal
 from autograph.operators.special_values import (
@@ -22,7 +22,7 @@ from autograph.operators.special_values import (
 )
 
 __all__ = [
-    "Attr", "Global", "Item", "Nonlocal",
+    "Attr", "Global", "Item", "Nonlocal", "reraise_staged", "and_cond", "or_cond",
     "MaybeUndefined", "Undefined", "UndefinedReturn", "and_", "assert_stmt", "for_stmt",
     "if_exp", "if_stmt", "ld", "list_append", "not_", "or_", "python_value", "return_value",
     "while_stmt",

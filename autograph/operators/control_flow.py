@@ -31,6 +31,7 @@ from autograph.operators.state import (
     probe_value,
     step_for,
 )
+from autograph.operators.traced_paths import TracedPaths
 from autograph.origins import caller_origin
 
 
@@ -136,8 +137,10 @@ def _staged_if(backend, cond, if_true, if_false, construct):
 
     true_label, false_label = _BRANCHES
     try:
-        result = backend.cond(cond, branch(if_true, true_label, if_false, false_label),
-                              branch(if_false, false_label, if_true, true_label), LeafNames(plan))
+        with TracedPaths():
+            result = backend.cond(cond, branch(if_true, true_label, if_false, false_label),
+                                  branch(if_false, false_label, if_true, true_label),
+                                  LeafNames(plan))
     finally:
         construct.restore()
     return construct.finish(plan.decode(_as_tuple(result)))
@@ -148,39 +151,42 @@ def _staged_loop(backend, construct, test, body, iterated=None):
     `iterated` (`test` is the extra test of a lowered break, or None)."""
     plan = Plan()
     try:
-        probed = []
-
-        def probe(i):
-            if not probed:
-                def dry_iteration():  # placeholders are made inside the dry run's scratch graph
-                    values = tuple(probe_value(backend, v) for v in construct.initial)
-                    item = () if iterated is None else (backend.item_placeholder(iterated),)
-                    return construct.run(body, values, item)
-
-                probed.append(backend.dry_run(dry_iteration))
-            return probed[0][i]
-
-        plan.steps = [loop_step(backend, name, original, lambda i=i: probe(i))
-                      for i, (name, original) in enumerate(zip(construct.names,
-                                                               construct.initial))]
-
-        def staged_test(*current):
-            return test(*construct.variables(plan.decode(current)))
-
-        def staged_body(*args):
-            item, current = ((), args) if iterated is None else ((args[0],), args[1:])
-            out = construct.run(body, plan.decode(current), item)
-            return plan.encode(backend, out, "after an iteration")
-
-        init = plan.encode(backend, construct.initial, "before the loop")
-        if iterated is None:
-            result = backend.while_loop(staged_test, staged_body, init, LeafNames(plan))
-        else:
-            result = backend.for_loop(iterated, staged_test if test is not None else None,
-                                      staged_body, init, LeafNames(plan))
+        with TracedPaths():
+            result = _build_loop(backend, construct, plan, test, body, iterated)
     finally:
         construct.restore()
     return construct.finish(plan.decode(_as_tuple(result)))
+
+
+def _build_loop(backend, construct, plan, test, body, iterated):
+    probed = []
+
+    def probe(i):
+        if not probed:
+            def dry_iteration():  # placeholders are made inside the dry run's scratch graph
+                values = tuple(probe_value(backend, v) for v in construct.initial)
+                item = () if iterated is None else (backend.item_placeholder(iterated),)
+                return construct.run(body, values, item)
+
+            probed.append(backend.dry_run(dry_iteration))
+        return probed[0][i]
+
+    plan.steps = [loop_step(backend, name, original, lambda i=i: probe(i))
+                  for i, (name, original) in enumerate(zip(construct.names, construct.initial))]
+
+    def staged_test(*current):
+        return test(*construct.variables(plan.decode(current)))
+
+    def staged_body(*args):
+        item, current = ((), args) if iterated is None else ((args[0],), args[1:])
+        out = construct.run(body, plan.decode(current), item)
+        return plan.encode(backend, out, "after an iteration")
+
+    init = plan.encode(backend, construct.initial, "before the loop")
+    if iterated is None:
+        return backend.while_loop(staged_test, staged_body, init, LeafNames(plan))
+    return backend.for_loop(iterated, staged_test if test is not None else None, staged_body,
+                            init, LeafNames(plan))
 
 
 def _as_tuple(result) -> tuple:

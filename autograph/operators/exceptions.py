@@ -1,8 +1,12 @@
-"""`assert_stmt`: `assert cond, msg`; on a staged condition, an assertion in the graph."""
+"""`assert_stmt`: `assert cond, msg`; on a staged condition, an assertion in the graph.
+`reraise_staged`: user `except` clauses never handle exceptions raised while a graph traced
+paths that may not run (see `traced_paths`)."""
 
 from __future__ import annotations
 
 from autograph import backends
+from autograph.errors import AutoGraphError, at
+from autograph.operators import traced_paths
 from autograph.origins import caller_origin
 
 
@@ -20,3 +24,17 @@ def assert_stmt(cond, message=None):
 def _default_message() -> str:
     origin = caller_origin()
     return f"assertion failed: {origin.text}" if origin is not None else "assertion failed"
+
+
+def reraise_staged(exc):
+    """First statement of every `except` clause in converted code: an exception raised while
+    tracing a path of a graph `if`/loop is not the user's to handle (that path may never run)."""
+    origin = traced_paths.escaped_from(exc)
+    if origin is None:
+        return
+    raise AutoGraphError(at(
+        f"{type(exc).__name__}: {exc}\nwas raised while tracing a path of a graph `if` or loop "
+        f"at {origin.filename}, line {origin.lineno} (a graph traces every path, whether it "
+        "runs or not), and an `except` clause would catch it here as if it had happened. An "
+        "`except` cannot handle errors of graph code: make the condition a Python value, or "
+        "avoid the error on the paths that do not run.", caller_origin())) from exc

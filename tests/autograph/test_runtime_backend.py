@@ -153,7 +153,8 @@ def test_error_loop_variable_dtype_changes():
 
 
 def test_error_return_in_one_branch():
-    with pytest.raises(autograph.AutoGraphError, match="returned value is None in the false branch") as info:
+    with pytest.raises(autograph.AutoGraphError,
+                       match="returned value is None in the false branch") as info:
         rt.function(return_one_branch)(rt.constant(1))
     assert f"line {line_of(return_one_branch, 'if x > 0')}" in str(info.value)
 

@@ -1,0 +1,74 @@
+"""While a graph traces the paths of a staged `if` or loop.
+
+A graph traces every path, whether it will run or not. So an exception that escapes the
+tracing is marked with the user's line of the construct (`escaped_from`), and user `except`
+clauses do not handle it (`exceptions.reraise_staged`); and `depth()` (how many staged
+constructs are being traced, on this thread) lets `converted_call` stop a recursion that
+only a tensor could end.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from autograph.errors import AutoGraphError, at
+from autograph.origins import caller_origin
+
+_state = threading.local()
+_MARK = "_ag_traced_at"
+
+
+def depth() -> int:
+    """How many staged constructs this thread is tracing the paths of."""
+    return getattr(_state, "depth", 0)
+
+
+class TracedPaths:
+    """`with TracedPaths():` around the tracing of one staged construct's paths."""
+
+    def __enter__(self):
+        _state.depth = depth() + 1
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        _state.depth -= 1
+        if isinstance(exc, Exception) and not hasattr(exc, _MARK):
+            setattr(exc, _MARK, caller_origin())
+        return False
+
+
+def escaped_from(exc):
+    """The origin of the staged construct whose tracing `exc` escaped, or None."""
+    return getattr(exc, _MARK, None)
+
+
+# A function may call itself through this many staged constructs (each level traces another
+# `if` or loop) before the recursion counts as one that only a tensor could end.
+RECURSION_LIMIT = 16
+
+
+class Call:
+    """`with Call(fn):` around a converted call made while staged paths are traced: raises
+    when `fn` is already active under RECURSION_LIMIT staged constructs that it entered."""
+
+    def __init__(self, fn):
+        self.code = fn.__code__
+        self.name = fn.__qualname__
+
+    def __enter__(self):
+        calls = _state.__dict__.setdefault("calls", {})
+        self.depths = calls.setdefault(self.code, [])
+        level = depth()
+        if sum(1 for d in self.depths if d < level) >= RECURSION_LIMIT:
+            raise AutoGraphError(at(
+                f"{self.name} calls itself inside graph `if`s or loops ({RECURSION_LIMIT} levels "
+                "deep): what ends the recursion depends on a tensor, so tracing would unroll it "
+                "forever (a graph traces every path). Write it as a loop (a `while` on the "
+                "tensor condition), or end it with a Python value (e.g. a depth argument).",
+                caller_origin()))
+        self.depths.append(level)
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        self.depths.pop()
+        return False

@@ -89,7 +89,9 @@ class Backend:
         raise NotImplementedError
 
     def cast(self, x, python_type):
-        """`int(x)` / `float(x)` / `bool(x)` of a staged value."""
+        """`int(x)` / `float(x)` / `bool(x)` of a staged value. `bool` follows Python's truth
+        rule (nonzero) for a value with exactly one element; other sizes raise ValueError as
+        numpy does (while tracing when the shape shows it, else when the graph runs)."""
         raise NotImplementedError
 
     def minimum(self, x, y):
@@ -106,12 +108,6 @@ class Backend:
         `%d`). A staged string that is computed every time the graph runs (so printing it
         prints every run); a Python `str` when the backend is not building a graph."""
         raise NotImplementedError
-
-    def truth_value(self, x):
-        """`bool(x)` of a staged value: a staged scalar bool by Python's truth rule (nonzero),
-        for a value with exactly one element; other sizes raise ValueError as numpy does (while
-        tracing when the shape shows it, else when the graph runs)."""
-        return self.cast(x, bool)
 
     def contains(self, container, item):
         """`item in container` for a tensor `container` (eager or staged), as numpy's

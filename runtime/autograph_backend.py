@@ -13,19 +13,35 @@ import autograph
 from runtime import context, dtypes
 from runtime.control_flow import cond, while_loop
 from runtime.conversion import convert_to_tensor
+from runtime.errors import with_origin
 from runtime.graph import Graph
-from runtime.ops import array_ops, creation_ops, io_ops, math_ops
+from runtime.ops import array_ops, creation_ops, io_ops, math_ops, reduction_ops, string_ops
 from runtime.ops.registry import constant_in_graph
+from runtime.source_info import user_origin
 from runtime.tensor import SymbolicTensor, Tensor
 
 _PYTHON_DTYPES = {int: dtypes.int32, float: dtypes.float32, bool: dtypes.bool_}
 
 
 def _as_bool(value):
-    """A scalar bool for a condition (`if x:` on an int tensor means `x != 0`)."""
-    if isinstance(value, SymbolicTensor) and not value.dtype.is_bool:
-        return math_ops.not_equal(value, 0)
-    return value
+    """Python's truth of a value as a scalar bool (`if x:`): a graph tensor must hold exactly
+    one element (else numpy's ambiguity error, at the user's line; checked when the graph runs
+    for unknown dims) and is true when nonzero."""
+    if not isinstance(value, SymbolicTensor):
+        return value
+    known = [d for d in value.shape if d is not None]
+    if any(d != 1 for d in known):
+        what = "an empty tensor" if 0 in known else "a tensor with more than one element"
+        raise ValueError(with_origin(
+            f"The truth value of {what} is ambiguous (shape {list(value.shape)}), as in numpy. "
+            "Use rt.reduce_any(x) or rt.reduce_all(x).", user_origin()))
+    if len(known) != len(value.shape):
+        io_ops.assert_true(math_ops.equal(array_ops.size(value), 1),
+                           "The truth value of a tensor with other than one element is "
+                           "ambiguous, as in numpy. Use rt.reduce_any(x) or rt.reduce_all(x).")
+    if value.shape:
+        value = array_ops.reshape(value, ())
+    return value if value.dtype.is_bool else math_ops.not_equal(value, 0)
 
 
 def _zeros(shape, dtype):
@@ -175,40 +191,17 @@ class RuntimeBackend(autograph.Backend):
     def maximum(self, x, y):
         return math_ops.maximum(x, y)
 
-    # Formatting, `bool(x)` and `x in t` (imports kept here: this part is self-contained).
+    # Formatting, `bool(x)` and `x in t`.
     def format(self, template, style, values):
-        from runtime.ops import string_ops
-
         text = string_ops.format(template, *values, style=style)
         return text if isinstance(text, SymbolicTensor) else string_ops.decoded(text.numpy())
 
-    def truth_value(self, x):
-        from runtime.errors import with_origin
-        from runtime.source_info import user_origin
-
-        known = [d for d in x.shape if d is not None]
-        if any(d != 1 for d in known):  # never exactly one element: numpy's errors
-            what = ("an empty tensor" if 0 in known else "a tensor with more than one element")
-            raise ValueError(with_origin(
-                f"The truth value of {what} is ambiguous (shape {list(x.shape)}), as in numpy. "
-                "Use rt.reduce_any(x) or rt.reduce_all(x).", user_origin()))
-        if len(known) != len(x.shape):  # unknown dims: checked when the graph runs
-            io_ops.assert_true(math_ops.equal(array_ops.size(x), 1),
-                               "The truth value of a tensor with other than one element is "
-                               "ambiguous, as in numpy. Use rt.reduce_any(x) or rt.reduce_all(x).")
-        return self.cast(array_ops.reshape(x, ()) if x.shape else x, bool)
-
     def contains(self, container, item):
-        from runtime.errors import with_origin
-        from runtime.ops import reduction_ops
-        from runtime.source_info import user_origin
-
         if not container.shape:  # a 0-d value is a numpy scalar, which is not a container
             raise TypeError(with_origin(
                 f"argument of type 'rt.Tensor' (0-d, {container.dtype.name}) is not iterable",
                 user_origin()))
         return reduction_ops.reduce_any(container == item)
-
 
 
 autograph.register_backend(RuntimeBackend())

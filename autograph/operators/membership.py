@@ -56,7 +56,7 @@ def _staged_any(item, elements):
             if equal:
                 return True
             continue
-        found.append(backend.truth_value(equal))
+        found.append(backend.cast(equal, bool))
     if not found:
         return False
     result = found[0]

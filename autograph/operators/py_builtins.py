@@ -74,7 +74,7 @@ def bool_(x=False):
     """`bool(x)`; of a staged value, a staged scalar bool by Python's truth rule (one element,
     nonzero; other sizes raise ValueError, as numpy does)."""
     backend = backends.staging(x)
-    return bool(x) if backend is None else backend.truth_value(x)
+    return bool(x) if backend is None else backend.cast(x, bool)
 
 
 def str_(*args, **kwargs):

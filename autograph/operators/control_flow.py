@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from autograph import backends
 from autograph.errors import AutoGraphError, at
+from autograph.operators import traced_paths
 from autograph.operators.py_builtins import StagedZip
 from autograph.operators.state import (
     Construct,
@@ -117,20 +118,37 @@ _BRANCHES = ("in the true branch", "in the false branch")
 
 def _staged_if(backend, cond, if_true, if_false, construct):
     """The first branch traced makes the plan, with the other branch's outputs from a dry run
-    only when it needs them; the second branch is checked against it."""
+    only when it needs them; the second branch is checked against it. A branch that ends in
+    the user's `raise` (or failing `assert`) becomes an error raised when the graph takes it."""
     plan = Plan()
+
+    def make_plan(samples):
+        plan.steps = [step_for(backend, name, original, [(lb, v[i]) for lb, v in samples])
+                      for i, (name, original) in enumerate(zip(construct.names,
+                                                               construct.initial))]
+
+    def other_path(other, other_label):
+        return other_label, backend.dry_run(lambda: construct.run(other, construct.initial))
 
     def branch(fn, label, other, other_label):
         def run():
-            out = construct.run(fn, construct.initial)
+            try:
+                out = construct.run(fn, construct.initial)
+            except Exception as e:
+                origin = traced_paths.raised_by_user(e)
+                if origin is None:
+                    raise
+                if not plan:  # the other branch says what the construct gives
+                    make_plan([other_path(other, other_label)])
+                backend.assert_(False, at(
+                    f"{type(e).__name__}: {e} (raised when the graph took this path; an "
+                    "`except` in the traced function cannot catch it)", origin))
+                return plan.fill(backend)
             if not plan:
                 samples = [(label, out)]
                 if needs_other_path(construct.initial, out):
-                    other_out = backend.dry_run(lambda: construct.run(other, construct.initial))
-                    samples.append((other_label, other_out))
-                plan.steps = [step_for(backend, name, original, [(lb, v[i]) for lb, v in samples])
-                              for i, (name, original) in enumerate(zip(construct.names,
-                                                                       construct.initial))]
+                    samples.append(other_path(other, other_label))
+                make_plan(samples)
             return plan.encode(backend, out, label)
 
         return run

@@ -151,6 +151,9 @@ class Absent:
     def leaf_names(self) -> list:
         return []
 
+    def fill(self, backend) -> list:
+        return []
+
     def encode(self, backend, value, label) -> list:
         return []
 
@@ -167,6 +170,10 @@ class Defined:
 
     def leaf_names(self) -> list:
         return self.carried.leaf_names()
+
+    def fill(self, backend) -> list:
+        """Leaves for a path that never completes (it raises when the graph takes it)."""
+        return self.carried.fill(backend) + [True] * (self.count - self.carried.count)
 
     def encode(self, backend, value, label) -> list:
         return self.carried.leaves(backend, value, label)
@@ -222,6 +229,9 @@ class Stacked:
     def leaf_names(self) -> list:
         return [self.name]
 
+    def fill(self, backend) -> list:
+        return [backend.empty_list_like(self.sample)]
+
     def encode(self, backend, value, label) -> list:
         if isinstance(value, list) and not value:
             return [backend.empty_list_like(self.sample)]
@@ -249,6 +259,10 @@ class Plan:
     def decode(self, leaves) -> tuple:
         leaves = iter(leaves)
         return tuple(step.decode(leaves) for step in self.steps)
+
+    def fill(self, backend) -> tuple:
+        """Staged leaves for a path that never completes."""
+        return tuple(leaf for step in self.steps for leaf in step.fill(backend))
 
     def leaf_names(self) -> list:
         return [name for step in self.steps for name in step.leaf_names()]

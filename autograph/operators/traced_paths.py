@@ -1,10 +1,11 @@
 """While a graph traces the paths of a staged `if` or loop.
 
-A graph traces every path, whether it will run or not. So an exception that escapes the
-tracing is marked with the user's line of the construct (`escaped_from`), and user `except`
-clauses do not handle it (`exceptions.reraise_staged`); and `depth()` (how many staged
-constructs are being traced, on this thread) lets `converted_call` stop a recursion that
-only a tensor could end.
+A graph traces every path, whether it will run or not. So a user's `raise` on a path becomes
+an error raised when the graph takes that path (`raised_by_user`, see `control_flow`); any
+other exception that escapes the tracing is marked with the user's line of the construct
+(`escaped_from`), and user `except` clauses do not handle it (`exceptions.reraise_staged`);
+and `depth()` (how many staged constructs are being traced, on this thread) lets
+`converted_call` stop a recursion that only a tensor could end.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import threading
 
 from autograph.errors import AutoGraphError, at
-from autograph.origins import caller_origin
+from autograph.origins import REGISTRY, caller_origin
 
 _state = threading.local()
 _MARK = "_ag_traced_at"
@@ -40,6 +41,20 @@ class TracedPaths:
 def escaped_from(exc):
     """The origin of the staged construct whose tracing `exc` escaped, or None."""
     return getattr(exc, _MARK, None)
+
+
+def raised_by_user(exc):
+    """The origin of the user's `raise` or `assert` statement that raised `exc` (the innermost
+    converted line of its traceback), or None if it was raised by anything else."""
+    origin = None
+    tb = exc.__traceback__
+    while tb is not None:
+        found = REGISTRY.lookup(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+        origin = found or origin
+        tb = tb.tb_next
+    if origin is not None and origin.text.startswith(("raise", "assert ")):
+        return origin
+    return None
 
 
 # A function may call itself through this many staged constructs (each level traces another

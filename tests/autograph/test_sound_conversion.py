@@ -266,14 +266,37 @@ def handled_while_tracing(x):
     return y * 2
 
 
-def test_an_exception_of_a_staged_path_is_not_handled_by_an_except():
-    # Tracing builds both branches of `if v > 2`, so the raise runs while tracing even for x=1:
-    # the `except` must not turn that into -1.
-    python, eager, graph = outcomes(handled_while_tracing, 1)
-    assert python == 2 and eager == 2
+def handled_by_helper_path(x):
+    try:
+        y = raise_in_staged_path(x)
+    except ValueError:
+        return -1
+    return y
+
+
+def raise_in_staged_path(x):
+    if x > 2:
+        return x
+    return x + int("not a number")  # a library error while tracing (no user `raise`)
+
+
+def test_a_raise_on_a_staged_path_raises_when_the_graph_takes_it():
+    # Tracing builds both branches of `if v > 2`: the raise must not happen for x = 1.
+    assert_agree(handled_while_tracing, 1)
+    python, eager, graph = outcomes(handled_while_tracing, 5)
+    assert python == -1 and eager == -1
+    # The graph cannot hand its run-time error to the `except`: a located error instead.
+    assert isinstance(graph, rt.errors.InvalidArgumentError)
+    assert "ValueError: big (raised when the graph took this path" in str(graph)
+    assert located(graph, raises_when_big, 'raise ValueError("big")')
+
+
+def test_an_exception_of_tracing_a_staged_path_is_not_handled_by_an_except():
+    python, eager, graph = outcomes(handled_by_helper_path, 5)
+    assert python == 5 and eager == 5
     assert isinstance(graph, autograph.AutoGraphError)
     assert "was raised while tracing a path of a graph `if`" in str(graph)
-    assert located(graph, handled_while_tracing, "except ValueError")
+    assert located(graph, handled_by_helper_path, "except ValueError:")
 
 
 def break_in_finally(x):

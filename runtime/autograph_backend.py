@@ -12,7 +12,7 @@ from __future__ import annotations
 import autograph
 from runtime import context, dtypes
 from runtime.control_flow import cond, while_loop
-from runtime.conversion import convert_to_tensor
+from runtime.conversion import convert_to_tensor, is_weak
 from runtime.errors import with_origin
 from runtime.graph import Graph
 from runtime.ops import array_ops, creation_ops, io_ops, math_ops, reduction_ops, string_ops
@@ -124,10 +124,14 @@ class RuntimeBackend(autograph.Backend):
             return fn()
 
     def placeholder(self, value):
+        """A stand-in for `value`; weak for a Python scalar or weak tensor (it takes the dtype
+        of the tensors it meets, like the value it stands for)."""
         value = _loop_value(value)
         if isinstance(value, Tensor) or type(value) in _PYTHON_DTYPES:
             tensor = convert_to_tensor(value)
-            return context.current_graph().add_input(tensor.dtype, tensor.shape)
+            placeholder = context.current_graph().add_input(tensor.dtype, tensor.shape)
+            placeholder.weak = is_weak(value)
+            return placeholder
         return value
 
     def item_placeholder(self, iterated):

@@ -4,16 +4,30 @@ while tracing.
 Branches and loop bodies are traced into sub-graphs of the graph being built. Tensors they use
 from enclosing graphs are captured: they become extra inputs of the `If` / `While` op, and
 every sub-graph of one op has the same inputs in the same order.
+
+Python scalars stay weak (see runtime.conversion): an output that is a Python scalar (or weak
+tensor) on every path is a weak tensor; next to a strong tensor on another path it takes that
+tensor's dtype if it keeps its value. A loop body is traced again until the loop variables'
+dtypes, weakness and shapes agree with what the body gives.
 """
 
 from __future__ import annotations
 
 import itertools
 
+import numpy as np
+
 from runtime import context, nest
-from runtime.conversion import convert_to_tensor, is_weak
+from runtime.conversion import (
+    convert_to_tensor,
+    is_python_scalar,
+    python_scalar_fits,
+    weak_fits,
+    weak_join,
+)
 from runtime.errors import with_origin
 from runtime.graph import Graph
+from runtime.ops import math_ops
 from runtime.ops.registry import CONTROL_FLOW, apply, constant_in_graph, define_op
 from runtime.source_info import user_origin
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
@@ -41,13 +55,57 @@ def _describe(names, index: int) -> str:
 
 
 def _to_graph_tensor(graph: Graph, value, dtype=None) -> SymbolicTensor:
-    """`value` as a tensor of `graph` (constants for Python and eager values)."""
+    """`value` as a tensor of `graph` (constants for Python and eager values; a captured weak
+    tensor stays weak)."""
     if isinstance(value, SymbolicTensor):
-        return value if value.op.graph is graph else graph.capture(value)
+        if value.op.graph is graph:
+            return value
+        inner = graph.capture(value)
+        inner.weak = value.weak
+        return inner
     tensor = convert_to_tensor(value, dtype)
     if isinstance(tensor, EagerTensor):
         return constant_in_graph(graph, tensor)
     return _to_graph_tensor(graph, tensor)
+
+
+# ---- weak values (Python scalars and weak tensors) ---------------------------------------------
+
+
+def _spec(value):
+    """(dtype, weak) of a graph tensor or a Python scalar (weak, with the dtype it becomes on its
+    own: int32, float32, bool, or int64 for an int beyond int32)."""
+    if is_python_scalar(value):
+        return convert_to_tensor(value).dtype, True
+    return value.dtype, value.weak
+
+
+def _shape(value):
+    return () if is_python_scalar(value) else tuple(value.shape)
+
+
+def _fits(value, dtype) -> bool:
+    """Whether `value` (a Python scalar or graph tensor) can become `dtype` keeping its value:
+    a Python scalar exactly, a weak tensor by kind, a strong tensor only as it is."""
+    if is_python_scalar(value):
+        return python_scalar_fits(value, dtype)
+    if value.dtype is dtype:
+        return True
+    return value.weak and weak_fits(value.dtype, dtype)
+
+
+def _as_dtype(graph: Graph, value, dtype) -> SymbolicTensor:
+    """`value` (one that `_fits` `dtype`) as a `dtype` tensor of `graph`."""
+    with graph.as_default():
+        if is_python_scalar(value):
+            return _to_graph_tensor(graph, value, dtype)
+        return math_ops.cast(value, dtype)
+
+
+def _show(value) -> str:
+    if is_python_scalar(value):
+        return f"the Python {type(value).__name__} {value!r}"
+    return value.dtype.name + (" (from Python scalars)" if value.weak else "")
 
 
 def _merge_shapes(a, b):
@@ -77,7 +135,7 @@ def _unify_captures(graphs, first_inputs: int) -> list:
 
 def cond(pred, true_fn, false_fn, names=None):
     """`true_fn()` if `pred` else `false_fn()`. With a symbolic `pred`, both branches are traced
-    into an `If` op; their outputs must match in structure and dtype."""
+    into an `If` op; their outputs must match in structure and dtype (Python scalars adapt)."""
     if not isinstance(pred, SymbolicTensor):
         return true_fn() if pred else false_fn()
     if not pred.dtype.is_bool or len(pred.shape) != 0:
@@ -108,27 +166,15 @@ def cond(pred, true_fn, false_fn, names=None):
             )
         ) from None
     t_flat, f_flat = nest.flatten(t_out), nest.flatten(f_out)
-    specs, positions, outs = [], [], [[], []]
+    specs, positions, outs, weak = [], [], [[], []], []
     for i, (a, b) in enumerate(zip(t_flat, f_flat)):
         if a is None and b is None:
             continue
-        if is_weak(a) and is_weak(b) and a == b and type(a) is type(b):
+        if _same_python_value(a, b):
             continue  # the same Python value on both sides stays a Python value
-        dtype = None
-        if is_weak(a) and isinstance(b, Tensor):
-            dtype = b.dtype
-        elif is_weak(b) and isinstance(a, Tensor):
-            dtype = a.dtype
-        ta = _in_branch(branches[0], a, dtype, names, i)
-        tb = _in_branch(branches[1], b, dtype, names, i)
-        if ta.dtype is not tb.dtype:
-            raise TypeError(
-                with_origin(
-                    f"cond: output {_describe(names, i)} is {ta.dtype.name} in the true branch but "
-                    f"{tb.dtype.name} in the false branch; use rt.cast so both have one dtype.",
-                    user_origin(),
-                )
-            )
+        a, b = _in_branch(branches[0], a, names, i), _in_branch(branches[1], b, names, i)
+        dtype, is_weak = _cond_join(a, b, names, i)
+        ta, tb = _as_dtype(branches[0], a, dtype), _as_dtype(branches[1], b, dtype)
         outs[0].append(ta)
         outs[1].append(tb)
         merged = _merge_shapes(ta.shape, tb.shape)
@@ -141,8 +187,9 @@ def cond(pred, true_fn, false_fn, names=None):
                     user_origin(),
                 )
             )
-        specs.append((ta.dtype, merged))
+        specs.append((dtype, merged))
         positions.append(i)
+        weak.append(is_weak)
     for g, o in zip(branches, outs):
         g.outputs = o
     captured = _unify_captures(branches, 0)
@@ -150,13 +197,40 @@ def cond(pred, true_fn, false_fn, names=None):
     result = apply(IF, [pred, *captured], attrs)
     result = [result] if isinstance(result, SymbolicTensor) else result
     flat = list(t_flat)
-    for pos, tensor in zip(positions, result):
+    for pos, tensor, is_weak in zip(positions, result, weak):
+        tensor.weak = is_weak
         flat[pos] = tensor
     return nest.pack_sequence_as(t_out, flat)
 
 
-def _in_branch(g: Graph, value, dtype, names, i):
-    if not isinstance(value, (Tensor, bool, int, float)) and not hasattr(value, "read_value"):
+def _same_python_value(a, b) -> bool:
+    return is_python_scalar(a) and type(a) is type(b) and a == b
+
+
+def _cond_join(a, b, names, i):
+    """(dtype, weak) of an output that is `a` in the true branch and `b` in the false one: two
+    weak values stay weak (promoted: int and float give float); next to a strong tensor, a weak
+    value takes its dtype if it keeps its value."""
+    (da, wa), (db, wb) = _spec(a), _spec(b)
+    if wa and wb:
+        return weak_join(da, db), True
+    dtype = db if wa else da
+    if not (_fits(a, dtype) and _fits(b, dtype)):
+        raise TypeError(
+            with_origin(
+                f"cond: output {_describe(names, i)} is {_show(a)} in the true branch but "
+                f"{_show(b)} in the false branch; use rt.cast so both have one dtype.",
+                user_origin(),
+            )
+        )
+    return dtype, False
+
+
+def _in_branch(g: Graph, value, names, i):
+    """A branch output as a tensor of `g`; a Python scalar stays one until its dtype is known."""
+    if is_python_scalar(value):
+        return value
+    if not isinstance(value, (Tensor, np.generic)) and not hasattr(value, "read_value"):
         raise TypeError(
             with_origin(
                 f"cond: output {_describe(names, i)} is {type(value).__name__} ({value!r}), which "
@@ -166,7 +240,7 @@ def _in_branch(g: Graph, value, dtype, names, i):
             )
         )
     with g.as_default():
-        return _to_graph_tensor(g, value, dtype)
+        return _to_graph_tensor(g, value)
 
 
 # ---- while_loop --------------------------------------------------------------------------------
@@ -175,7 +249,8 @@ def _in_branch(g: Graph, value, dtype, names, i):
 def while_loop(cond, body, loop_vars, maximum_iterations=None, names=None):
     """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`. In a graph this is a
     `While` op; loop variables keep their dtype and may change shape (dims that change become
-    unknown)."""
+    unknown). A loop variable that starts as a Python scalar is weak: it takes the dtype the
+    body gives it (the body is traced again with that dtype)."""
     single = not isinstance(loop_vars, (list, tuple))
     structure = (loop_vars,) if single else loop_vars
     graph = context.current_graph()
@@ -186,8 +261,8 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, names=None):
             values = (values,) if single else values
             i += 1
         return values[0] if single else values
-    flat = [_to_graph_tensor(graph, v) if v is not None else None for v in nest.flatten(structure)]
-    for i, v in enumerate(flat):
+    initial = nest.flatten(structure)
+    for i, v in enumerate(initial):
         if v is None:
             raise ValueError(
                 with_origin(
@@ -196,60 +271,94 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, names=None):
                     user_origin(),
                 )
             )
-    shapes = [v.shape for v in flat]
-    for _ in range(4):
-        cond_g, body_g, body_flat = _trace_loop(graph, cond, body, structure, flat, shapes, names)
-        relaxed = []
-        for i, (v, out) in enumerate(zip(flat, body_flat)):
-            if out.dtype is not v.dtype:
-                raise TypeError(
-                    with_origin(
-                        f"while_loop: loop variable {_describe(names, i)} is {v.dtype.name} before "
-                        f"the loop but {out.dtype.name} after an iteration; a loop variable must "
-                        "keep its dtype (use rt.cast).",
-                        user_origin(),
-                    )
-                )
-            merged = _merge_shapes(shapes[i], out.shape)
-            if merged is None:
-                raise ValueError(
-                    with_origin(
-                        f"while_loop: loop variable {_describe(names, i)} changes rank from "
-                        f"{len(shapes[i])} to {len(out.shape)} in an iteration; its rank must stay "
-                        "the same.",
-                        user_origin(),
-                    )
-                )
-            relaxed.append(merged)
-        if relaxed == [tuple(s) for s in shapes]:
+    initial = [v if is_python_scalar(v) else _to_graph_tensor(graph, v) for v in initial]
+    # (dtype, weak, shape) of each loop variable, until the body agrees with it.
+    state = [(*_spec(v), _shape(v)) for v in initial]
+    while True:  # ends: dtypes only widen or become strong, dims only become unknown
+        cond_g, body_g, outs = _trace_loop(graph, cond, body, structure, state, names)
+        joined = [_loop_join(s, out, names, i) for i, (s, out) in enumerate(zip(state, outs))]
+        if joined == state:
             break
-        shapes = relaxed
+        state = joined
+    body_g.outputs = [_as_dtype(body_g, out, s[0]) for out, s in zip(outs, state)]
+    flat = [_loop_initial(graph, v, s[0], names, i) for i, (v, s) in enumerate(zip(initial, state))]
     captured = _unify_captures([cond_g, body_g], len(flat))
     attrs = {
         "cond": cond_g,
         "body": body_g,
         "maximum_iterations": maximum_iterations,
-        "specs": tuple((v.dtype, s) for v, s in zip(flat, shapes)),
+        "specs": tuple((dtype, shape) for dtype, _, shape in state),
     }
     result = apply(WHILE, [*flat, *captured], attrs)
     result = [result] if isinstance(result, SymbolicTensor) else result
+    for tensor, (_, weak, _) in zip(result, state):
+        tensor.weak = weak
     packed = nest.pack_sequence_as(structure, result)
     return packed[0] if single else packed
 
 
-def _loop_inputs(graph, flat, shapes, names):
+def _loop_join(before, out, names, i):
+    """The (dtype, weak, shape) of a loop variable that is `before` when an iteration starts and
+    `out` (a Python scalar or tensor) when it ends."""
+    dtype, weak, shape = before
+    out_dtype, out_weak = _spec(out)
+    merged = _merge_shapes(shape, _shape(out))
+    if merged is None:
+        raise ValueError(
+            with_origin(
+                f"while_loop: loop variable {_describe(names, i)} changes rank from "
+                f"{len(shape)} to {len(_shape(out))} in an iteration; its rank must stay the same.",
+                user_origin(),
+            )
+        )
+    if weak and out_weak:
+        return weak_join(dtype, out_dtype), True, merged
+    if weak:  # a weak variable takes the dtype of the strong value the body gives it
+        return out_dtype, False, merged
+    if not _fits(out, dtype):
+        raise TypeError(
+            with_origin(
+                f"while_loop: loop variable {_describe(names, i)} is {dtype.name} before the loop "
+                f"but {_show(out)} after an iteration; a loop variable must keep its dtype (use "
+                "rt.cast).",
+                user_origin(),
+            )
+        )
+    return dtype, False, merged
+
+
+def _loop_initial(graph, value, dtype, names, i) -> SymbolicTensor:
+    """The initial value of a loop variable as a `dtype` tensor of `graph` (a weak initial value
+    takes the dtype the body gave the variable, if it keeps its value)."""
+    if not _fits(value, dtype):
+        raise TypeError(
+            with_origin(
+                f"while_loop: loop variable {_describe(names, i)} starts as {_show(value)}, but "
+                f"the loop body makes it {dtype.name}, which cannot hold that value exactly; "
+                f"start it with a value of that kind, or rt.cast it in the body.",
+                user_origin(),
+            )
+        )
+    return _as_dtype(graph, value, dtype)
+
+
+def _loop_inputs(graph, state, names):
     """Placeholders for the loop variables, named after them when the names are known."""
-    return [
-        graph.add_input(v.dtype, s, name=names[i] if names and i < len(names) else None)
-        for i, (v, s) in enumerate(zip(flat, shapes))
-    ]
+    inputs = []
+    for i, (dtype, weak, shape) in enumerate(state):
+        tensor = graph.add_input(dtype, shape, name=names[i] if names and i < len(names) else None)
+        tensor.weak = weak
+        inputs.append(tensor)
+    return inputs
 
 
-def _trace_loop(graph, cond, body, structure, flat, shapes, names):
+def _trace_loop(graph, cond, body, structure, state, names):
+    """The cond and body graphs for loop variables described by `state`, and the body's flat
+    outputs (tensors of the body graph, or Python scalars)."""
     n = next(_names)
     cond_g, body_g = Graph(f"while_{n}_cond", outer=graph), Graph(f"while_{n}_body", outer=graph)
     with cond_g.as_default():
-        args = nest.pack_sequence_as(structure, _loop_inputs(cond_g, flat, shapes, names))
+        args = nest.pack_sequence_as(structure, _loop_inputs(cond_g, state, names))
         test = _to_graph_tensor(cond_g, cond(*args))
         if not test.dtype.is_bool or len(test.shape) != 0:
             raise TypeError(
@@ -261,7 +370,7 @@ def _trace_loop(graph, cond, body, structure, flat, shapes, names):
             )
         cond_g.outputs = [test]
     with body_g.as_default():
-        args = nest.pack_sequence_as(structure, _loop_inputs(body_g, flat, shapes, names))
+        args = nest.pack_sequence_as(structure, _loop_inputs(body_g, state, names))
         out = body(*args)
         out = (
             (out,)
@@ -279,10 +388,7 @@ def _trace_loop(graph, cond, body, structure, flat, shapes, names):
                     user_origin(),
                 )
             ) from None
-        body_flat = [
-            _to_graph_tensor(body_g, o, v.dtype if is_weak(o) else None)
-            for o, v in zip(nest.flatten(out), flat)
+        outs = [
+            o if is_python_scalar(o) else _to_graph_tensor(body_g, o) for o in nest.flatten(out)
         ]
-        body_g.outputs = body_flat
-    return cond_g, body_g, body_flat
-
+    return cond_g, body_g, outs

@@ -1,8 +1,11 @@
 """Turning Python values, numpy values and variables into tensors, with the dtype rules.
 
 Python `float` -> float32, `int` -> int32, `str` -> string; numpy values keep their dtype.
-Next to a tensor, a Python scalar takes the tensor's dtype (an integer tensor next to a Python
-float becomes float32). Two tensors of different dtypes are an error that says to use `rt.cast`.
+Python scalars are weak (JAX's rule): next to a tensor they take the tensor's dtype (an integer
+tensor next to a Python float becomes float32). A weak tensor (`SymbolicTensor.weak`, e.g. a loop
+variable that starts as `0`) stands for a Python scalar and behaves exactly like one; arithmetic
+on weak values only stays weak. Two strong tensors of different dtypes are an error that says to
+use `rt.cast`.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import numbers
 import numpy as np
 
 from runtime import dtypes
-from runtime.tensor import EagerTensor, Tensor, eager
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, eager
 
 # Types whose instances convert by a method of theirs (rt.Variable registers here).
 _CONVERTERS: dict[type, object] = {}
@@ -37,9 +40,12 @@ def constant(value, dtype=None, shape=None) -> EagerTensor:
 
 
 def convert_to_tensor(value, dtype=None, name: str | None = None) -> Tensor:
-    """A tensor for `value`; an existing tensor is returned as is (its dtype must match)."""
+    """A tensor for `value`; an existing tensor is returned as is (its dtype must match, except
+    that a weak tensor converts like the Python scalar it stands for)."""
     if isinstance(value, Tensor):
         if dtype is not None and dtypes.as_dtype(dtype) is not value.dtype:
+            if value.weak and weak_fits(value.dtype, dtypes.as_dtype(dtype)):
+                return _cast(value, dtypes.as_dtype(dtype))
             raise TypeError(
                 f"Expected {dtypes.as_dtype(dtype).name} for {name or 'the value'}, got a "
                 f"{value.dtype.name} tensor; use rt.cast to convert."
@@ -72,18 +78,90 @@ def _is_python_float(value) -> bool:
 
 
 def is_weak(value) -> bool:
-    """Python scalars and nested lists of them: they adapt to the other operand's dtype."""
+    """Python scalars, nested lists of them and weak tensors: they adapt to the other operand's
+    dtype."""
     if isinstance(value, (bool, numbers.Number)) and not isinstance(value, np.generic):
         return True
+    if isinstance(value, Tensor):
+        return value.weak
     if isinstance(value, (list, tuple)) and value:
         return all(is_weak(v) for v in value)
     return False
+
+
+def is_python_scalar(value) -> bool:
+    """A Python bool, int or float (not a numpy scalar, though np.float64 subclasses float)."""
+    return isinstance(value, (bool, int, float)) and not isinstance(value, np.generic)
+
+
+def weak_result(x, y) -> bool:
+    """Whether arithmetic on `x` and `y` gives a weak tensor: both stand for Python scalars and
+    one is a weak tensor (on two Python scalars, ops give strong tensors, as they do eagerly)."""
+    if not (type(x) is SymbolicTensor and x.weak or type(y) is SymbolicTensor and y.weak):
+        return False  # the fast answer for eager ops: only symbolic tensors are weak
+    x_weak = x.weak if isinstance(x, Tensor) else is_python_scalar(x)
+    y_weak = y.weak if isinstance(y, Tensor) else is_python_scalar(y)
+    return x_weak and y_weak
+
+
+def weak_join(a: dtypes.DType, b: dtypes.DType) -> dtypes.DType:
+    """The dtype of two weak values together: the float one if only one is a float (Python's
+    int + float), else the wider."""
+    if a is b:
+        return a
+    if a.is_floating != b.is_floating:
+        return a if a.is_floating else b
+    return dtypes.from_numpy(np.promote_types(a.np_dtype, b.np_dtype))
+
+
+def weak_target(weak: dtypes.DType, strong: dtypes.DType) -> dtypes.DType:
+    """The dtype of a weak value next to a strong tensor: the tensor's, except float32 for a
+    weak float next to an integer or bool tensor."""
+    if weak.is_floating and (strong.is_integer or strong.is_bool):
+        return dtypes.float32
+    return strong
+
+
+def weak_fits(weak: dtypes.DType, dtype: dtypes.DType) -> bool:
+    """Whether any value of a weak tensor of dtype `weak` keeps its kind as `dtype`: numbers and
+    bools become floats, ints and bools become ints, bools stay bools (floats never become
+    ints: their value is not known while tracing)."""
+    if dtype.is_floating:
+        return not weak.is_string
+    if dtype.is_integer:
+        return weak.is_integer or weak.is_bool
+    return dtype.is_bool and weak.is_bool
+
+
+def python_scalar_fits(value, dtype: dtypes.DType) -> bool:
+    """Whether the Python scalar `value` becomes a tensor of `dtype` without changing its value
+    (beyond float rounding, as numpy does next to a float tensor)."""
+    if dtype.is_floating:
+        return True
+    if dtype.is_integer:
+        if isinstance(value, float) and not value.is_integer():
+            return False
+        info = np.iinfo(dtype.np_dtype)
+        return info.min <= value <= info.max
+    return dtype.is_bool and isinstance(value, bool)
+
+
+def _cast(tensor: Tensor, dtype: dtypes.DType) -> Tensor:
+    from runtime.ops import math_ops
+
+    return math_ops.cast(tensor, dtype)
 
 
 def binary_operands(x, y, op_name: str):
     """Converts the operands of a binary op to tensors of one dtype."""
     x_tensor, y_tensor = isinstance(x, Tensor), isinstance(y, Tensor)
     if x_tensor and y_tensor:
+        if x.dtype is not y.dtype and (x.weak or y.weak):
+            if x.weak and y.weak:
+                dtype = weak_join(x.dtype, y.dtype)
+            else:
+                dtype = weak_target(x.dtype, y.dtype) if x.weak else weak_target(y.dtype, x.dtype)
+            return _cast(x, dtype), _cast(y, dtype)
         if x.dtype is not y.dtype:
             raise TypeError(
                 f"{op_name}: operands have different dtypes, {x.dtype.name} and {y.dtype.name}; "
@@ -98,10 +176,8 @@ def binary_operands(x, y, op_name: str):
         if is_weak(other):
             dtype = tensor.dtype
             if _is_python_float(other) and (dtype.is_integer or dtype.is_bool):
-                from runtime.ops import math_ops
-
                 dtype = dtypes.float32
-                tensor = math_ops.cast(tensor, dtype)
+                tensor = _cast(tensor, dtype)
             other = convert_to_tensor(other, dtype)
         else:
             other = convert_to_tensor(other)
@@ -119,6 +195,6 @@ def binary_operands(x, y, op_name: str):
         return binary_operands(x, y, op_name)
     x, y = convert_to_tensor(x), convert_to_tensor(y)
     if x.dtype is not y.dtype and x_weak and y_weak:
-        target = dtypes.float32 if (x.dtype.is_floating or y.dtype.is_floating) else x.dtype
+        target = weak_join(x.dtype, y.dtype)
         x, y = eager(x._value, target), eager(y._value, target)
     return binary_operands(x, y, op_name)

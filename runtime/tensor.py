@@ -49,6 +49,7 @@ class Tensor:
     __slots__ = ()
     __array_priority__ = 100  # numpy defers binary operators to us
     __hash__ = object.__hash__  # `==` is elementwise, so hash by identity (like TensorFlow)
+    weak = False  # see SymbolicTensor.weak; eager tensors are never weak
 
     @property
     def ndim(self) -> int:
@@ -121,15 +122,21 @@ class EagerTensor(Tensor):
 
 
 class SymbolicTensor(Tensor):
-    """The `index`-th output of `op` in a graph: its value exists only when the graph runs."""
+    """The `index`-th output of `op` in a graph: its value exists only when the graph runs.
 
-    __slots__ = ("op", "index", "dtype", "shape")
+    `weak` (set while tracing, never saved) marks a tensor that stands for a Python scalar, e.g.
+    a loop variable that starts as `0`: next to a strong tensor it takes that tensor's dtype
+    (see runtime.conversion).
+    """
+
+    __slots__ = ("op", "index", "dtype", "shape", "weak")
 
     def __init__(self, op, index: int, dtype: dtypes.DType, shape):
         self.op = op
         self.index = index
         self.dtype = dtype
         self.shape = TensorShape(shape)
+        self.weak = False
 
     @property
     def name(self) -> str:
@@ -189,8 +196,8 @@ class SymbolicTensor(Tensor):
         self._not_allowed("Converting to a numpy array", "Use rt ops on the tensor instead.")
 
     def __repr__(self) -> str:
-        shape = shape_str(self.shape)
-        return f"<rt.SymbolicTensor '{self.name}' shape={shape} dtype={self.dtype.name}>"
+        shape, weak = shape_str(self.shape), " weak" if self.weak else ""
+        return f"<rt.SymbolicTensor '{self.name}' shape={shape} dtype={self.dtype.name}{weak}>"
 
 
 def _python_value_to_numpy(value, dtype: dtypes.DType | None):

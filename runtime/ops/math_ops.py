@@ -7,7 +7,7 @@ import operator
 import numpy as np
 
 from runtime import dtypes
-from runtime.conversion import binary_operands, convert_to_tensor
+from runtime.conversion import binary_operands, convert_to_tensor, weak_result
 from runtime.errors import InvalidArgumentError, with_origin
 from runtime.ops import array_ops, shapes
 from runtime.ops.registry import ELEMENTWISE, FRESH_OUTPUT, apply, define_op
@@ -99,14 +99,19 @@ _NUMBERS = frozenset(d for d in dtypes.ALL if not (d.is_bool or d.is_string))
 
 
 def _binary_op(opdef, x, y, name, strings=False):
-    """Arithmetic on two operands of one numeric dtype (strings too when `strings`)."""
+    """Arithmetic on two operands of one numeric dtype (strings too when `strings`); weak if
+    both operands are (see runtime.conversion)."""
+    weak = weak_result(x, y)
     x, y = binary_operands(x, y, name)
     if x.dtype not in _NUMBERS and not (strings and x.dtype is dtypes.string):
         raise TypeError(
             f"{name} does not accept {x.dtype.name} tensors; use rt.cast(x, rt.int32) (or "
             "another numeric dtype) first."
         )
-    return apply(opdef, [x, y])
+    result = apply(opdef, [x, y])
+    if weak:
+        result.weak = True
+    return result
 
 
 def _compare_op(opdef, x, y, name, string_opdef=None):
@@ -125,9 +130,14 @@ def _unary_op(opdef, x, accepts, name):
         raise TypeError(
             f"{name} needs {kind} tensor, got {x.dtype.name}; use rt.cast(x, ...) first."
         )
-    return apply(opdef, [x])
+    result = apply(opdef, [x])
+    if x.weak and opdef in _KEEP_WEAK:
+        result.weak = True
+    return result
 
 
+# `-x` and `abs(x)` of a Python scalar are Python scalars: they stay weak.
+_KEEP_WEAK = frozenset({NEG, ABS})
 _NUMERIC = (lambda d: not d.is_string and not d.is_bool, "a numeric")
 _FLOATING = (lambda d: d.is_floating, "a float")
 _BOOL = (lambda d: d.is_bool, "a bool")

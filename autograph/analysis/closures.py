@@ -21,9 +21,14 @@ _SCOPES = _FUNCTIONS + (gast.ClassDef, gast.GeneratorExp)
 
 def analyze(fn_node) -> None:
     """Annotates `fn_node` and the functions nested in it."""
-    for node in traversal.walk(fn_node):
-        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
-            setanno(node, Anno.SHARED, _shared(node))
+    nodes = traversal.walk(fn_node)
+    functions = [n for n in nodes if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef))]
+    if len(functions) == 1 and not any(
+            isinstance(n, _SCOPES + (gast.Global, gast.Nonlocal)) for n in nodes[1:]):
+        setanno(fn_node, Anno.SHARED, {})  # nothing to share with (the common case)
+        return
+    for node in functions:
+        setanno(node, Anno.SHARED, _shared(node))
 
 
 def bound_names(fn_node) -> set:

@@ -307,9 +307,11 @@ def _target_write(node):
 def _bind_shared(fn_node, maybe_undefined) -> None:
     """A shared variable that only bodies assign must still be bound in the function itself
     (bodies declare it `nonlocal`): it starts as `ag__.Undefined('name')`."""
-    shared = getanno(fn_node, Anno.SHARED)
+    shared = [n for n, kind in getanno(fn_node, Anno.SHARED).items() if kind == "nonlocal"]
+    if not shared:
+        return
     own = closures.bound_names(fn_node)
-    missing = [n for n, kind in shared.items() if kind == "nonlocal" and n not in own]
+    missing = [n for n in shared if n not in own]
     if not missing:
         return
     maybe_undefined.update(missing)

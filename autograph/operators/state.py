@@ -274,12 +274,19 @@ class LeafNames(Sequence):
 
     def __init__(self, plan: Plan):
         self.plan = plan
+        self._names = (None, [])  # (the plan's steps they were made from, names)
+
+    def _current(self) -> list:
+        steps, names = self._names
+        if steps is not self.plan.steps:
+            self._names = steps, names = self.plan.steps, self.plan.leaf_names()
+        return names
 
     def __getitem__(self, index):
-        return self.plan.leaf_names()[index]
+        return self._current()[index]
 
     def __len__(self):
-        return len(self.plan.leaf_names())
+        return len(self._current())
 
 
 # ---- making plans ------------------------------------------------------------------------------

@@ -5,10 +5,14 @@ them. That is exact for variables only that function body sees. A variable that 
 function or lambda reads (late binding: it must see the current value), or that is declared
 `global` / `nonlocal`, is shared: bodies change it in place (`nonlocal x` / `global x`) instead.
 
-Annotates every FunctionDef under the tree with `Anno.SHARED`: name -> "nonlocal" or "global".
+Annotates every FunctionDef under the tree with `Anno.SHARED`, a `Shared`: `kinds` maps the
+shared variables to "nonlocal" or "global"; `called_writes` are those that nested functions
+assign (through `nonlocal`), so any call in a branch or loop body may change them.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import gast
 
@@ -19,13 +23,21 @@ _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
 _SCOPES = _FUNCTIONS + (gast.ClassDef, gast.GeneratorExp)
 
 
+class Shared(NamedTuple):
+    kinds: dict
+    called_writes: frozenset
+
+
+_NOTHING = Shared({}, frozenset())
+
+
 def analyze(fn_node) -> None:
     """Annotates `fn_node` and the functions nested in it."""
     nodes = traversal.walk(fn_node)
     functions = [n for n in nodes if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef))]
     if len(functions) == 1 and not any(
             isinstance(n, _SCOPES + (gast.Global, gast.Nonlocal)) for n in nodes[1:]):
-        setanno(fn_node, Anno.SHARED, {})  # nothing to share with (the common case)
+        setanno(fn_node, Anno.SHARED, _NOTHING)  # nothing to share with (the common case)
         return
     for node in functions:
         setanno(node, Anno.SHARED, _shared(node))
@@ -38,15 +50,26 @@ def bound_names(fn_node) -> set:
     return scope.bound | scope.globals | scope.nonlocals
 
 
-def _shared(fn_node) -> dict:
+def _shared(fn_node) -> Shared:
     own = _Scope(fn_node)
-    shared = {name: "global" for name in own.globals}
-    shared.update({name: "nonlocal" for name in own.nonlocals})
+    kinds = {name: "global" for name in own.globals}
+    kinds.update({name: "nonlocal" for name in own.nonlocals})
     local = own.bound - own.globals - own.nonlocals
+    written = set()
     for inner in own.inner_scopes:
         for name in _free(inner) & local:
-            shared[name] = "nonlocal"
-    return shared
+            kinds[name] = "nonlocal"
+        written |= _nonlocal_writes(inner) & local
+    return Shared(kinds, frozenset(written))
+
+
+def _nonlocal_writes(scope_node) -> set:
+    """Names a nested scope assigns in enclosing scopes (declared `nonlocal` there or deeper)."""
+    scope = _Scope(scope_node)
+    written = set(scope.nonlocals)
+    for inner in scope.inner_scopes:
+        written |= _nonlocal_writes(inner) - (scope.bound - scope.nonlocals)
+    return written
 
 
 def _free(scope_node) -> set:

@@ -59,7 +59,7 @@ class _ControlFlow(traversal.StatementTransformer):
         self.namer = ctx.namer
         self.order = order
         self.maybe_undefined = set()  # variables passed as ag__.Undefined somewhere
-        self.shared = [{}]  # per function: its shared variables -> 'nonlocal' / 'global'
+        self.shared = [closures.Shared({}, frozenset())]  # per function (closures.Shared)
         self.depth = 0  # how many branch / loop bodies enclose the statement visited
 
     def visit_FunctionDef(self, node):
@@ -84,7 +84,7 @@ class _ControlFlow(traversal.StatementTransformer):
         """`del x` in a body: the variable is unassigned again (an Undefined, read like one)."""
         names = [t.id for t in node.targets if isinstance(t, gast.Name)]
         if self.depth == 0 or len(names) != len(node.targets) or any(
-                self.shared[-1].get(n) == "global" for n in names):
+                self.shared[-1].kinds.get(n) == "global" for n in names):
             return node
         self.maybe_undefined.update(names)
         stmts = [templates.replace("name = ag__.Undefined(text)", getanno(node, Anno.ORIGIN),
@@ -100,18 +100,19 @@ class _ControlFlow(traversal.StatementTransformer):
     # ---- if ----------------------------------------------------------------------------------
     def visit_If(self, node):
         true_name, false_name = self.namer.new("if_true"), self.namer.new("if_false")
-        self._visit_body(node)
-        origin = getanno(node, Anno.ORIGIN)
         modified = getanno(node, Anno.BODY_SCOPE).modified | getanno(
             node, Anno.ORELSE_SCOPE).modified
+        shared = self._shared(node, modified)
+        # Slots before the blocks are converted (their writes move into local functions).
+        slots = self._slots(node, shared, modified, node.body + node.orelse)
+        self._visit_body(node)
+        origin = getanno(node, Anno.ORIGIN)
         returns = _contains_return(node)
         live = getanno(node, Anno.LIVE_IN) | (frozenset() if returns else getanno(
             node, Anno.LIVE_OUT))
-        shared = self._shared(modified)
         state = self._ordered((modified & live) - set(shared))
-        slots = self._slots(node, shared, modified, node.body + node.orelse)
         ret = [] if returns else _return_state(state)
-        declare = _declarations(shared, self.shared[-1])
+        declare = _declarations(shared, self.shared[-1].kinds)
         branches = (
             _function(true_name, state, declare + node.body + ret, origin)
             + _function(false_name, state, declare + (node.orelse or [gast.Pass()]) + ret,
@@ -133,13 +134,13 @@ class _ControlFlow(traversal.StatementTransformer):
     # ---- while -------------------------------------------------------------------------------
     def visit_While(self, node):
         test_name, body_name = self.namer.new("loop_test"), self.namer.new("loop_body")
+        modified = getanno(node, Anno.BODY_SCOPE).modified
+        shared = self._shared(node, modified)
+        slots = self._slots(node, shared, modified, node.body)
         self._visit_body(node)
         origin = getanno(node, Anno.ORIGIN)
-        modified = getanno(node, Anno.BODY_SCOPE).modified
-        shared = self._shared(modified)
         state = self._loop_state(node, modified - set(shared))
-        slots = self._slots(node, shared, modified, node.body)
-        declare = _declarations(shared, self.shared[-1])
+        declare = _declarations(shared, self.shared[-1].kinds)
         stmts = _function(test_name, state, declare + [gast.Return(value=node.test)], origin)
         stmts += _function(body_name, state, declare + node.body + _return_state(state), origin)
         args = [templates.name(test_name), templates.name(body_name)]
@@ -153,14 +154,14 @@ class _ControlFlow(traversal.StatementTransformer):
     def visit_For(self, node):
         test_name = self.namer.new("loop_test") if hasanno(node, Anno.LOOP_TEST) else None
         body_name = self.namer.new("loop_body")
-        self._visit_body(node)
-        origin = getanno(node, Anno.ORIGIN)
         target_names = activity.of(node.target).modified
         modified = getanno(node, Anno.BODY_SCOPE).modified | target_names
-        shared = self._shared(modified)
-        state = self._loop_state(node, modified - set(shared))
+        shared = self._shared(node, modified)
         slots = self._slots(node, shared, modified, node.body + [_target_write(node)])
-        declare = _declarations(shared, self.shared[-1])
+        self._visit_body(node)
+        origin = getanno(node, Anno.ORIGIN)
+        state = self._loop_state(node, modified - set(shared))
+        declare = _declarations(shared, self.shared[-1].kinds)
         body = node.body
         if isinstance(node.target, gast.Name) and node.target.id not in state + shared:
             item = node.target.id
@@ -193,9 +194,16 @@ class _ControlFlow(traversal.StatementTransformer):
         """`names` in order of first appearance in the function."""
         return sorted(names, key=lambda n: (self.order.get(n, len(self.order)), n))
 
-    def _shared(self, modified) -> list:
-        """The variables among `modified` that bodies change in place."""
-        return self._ordered(modified & self.shared[-1].keys())
+    def _shared(self, node, modified) -> list:
+        """The shared variables that `node`'s blocks change in place: those among `modified`,
+        and those that nested functions assign, if the blocks call anything."""
+        shared = self.shared[-1]
+        names = modified & shared.kinds.keys()
+        if shared.called_writes - names and any(
+                isinstance(n, gast.Call) for s in traversal.block_children(node)
+                for n in traversal.walk(s)):
+            names |= shared.called_writes
+        return self._ordered(names)
 
     def _slots(self, node, shared, modified, stmts) -> list:
         """The `slots=` keyword (empty if there are none): shared variables, then the
@@ -203,7 +211,7 @@ class _ControlFlow(traversal.StatementTransformer):
         defined = getanno(node, Anno.DEFINED_IN)
         self.maybe_undefined |= set(shared) - defined
         kinds = {"nonlocal": "Nonlocal", "global": "Global"}
-        elts = [_ag_call(kinds[self.shared[-1][n]], [gast.Constant(value=n, kind=None)])
+        elts = [_ag_call(kinds[self.shared[-1].kinds[n]], [gast.Constant(value=n, kind=None)])
                 for n in shared]
         for target in composites.slots(stmts, modified):
             text = gast.Constant(value=composites.source(target), kind=None)
@@ -307,7 +315,7 @@ def _target_write(node):
 def _bind_shared(fn_node, maybe_undefined) -> None:
     """A shared variable that only bodies assign must still be bound in the function itself
     (bodies declare it `nonlocal`): it starts as `ag__.Undefined('name')`."""
-    shared = [n for n, kind in getanno(fn_node, Anno.SHARED).items() if kind == "nonlocal"]
+    shared = [n for n, kind in getanno(fn_node, Anno.SHARED).kinds.items() if kind == "nonlocal"]
     if not shared:
         return
     own = closures.bound_names(fn_node)

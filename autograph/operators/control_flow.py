@@ -50,6 +50,11 @@ def if_exp(cond, true_fn, false_fn):
     backend = backends.staging(cond)
     if backend is None:
         return true_fn() if cond else false_fn()
+    return staged_choice(backend, cond, true_fn, false_fn)
+
+
+def staged_choice(backend, cond, true_fn, false_fn):
+    """`true_fn() if cond else false_fn()` on a staged `cond` (also for `and` / `or`)."""
     return _staged_if(backend, cond, true_fn, false_fn, Construct((), (), (), (), returns=True))
 
 
@@ -118,8 +123,9 @@ _BRANCHES = ("in the true branch", "in the false branch")
 
 def _staged_if(backend, cond, if_true, if_false, construct):
     """The first branch traced makes the plan, with the other branch's outputs from a dry run
-    only when it needs them; the second branch is checked against it. A branch that ends in
-    the user's `raise` (or failing `assert`) becomes an error raised when the graph takes it."""
+    only when it needs them; the second branch is checked against it. A branch that raises an
+    error plain Python would raise there (`traced_paths.raised_by_user`) becomes that error,
+    raised when the graph takes the branch."""
     plan = Plan()
 
     def make_plan(samples):
@@ -127,8 +133,16 @@ def _staged_if(backend, cond, if_true, if_false, construct):
                       for i, (name, original) in enumerate(zip(construct.names,
                                                                construct.initial))]
 
-    def other_path(other, other_label):
-        return other_label, backend.dry_run(lambda: construct.run(other, construct.initial))
+    def other_path(other, other_label) -> list:
+        """[(label, outputs)] of the other branch, from a dry run; [] if it raises as Python
+        would (it then never completes)."""
+        try:
+            return [(other_label,
+                     backend.dry_run(lambda: construct.run(other, construct.initial)))]
+        except Exception as e:
+            if traced_paths.raised_by_user(e) is None:
+                raise
+            return []
 
     def branch(fn, label, other, other_label):
         def run():
@@ -139,7 +153,10 @@ def _staged_if(backend, cond, if_true, if_false, construct):
                 if origin is None:
                     raise
                 if not plan:  # the other branch says what the construct gives
-                    make_plan([other_path(other, other_label)])
+                    samples = other_path(other, other_label)
+                    if not samples:
+                        raise  # both paths raise: so does the `if`, as in Python
+                    make_plan(samples)
                 backend.assert_(False, at(
                     f"{type(e).__name__}: {e} (raised when the graph took this path; an "
                     "`except` in the traced function cannot catch it)", origin))
@@ -147,7 +164,7 @@ def _staged_if(backend, cond, if_true, if_false, construct):
             if not plan:
                 samples = [(label, out)]
                 if needs_other_path(construct.initial, out):
-                    samples.append(other_path(other, other_label))
+                    samples += other_path(other, other_label)
                 make_plan(samples)
             return plan.encode(backend, out, label)
 

@@ -10,6 +10,7 @@ from autograph.operators import traced_paths
 from autograph.origins import caller_origin
 
 
+@traced_paths.python_semantics
 def assert_stmt(cond, message=None):
     """Raises AssertionError when `cond` is false; `message` is a thunk giving the message."""
     backend = backends.staging(cond)

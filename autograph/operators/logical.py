@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from autograph import backends
 from autograph.errors import AutoGraphError, at
-from autograph.operators.traced_paths import TracedPaths
+from autograph.operators.control_flow import staged_choice
 from autograph.origins import caller_origin
 
 
@@ -43,9 +43,8 @@ def and_cond(a, *rest):
     backend = backends.staging(a)
     if backend is None:
         return and_cond(rest[0](), *rest[1:]) if a else a
-    with TracedPaths():
-        return backend.cond(a, lambda: _truth(backend, and_cond(rest[0](), *rest[1:])),
-                            lambda: False, None)
+    return staged_choice(backend, a, lambda: _truth(backend, and_cond(rest[0](), *rest[1:])),
+                         lambda: False)
 
 
 def or_cond(a, *rest):
@@ -55,9 +54,8 @@ def or_cond(a, *rest):
     backend = backends.staging(a)
     if backend is None:
         return a if a else or_cond(rest[0](), *rest[1:])
-    with TracedPaths():
-        return backend.cond(a, lambda: True,
-                            lambda: _truth(backend, or_cond(rest[0](), *rest[1:])), None)
+    return staged_choice(backend, a, lambda: True,
+                         lambda: _truth(backend, or_cond(rest[0](), *rest[1:])))
 
 
 def not_(x):
@@ -77,8 +75,7 @@ def _truth(backend, value):
 
 def _staged_operand(backend, a, if_true, if_false, op):
     try:
-        with TracedPaths():
-            return backend.cond(a, if_true, if_false, (f"the result of `{op}`",))
+        return staged_choice(backend, a, if_true, if_false)
     except TypeError as e:
         raise AutoGraphError(at(
             f"`{op}` on a tensor gives one of its operands (as in Python), and the operands "

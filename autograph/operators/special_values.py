@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from autograph import backends
 from autograph.errors import at
+from autograph.operators.traced_paths import python_semantics
 from autograph.origins import caller_origin
 
 
@@ -33,6 +34,7 @@ class Undefined:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
 
+    @python_semantics
     def _fail(self, *args, **kwargs):
         raise UnboundLocalError(at(_unbound_message(self.name), caller_origin()))
 
@@ -74,6 +76,7 @@ class MaybeUndefined:
     def __repr__(self) -> str:
         return f"MaybeUndefined({self.name!r}, {self.value!r}, defined={self.defined!r})"
 
+    @python_semantics
     def read(self):
         """The value, with a check (when the graph runs) that it was assigned."""
         backend = backends.staging(self.defined)
@@ -102,6 +105,8 @@ def return_value(retval, do_return):
     `return` ran, else None (Python's fall-off). Where only the graph knows whether a `return`
     ran, a staged check raises on the paths that would fall off (a graph cannot return None on
     some paths and a value on others)."""
+    if isinstance(retval, Undefined):  # no path sets it: no `return` ran
+        return None
     backend = backends.staging(do_return)
     if backend is None:
         return retval if do_return else None

@@ -58,8 +58,9 @@ class Construct:
         return head + tuple(slot.get() for slot in self.slots)
 
     def variables(self, values) -> tuple:
-        """Sets the slots to `values` and returns what the functions take."""
-        self._set_slots(values)
+        """Sets the slots to `values` (each path gets its own copy of Python lists) and returns
+        what the functions take."""
+        self._set_slots(values, copy_lists=True)
         return self.state if self.returns else values[:self.heads]
 
     def restore(self) -> None:
@@ -73,8 +74,10 @@ class Construct:
             return values[0]
         return tuple(values[:self.heads]) if self.heads else None
 
-    def _set_slots(self, values) -> None:
+    def _set_slots(self, values, copy_lists=False) -> None:
         for slot, value in zip(self.slots, values[self.heads:]):
+            if copy_lists and type(value) is list:
+                value = list(value)
             if slot.composite and isinstance(value, MaybeUndefined):
                 raise AutoGraphError(at(
                     f"{slot.name} is assigned on some paths only of a graph `if` or loop (or in "

@@ -1,8 +1,9 @@
 """While a graph traces the paths of a staged `if` or loop.
 
-A graph traces every path, whether it will run or not. So a user's `raise` on a path becomes
-an error raised when the graph takes that path (`raised_by_user`, see `control_flow`); any
-other exception that escapes the tracing is marked with the user's line of the construct
+A graph traces every path, whether it will run or not. So an error that plain Python would
+raise on a path (a `raise`, a missing key, an unassigned variable...) becomes an error raised
+when the graph takes that path (`raised_by_user`, see `control_flow`); any other exception that
+escapes the tracing is marked with the user's line of the construct
 (`escaped_from`), and user `except` clauses do not handle it (`exceptions.reraise_staged`);
 and `depth()` (how many staged constructs are being traced, on this thread) lets
 `converted_call` stop a recursion that only a tensor could end.
@@ -43,18 +44,32 @@ def escaped_from(exc):
     return getattr(exc, _MARK, None)
 
 
+_PYTHON_SEMANTICS = set()  # code objects of operators that raise Python's own errors
+
+
+def python_semantics(fn):
+    """Marks an operator whose exceptions are the ones plain Python raises at that point (a
+    read of an unassigned variable, a failing `assert`)."""
+    _PYTHON_SEMANTICS.add(fn.__code__)
+    return fn
+
+
 def raised_by_user(exc):
-    """The origin of the user's `raise` or `assert` statement that raised `exc` (the innermost
-    converted line of its traceback), or None if it was raised by anything else."""
-    origin = None
+    """The user origin where `exc` was raised, if plain Python would raise it there too: it
+    comes from the user's converted code itself (a `raise`, a missing key or name, ...) or
+    from an operator marked `python_semantics`. None for exceptions of the tensor library or of
+    autograph (the limits of graphs), which are not the path's to raise."""
+    if isinstance(exc, AutoGraphError):
+        return None
+    origin, innermost = None, None
     tb = exc.__traceback__
     while tb is not None:
-        found = REGISTRY.lookup(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+        code = tb.tb_frame.f_code
+        found = REGISTRY.lookup(code.co_filename, tb.tb_lineno)
         origin = found or origin
+        innermost = found is not None or code in _PYTHON_SEMANTICS
         tb = tb.tb_next
-    if origin is not None and origin.text.startswith(("raise", "assert ")):
-        return origin
-    return None
+    return origin if innermost else None
 
 
 # A function may call itself through this many staged constructs (each level traces another

@@ -488,3 +488,76 @@ def test_global_and_nonlocal_assigned_in_staged_code_are_carried():
     assert_agree(global_in_staged_loop, 0)
     assert_agree(nonlocal_in_staged_branch, 3)
     assert_agree(nonlocal_in_staged_branch, -3)
+
+
+# ---- found by the differential fuzzer (one mechanism each) --------------------------------------
+def write_in_inner_construct(y):
+    d = {"k": 0}
+    for _ in rt.range(2):
+        k2 = 0
+        while k2:
+            k2 += 1
+        d["k"] += y  # inside the `if not do_return` that lowering makes: still the loop's slot
+    return d["k"]
+
+
+def missing_key_on_a_path_not_taken(p):
+    d = {"k": 2}
+    if 0 >= p:
+        d["j"] += 0
+    return d["k"]
+
+
+def undefined_name_on_a_path_not_taken(n, k):
+    while k < n and undefined_name:  # noqa: F821 - never evaluated: the loop test is false
+        k += 1
+    return k
+
+
+def nested_writer_called_in_branch(n, t):
+    c = n
+
+    def bump(v):
+        nonlocal c
+        c = v * 2
+
+    if t > 0:
+        bump(n)
+    return c
+
+
+def list_item_and_closure(x, p):
+    lst = [p, 1.5]
+    g = lambda: lst[-1]  # noqa: E731 - makes `lst` shared
+    if x > 0:
+        lst[1] = lst[1] + 2.0
+    return lst[1] + g()
+
+
+def dry_run_of_a_raising_path(q):
+    if not (2 if q >= 0 else z):  # noqa: F821 - `z` is read on the path not taken
+        pass
+    else:
+        z = 1  # noqa: F841 - makes `z` a variable of the function
+    return q
+
+
+def no_path_returns(n):
+    for _ in rt.range(n):
+        k2 = 0
+        while k2:
+            return k2
+
+
+@pytest.mark.parametrize("fn, inputs", [
+    (write_in_inner_construct, [(3,)]),
+    (missing_key_on_a_path_not_taken, [(0.25,)]),
+    (undefined_name_on_a_path_not_taken, [(0, 0)]),
+    (nested_writer_called_in_branch, [(3, 1), (3, -1)]),
+    (list_item_and_closure, [(1, 0.5), (-1, 0.5)]),
+    (dry_run_of_a_raising_path, [(1,)]),
+    (no_path_returns, [(0,), (2,)]),
+])
+def test_programs_the_fuzzer_found(fn, inputs):
+    for args in inputs:
+        assert_agree(fn, *args)

@@ -31,11 +31,13 @@ def _run(fn, args):
         return e
 
 
-def outcomes(fn, *args):
-    """(python, converted eager, graph) results of `fn(*args)`; exceptions are returned."""
-    return (_run(fn, as_numpy_args(args)),
-            _run(autograph.to_graph(fn), as_tensor_args(args)),
-            _run(rt.function(fn), as_tensor_args(args)))
+def outcomes(fn, *args, python=None):
+    """(python, converted eager, graph) results of `fn(*args)`; exceptions (conversion errors
+    too) are returned. `python`, when given, is run as the oracle instead of `fn` (e.g. the same
+    source with Python's `range` for `rt.range`)."""
+    return (_run(python or fn, as_numpy_args(args)),
+            _run(lambda *a: autograph.to_graph(fn)(*a), as_tensor_args(args)),
+            _run(lambda *a: rt.function(fn)(*a), as_tensor_args(args)))
 
 
 def same(actual, expected) -> bool:
@@ -49,8 +51,13 @@ def same(actual, expected) -> bool:
     if expected is None:
         return actual is None
     a, e = np.asarray(actual), np.asarray(expected)
-    if type(expected) in (int, float, bool):  # a graph may give a tensor of the same kind
-        return a.shape == () and a.dtype.kind == e.dtype.kind and a == e
+    if type(expected) is bool:  # a graph may give a bool tensor
+        return a.shape == () and a.dtype.kind == "b" and a == e
+    if type(expected) in (int, float):
+        # A graph gives a tensor. Python numbers are weak (DESIGN.md, Semantics): a value that
+        # stood for one took the dtype of the tensors it met, e.g. `y = 0 if c else t` with a
+        # float32 `t` is a float32 tensor. Its value must be exactly Python's.
+        return a.shape == () and a.dtype.kind in "iuf" and bool(a == e)
     return a.dtype == e.dtype and a.shape == e.shape and np.array_equal(a, e, equal_nan=True)
 
 

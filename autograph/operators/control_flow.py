@@ -90,7 +90,10 @@ def for_stmt(iterated, body, state=(), names=(), extra_test=None, slots=()):
         if extra_test is not None:
             go_on = extra_test(*state)
             if backends.staging(go_on) is not None:
-                # A staged break: the remaining (unrolled) iterations run under a condition.
+                # A staged break: the remaining (unrolled) iterations run under a condition
+                # (whose branch functions hold no cells: the slots are bound to this loop's).
+                slots = tuple(slot.bind((body, extra_test)) for slot in slots)
+
                 def run(*current, item=item):
                     return body(item, *current)
 
@@ -138,7 +141,7 @@ def _staged_if(backend, cond, if_true, if_false, construct):
         would (it then never completes)."""
         try:
             return [(other_label,
-                     backend.dry_run(lambda: construct.run(other, construct.initial)))]
+                     construct.dry_run(backend, other, lambda: construct.initial))]
         except Exception as e:
             if traced_paths.raised_by_user(e) is None:
                 raise
@@ -198,12 +201,9 @@ def _build_loop(backend, construct, plan, test, body, iterated):
 
     def probe(i):
         if not probed:
-            def dry_iteration():  # placeholders are made inside the dry run's scratch graph
-                values = tuple(probe_value(backend, v) for v in construct.initial)
-                item = () if iterated is None else (backend.item_placeholder(iterated),)
-                return construct.run(body, values, item)
-
-            probed.append(backend.dry_run(dry_iteration))
+            probed.append(construct.dry_run(
+                backend, body, lambda: tuple(probe_value(backend, v) for v in construct.initial),
+                lambda: () if iterated is None else (backend.item_placeholder(iterated),)))
         return probed[0][i]
 
     plan.steps = [loop_step(backend, name, original, lambda i=i: probe(i))

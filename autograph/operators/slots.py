@@ -24,7 +24,8 @@ class Slot:
     composite = False  # a subscript or attribute (not a variable)
 
     def bind(self, functions) -> Slot:
-        """This slot, ready to be read and set (name slots find their cell in `functions`)."""
+        """This slot, ready to be read and set (name slots find their cell in `functions`; a
+        bound slot is returned as it is)."""
         return self
 
     def get(self):
@@ -42,6 +43,8 @@ class Nonlocal(Slot):
         self.cell = None
 
     def bind(self, functions) -> Slot:
+        if self.cell is not None:
+            return self
         bound = Nonlocal(self.name)
         for fn in functions:
             code = fn.__code__
@@ -74,6 +77,8 @@ class Global(Slot):
         self.namespace = None
 
     def bind(self, functions) -> Slot:
+        if self.namespace is not None:
+            return self
         bound = Global(self.name)
         bound.namespace = functions[0].__globals__
         return bound

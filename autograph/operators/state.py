@@ -48,14 +48,23 @@ class Construct:
         self.initial = head + tuple(slot.get() for slot in self.slots)
 
     def run(self, fn, values, lead=()):
-        """The state after `fn(*lead, *variables)` starting from `values`."""
+        """The state after `fn(*lead, *variables)` starting from `values`. Its containers are
+        copies (later paths may change the originals, e.g. a dict that a slot writes to)."""
         args = self.variables(values)
         result = fn(*lead, *[list(v) if type(v) is list else v for v in args])  # own lists
         if self.returns or self.single:
             head = (result,)
         else:
             head = tuple(result) if self.heads else ()
-        return head + tuple(slot.get() for slot in self.slots)
+        return tuple(structures.copy(v) for v in head + tuple(s.get() for s in self.slots))
+
+    def dry_run(self, backend, fn, values, lead=None):
+        """`run` inside `backend.dry_run`, with `values()` (and `lead()`) made there (staged
+        stand-ins belong to the dry run's graph); the slots are restored after it."""
+        try:
+            return backend.dry_run(lambda: self.run(fn, values(), lead() if lead else ()))
+        finally:
+            self.restore()
 
     def variables(self, values) -> tuple:
         """Sets the slots to `values` (each path gets its own copy of Python lists) and returns

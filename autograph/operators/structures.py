@@ -83,3 +83,12 @@ def unflatten(tree: Tree, leaves) -> object:
         return tree.kind(*children)
     return tree.kind(children)
 
+
+
+def copy(value):
+    """`value` with new containers around the same leaves (a leaf is returned as it is)."""
+    if type(value) not in (dict, list, tuple) and not (
+            isinstance(value, tuple) and hasattr(type(value), "_fields")):
+        return value
+    leaves, tree = flatten(value)
+    return unflatten(tree, iter(leaves))

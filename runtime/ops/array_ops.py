@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import builtins
+import functools
 
 import numpy as np
 
 from runtime import dtypes
-from runtime.conversion import convert_to_tensor, is_weak
+from runtime.conversion import convert_to_tensor, is_weak, weak_join
 from runtime.errors import InvalidArgumentError
 from runtime.ops import shapes
 from runtime.ops.registry import ELEMENTWISE, apply, define_op
@@ -103,12 +104,16 @@ def squeeze(input, axis=None):  # noqa: A002 - TensorFlow's name
 # ---- joining and splitting ------------------------------------------------------------------
 
 def _same_dtype(values, what):
-    """Tensors of one dtype; Python scalars among `values` take the dtype of the tensors."""
+    """Tensors of one dtype; Python scalars among `values` take the dtype of the tensors (or,
+    all weak, promote among themselves: an int with a float gives float32)."""
     values = list(values)
     if not values:
         raise ValueError(f"{what} needs at least one tensor.")
     strong = [convert_to_tensor(v) for v in values if not is_weak(v)]
-    dtype = strong[0].dtype if strong else None
+    if strong:
+        dtype = strong[0].dtype
+    else:
+        dtype = functools.reduce(weak_join, [convert_to_tensor(v).dtype for v in values])
     tensors = [convert_to_tensor(v, dtype) if is_weak(v) else convert_to_tensor(v)
                for v in values]
     first = tensors[0].dtype

@@ -549,7 +549,28 @@ def no_path_returns(n):
             return k2
 
 
+def staged_break_in_python_loop_with_shared_variable(x, p):
+    q = p
+    g = lambda: q[1]  # noqa: E731 - makes `q` shared
+    for _ in [x, x]:  # a Python loop whose break becomes staged (a return in a tensor loop)
+        q = p * 2
+        for _ in p:
+            return x + g()
+    return x
+
+
+def returns_the_dict_another_path_writes(x):
+    d = {"k": x, "j": 0}
+    if x < 0:
+        for _ in range(1):
+            return d  # the dict object: the other path's write must not show in it
+    d["j"] = x * 2
+    return d
+
+
 @pytest.mark.parametrize("fn, inputs", [
+    (returns_the_dict_another_path_writes, [(-2,), (3,)]),
+    (staged_break_in_python_loop_with_shared_variable, [(0.5, np.array([1.0, 2.0], np.float32))]),
     (write_in_inner_construct, [(3,)]),
     (missing_key_on_a_path_not_taken, [(0.25,)]),
     (undefined_name_on_a_path_not_taken, [(0, 0)]),

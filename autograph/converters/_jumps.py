@@ -77,6 +77,9 @@ class JumpLowering:
         return False
 
     def always_jumps(self, stmts) -> bool:
+        """Whether every path through `stmts` ends in a jump of this kind: a final jump, an
+        `if` whose branches both do, a `with` whose body does, or a `while True:` that no
+        `break` leaves (only a jump can)."""
         if not stmts:
             return False
         last = stmts[-1]
@@ -84,6 +87,11 @@ class JumpLowering:
             return True
         if isinstance(last, gast.If):
             return self.always_jumps(last.body) and self.always_jumps(last.orelse)
+        if isinstance(last, (gast.With, gast.AsyncWith)):
+            return self.always_jumps(last.body)
+        if isinstance(last, gast.While):
+            endless = isinstance(last.test, gast.Constant) and last.test.value is True
+            return endless and not self.appears_in(gast.Break, last.body)
         return False
 
     def block(self, stmts) -> list:

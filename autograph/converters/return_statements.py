@@ -51,7 +51,7 @@ class _FlagLowering:
         self.origin = getanno(fn_node, Anno.ORIGIN)
 
     def lower(self, body):
-        self.always_returns = _always_returns(body)
+        self.always_returns = JumpLowering(gast.Return, None, None).always_jumps(body)
         self.jumps = JumpLowering(gast.Return, replace=self._replace, guard=self._guard,
                                   into_loops=True, lower_loop=self._loop)
         body = self.jumps.block(body)
@@ -135,21 +135,3 @@ class _DropAssignments(traversal.StatementTransformer):
             return []
         return node
 
-
-def _always_returns(stmts) -> bool:
-    """Whether every path through `stmts` ends in a `return` (so the function never falls off
-    its end): a final `return`, an `if` whose branches both do, a `with` whose body does, or a
-    `while True:` without `break` (left only by a `return`)."""
-    if not stmts:
-        return False
-    last = stmts[-1]
-    if isinstance(last, gast.Return):
-        return True
-    if isinstance(last, gast.If):
-        return _always_returns(last.body) and _always_returns(last.orelse)
-    if isinstance(last, (gast.With, gast.AsyncWith)):
-        return _always_returns(last.body)
-    if isinstance(last, gast.While):
-        endless = isinstance(last.test, gast.Constant) and last.test.value is True
-        return endless and not JumpLowering.appears_in(gast.Break, last.body)
-    return False

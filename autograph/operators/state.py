@@ -338,11 +338,8 @@ def step_for(backend, name, original, samples):
 def loop_step(backend, name, original, probed):
     """The step for one loop entry; `probed()` is its value after one dry-run iteration of
     the body (asked only for a value undefined before the loop, whose type comes from the
-    body, or an empty list, whose items' type does)."""
-    if isinstance(original, list):
-        return step_for(backend, name, original, [("after an iteration", probed())]) \
-            if not original else Stacked(name, original)
-    if isinstance(original, (Undefined, MaybeUndefined)):
+    body, or a list: the body may append to it, or keep it a structure)."""
+    if isinstance(original, (list, Undefined, MaybeUndefined)):
         return step_for(backend, name, original,
                         [("before the loop", original), ("after an iteration", probed())])
     return Defined(Carried(backend, name, [("before the loop", original)]))

@@ -568,7 +568,18 @@ def returns_the_dict_another_path_writes(x):
     return d
 
 
+def list_structure_returned_from_nested_loops(p, n):
+    k = 0
+    while k < n:
+        k += 1
+        for _ in p:
+            return [None, k]  # a list the loops carry as a structure: nothing appends to it
+    return [None, -1]
+
+
 @pytest.mark.parametrize("fn, inputs", [
+    (list_structure_returned_from_nested_loops, [(np.array([1.0], np.float32), 0),
+                                                  (np.array([1.0], np.float32), 2)]),
     (returns_the_dict_another_path_writes, [(-2,), (3,)]),
     (staged_break_in_python_loop_with_shared_variable, [(0.5, np.array([1.0, 2.0], np.float32))]),
     (write_in_inner_construct, [(3,)]),

@@ -44,6 +44,7 @@ class Context:
 
     def __init__(self, namer: Namer):
         self.namer = namer
+        self.return_values = set()  # the generated variables that hold a return value
 
 
 def convert_tree(node, ctx: Context, nodes=None):

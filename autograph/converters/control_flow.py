@@ -36,6 +36,7 @@ import gast
 from autograph import templates, traversal
 from autograph.analysis import activity, closures, composites, definedness, liveness
 from autograph.anno import Anno, getanno, hasanno
+from autograph.operators.state import RETURN_VALUE
 from autograph.origins import stamp
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
@@ -57,6 +58,7 @@ def transform(node, ctx):
 class _ControlFlow(traversal.StatementTransformer):
     def __init__(self, ctx, order):
         self.namer = ctx.namer
+        self.return_values = ctx.return_values
         self.order = order
         self.maybe_undefined = set()  # variables passed as ag__.Undefined somewhere
         self.shared = [closures.Shared({}, frozenset())]  # per function (closures.Shared)
@@ -122,7 +124,7 @@ class _ControlFlow(traversal.StatementTransformer):
         if state:
             args.append(self._state_args(state, node))
         if state and not returns:
-            args.append(templates.strings_tuple(state))
+            args.append(self._names(state))
         call = _ag_call("if_stmt", args, slots)
         if returns:
             stmt = gast.Return(value=call)
@@ -145,7 +147,7 @@ class _ControlFlow(traversal.StatementTransformer):
         stmts += _function(body_name, state, declare + node.body + _return_state(state), origin)
         args = [templates.name(test_name), templates.name(body_name)]
         if state:
-            args += [self._state_args(state, node), templates.strings_tuple(state)]
+            args += [self._state_args(state, node), self._names(state)]
         stmt = _assign_state(state, _ag_call("while_stmt", args, slots))
         stamp(stmt, origin)
         return stmts + [stmt]
@@ -173,7 +175,7 @@ class _ControlFlow(traversal.StatementTransformer):
                           origin)
         args = [node.iter, templates.name(body_name)]
         if state:
-            args += [self._state_args(state, node), templates.strings_tuple(state)]
+            args += [self._state_args(state, node), self._names(state)]
         keywords = []
         extra_test = getanno(node, Anno.LOOP_TEST)
         if extra_test is not None:
@@ -223,6 +225,12 @@ class _ControlFlow(traversal.StatementTransformer):
         if not elts:
             return []
         return [gast.keyword(arg="slots", value=gast.Tuple(elts=elts, ctx=gast.Load()))]
+
+    def _names(self, state):
+        """The names of the state variables, for messages (a return value's is the operators'
+        RETURN_VALUE, not its generated name)."""
+        return templates.strings_tuple(
+            [RETURN_VALUE if n in self.return_values else n for n in state])
 
     def _state_args(self, state, node):
         """`(a, ag__.Undefined('b'))`: the current values of the state variables."""

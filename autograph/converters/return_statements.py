@@ -47,6 +47,7 @@ class _FlagLowering:
     def __init__(self, ctx, fn_node):
         self.do_return = ctx.namer.new("do_return")
         self.retval = ctx.namer.new("retval")
+        ctx.return_values.add(self.retval)
         self.guarded = False
         self.origin = getanno(fn_node, Anno.ORIGIN)
 

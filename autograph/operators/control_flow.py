@@ -160,9 +160,7 @@ def _staged_if(backend, cond, if_true, if_false, construct):
                     if not samples:
                         raise  # both paths raise: so does the `if`, as in Python
                     make_plan(samples)
-                backend.assert_(False, at(
-                    f"{type(e).__name__}: {e} (raised when the graph took this path; an "
-                    "`except` in the traced function cannot catch it)", origin))
+                _raise_on_path(backend, e, origin)
                 return plan.fill(backend)
             if not plan:
                 samples = [(label, out)]
@@ -201,9 +199,15 @@ def _build_loop(backend, construct, plan, test, body, iterated):
 
     def probe(i):
         if not probed:
-            probed.append(construct.dry_run(
-                backend, body, lambda: tuple(probe_value(backend, v) for v in construct.initial),
-                lambda: () if iterated is None else (backend.item_placeholder(iterated),)))
+            try:
+                probed.append(construct.dry_run(
+                    backend, body,
+                    lambda: tuple(probe_value(backend, v) for v in construct.initial),
+                    lambda: () if iterated is None else (backend.item_placeholder(iterated),)))
+            except Exception as e:
+                if traced_paths.raised_by_user(e) is None:
+                    raise
+                probed.append(construct.initial)  # an iteration raises: it changes nothing
         return probed[0][i]
 
     plan.steps = [loop_step(backend, name, original, lambda i=i: probe(i))
@@ -214,7 +218,15 @@ def _build_loop(backend, construct, plan, test, body, iterated):
 
     def staged_body(*args):
         item, current = ((), args) if iterated is None else ((args[0],), args[1:])
-        out = construct.run(body, plan.decode(current), item)
+        values = plan.decode(current)
+        try:
+            out = construct.run(body, values, item)
+        except Exception as e:  # an iteration raises as Python would: when the graph runs one
+            origin = traced_paths.raised_by_user(e)
+            if origin is None:
+                raise
+            _raise_on_path(backend, e, origin)
+            out = values
         return plan.encode(backend, out, "after an iteration")
 
     init = plan.encode(backend, construct.initial, "before the loop")
@@ -222,6 +234,14 @@ def _build_loop(backend, construct, plan, test, body, iterated):
         return backend.while_loop(staged_test, staged_body, init, LeafNames(plan))
     return backend.for_loop(iterated, staged_test if test is not None else None, staged_body,
                             init, LeafNames(plan))
+
+
+def _raise_on_path(backend, error, origin) -> None:
+    """Makes `error`, raised while tracing a path as plain Python raises it there, an error
+    that the graph raises when it takes the path."""
+    backend.assert_(False, at(
+        f"{type(error).__name__}: {error} (raised when the graph took this path; an `except` "
+        "in the traced function cannot catch it)", origin))
 
 
 def _as_tuple(result) -> tuple:

@@ -577,6 +577,21 @@ def list_structure_returned_from_nested_loops(p, n):
     return [None, -1]
 
 
+def loop_body_that_raises(x, n):
+    k = 0
+    while x < 1 and k < n:
+        k += 1
+        a = undefined_name  # noqa: F821, F841 - raises only if an iteration runs
+    return x
+
+
+def test_a_loop_body_that_raises_raises_when_the_graph_runs_an_iteration():
+    assert_agree(loop_body_that_raises, 0, 0)
+    python, _, graph = outcomes(loop_body_that_raises, 0, 2)
+    assert isinstance(python, NameError)
+    assert "NameError: name 'undefined_name' is not defined (raised when" in str(graph)
+
+
 @pytest.mark.parametrize("fn, inputs", [
     (list_structure_returned_from_nested_loops, [(np.array([1.0], np.float32), 0),
                                                   (np.array([1.0], np.float32), 2)]),

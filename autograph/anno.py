@@ -22,6 +22,7 @@ class Anno(enum.Enum):
     LIVE_IN = "frozenset[str]: names live at the start of an if's branches, or at a loop's head"
     LIVE_OUT = "frozenset[str]: names live after a compound statement"
     DEFINED_IN = "frozenset[str]: names that may be defined before a statement"
+    DEFINED_SURELY = "frozenset[str]: names that are defined on every path to a statement"
     LOOP_TEST = "gast.expr: extra loop condition added by break/return lowering (for loops)"
     GENERATED = "bool: a statement or name made by a converter, not the user"
     TRUTH_ONLY = "bool: an `and`/`or` whose value is used only for its truth (e.g. an `if` test)"

@@ -56,7 +56,8 @@ class Backend:
         raise NotImplementedError
 
     def zeros_like(self, value):
-        """A staged value of zeros with the dtype and shape of `value` (a dry-run result)."""
+        """A staged value of zeros with the dtype and shape of the tensor `value` (it stands
+        where a value is unassigned and never read)."""
         raise NotImplementedError
 
     def empty_list_like(self, items):

@@ -140,11 +140,10 @@ class RuntimeBackend(autograph.Backend):
         return context.current_graph().add_input(iterated.dtype, iterated.shape[1:])
 
     def zeros_like(self, value):
-        if isinstance(value, list):
-            value = value[0] if value else 0
-        tensor = value if isinstance(value, Tensor) else convert_to_tensor(value)
-        shape = tuple(0 if d is None else d for d in tensor.shape)
-        return _zeros(shape, tensor.dtype)
+        shape = tuple(0 if d is None else d for d in value.shape)
+        zeros = _zeros(shape, value.dtype)
+        zeros.weak = value.weak  # a fill for a Python number is one too: its dtype may change
+        return zeros
 
     def empty_list_like(self, items):
         if isinstance(items, list):

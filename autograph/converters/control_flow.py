@@ -62,15 +62,18 @@ class _ControlFlow(traversal.StatementTransformer):
         self.order = order
         self.maybe_undefined = set()  # variables passed as ag__.Undefined somewhere
         self.shared = [closures.Shared({}, frozenset())]  # per function (closures.Shared)
-        self.depth = 0  # how many branch / loop bodies enclose the statement visited
+        self.unbound = [set()]  # per function: names to bind to Undefined at its start
+        # The parameters of the generated functions around the statement visited (always bound).
+        self.bound = [frozenset()]
 
     def visit_FunctionDef(self, node):
         self.shared.append(getanno(node, Anno.SHARED))
-        depth, self.depth = self.depth, 0
+        self.unbound.append(set())
+        bound, self.bound = self.bound, [frozenset()]
         self.generic_visit(node)
-        self.depth = depth
+        self.bound = bound
         self.shared.pop()
-        _bind_shared(node, self.maybe_undefined)
+        _bind_at_start(node, self.unbound.pop(), self.maybe_undefined)
         return node
 
     def visit_Try(self, node):
@@ -85,7 +88,7 @@ class _ControlFlow(traversal.StatementTransformer):
     def visit_Delete(self, node):
         """`del x` in a body: the variable is unassigned again (an Undefined, read like one)."""
         names = [t.id for t in node.targets if isinstance(t, gast.Name)]
-        if self.depth == 0 or len(names) != len(node.targets) or any(
+        if len(self.bound) == 1 or len(names) != len(node.targets) or any(
                 self.shared[-1].kinds.get(n) == "global" for n in names):
             return node
         self.maybe_undefined.update(names)
@@ -94,10 +97,11 @@ class _ControlFlow(traversal.StatementTransformer):
                  for n in names]
         return stmts
 
-    def _visit_body(self, node):
-        self.depth += 1
+    def _visit_body(self, node, params):
+        """Converts the blocks of `node`, which become functions taking `params`."""
+        self.bound.append(self.bound[-1] | set(params))
         self.generic_visit(node)
-        self.depth -= 1
+        self.bound.pop()
 
     # ---- if ----------------------------------------------------------------------------------
     def visit_If(self, node):
@@ -107,12 +111,12 @@ class _ControlFlow(traversal.StatementTransformer):
         shared = self._shared(node, modified)
         # Slots before the blocks are converted (their writes move into local functions).
         slots = self._slots(node, shared, modified, node.body + node.orelse)
-        self._visit_body(node)
-        origin = getanno(node, Anno.ORIGIN)
         returns = _contains_return(node)
         live = getanno(node, Anno.LIVE_IN) | (frozenset() if returns else getanno(
             node, Anno.LIVE_OUT))
         state = self._ordered((modified & live) - set(shared))
+        self._visit_body(node, state)
+        origin = getanno(node, Anno.ORIGIN)
         ret = [] if returns else _return_state(state)
         declare = _declarations(shared, self.shared[-1].kinds)
         branches = (
@@ -139,9 +143,9 @@ class _ControlFlow(traversal.StatementTransformer):
         modified = getanno(node, Anno.BODY_SCOPE).modified
         shared = self._shared(node, modified)
         slots = self._slots(node, shared, modified, node.body)
-        self._visit_body(node)
-        origin = getanno(node, Anno.ORIGIN)
         state = self._loop_state(node, modified - set(shared))
+        self._visit_body(node, state)
+        origin = getanno(node, Anno.ORIGIN)
         declare = _declarations(shared, self.shared[-1].kinds)
         stmts = _function(test_name, state, declare + [gast.Return(value=node.test)], origin)
         stmts += _function(body_name, state, declare + node.body + _return_state(state), origin)
@@ -160,9 +164,9 @@ class _ControlFlow(traversal.StatementTransformer):
         modified = getanno(node, Anno.BODY_SCOPE).modified | target_names
         shared = self._shared(node, modified)
         slots = self._slots(node, shared, modified, node.body + [_target_write(node)])
-        self._visit_body(node)
-        origin = getanno(node, Anno.ORIGIN)
         state = self._loop_state(node, modified - set(shared))
+        self._visit_body(node, state + list(target_names))
+        origin = getanno(node, Anno.ORIGIN)
         declare = _declarations(shared, self.shared[-1].kinds)
         body = node.body
         if isinstance(node.target, gast.Name) and node.target.id not in state + shared:
@@ -233,9 +237,14 @@ class _ControlFlow(traversal.StatementTransformer):
             [RETURN_VALUE if n in self.return_values else n for n in state])
 
     def _state_args(self, state, node):
-        """`(a, ag__.Undefined('b'))`: the current values of the state variables."""
+        """`(a, ag__.Undefined('b'))`: the current values of the state variables. A variable
+        that only some paths assign before `node` is bound to Undefined at the function's start
+        (reading it here must not fail: the paths that run may never read it)."""
         defined = getanno(node, Anno.DEFINED_IN)
         self.maybe_undefined |= set(state) - defined
+        maybe = set(state) & defined - getanno(node, Anno.DEFINED_SURELY) - self.bound[-1]
+        self.unbound[-1] |= maybe
+        self.maybe_undefined |= maybe
         elts = [
             templates.name(n) if n in defined
             else _ag_call("Undefined", [gast.Constant(value=n, kind=None)])
@@ -286,6 +295,16 @@ class _GuardReads(traversal.Transformer):
             return gast.copy_location(_ag_call("ld", [node]), node)
         return node
 
+    def visit_AugAssign(self, node):
+        """`x += v` reads `x` too: `x = ag__.ld(x)` first."""
+        self.generic_visit(node)
+        target = node.target
+        if not (isinstance(target, gast.Name) and target.id in self.names):
+            return node
+        read = templates.replace("name = ag__.ld(name)", getanno(node, Anno.ORIGIN),
+                                 name=target.id)
+        return read + [node]
+
 
 def _ag_call(name, args, keywords=()):
     func = gast.Attribute(value=templates.name("ag__"), attr=name, ctx=gast.Load())
@@ -320,20 +339,20 @@ def _target_write(node):
                        type_comment=None)
 
 
-def _bind_shared(fn_node, maybe_undefined) -> None:
-    """A shared variable that only bodies assign must still be bound in the function itself
-    (bodies declare it `nonlocal`): it starts as `ag__.Undefined('name')`."""
+def _bind_at_start(fn_node, unbound, maybe_undefined) -> None:
+    """Starts the function with `name = ag__.Undefined('name')` for the names in `unbound`, and
+    for shared variables that only its bodies assign (bodies declare them `nonlocal`, which
+    needs a binding in the function itself)."""
     shared = [n for n, kind in getanno(fn_node, Anno.SHARED).kinds.items() if kind == "nonlocal"]
-    if not shared:
+    if shared:
+        own = closures.bound_names(fn_node)
+        unbound = unbound | {n for n in shared if n not in own}
+    if not unbound:
         return
-    own = closures.bound_names(fn_node)
-    missing = [n for n in shared if n not in own]
-    if not missing:
-        return
-    maybe_undefined.update(missing)
+    maybe_undefined.update(unbound)
     head = [templates.replace("name = ag__.Undefined(text)", getanno(fn_node, Anno.ORIGIN),
                               name=n, text=gast.Constant(value=n, kind=None))[0]
-            for n in sorted(missing)]
+            for n in sorted(unbound)]
     docstring = 1 if fn_node.body and isinstance(fn_node.body[0], gast.Expr) and isinstance(
         fn_node.body[0].value, gast.Constant) and isinstance(fn_node.body[0].value.value, str) \
         else 0

@@ -592,7 +592,45 @@ def test_a_loop_body_that_raises_raises_when_the_graph_runs_an_iteration():
     assert "NameError: name 'undefined_name' is not defined (raised when" in str(graph)
 
 
+def augmented_maybe_assigned(x):
+    if x < 0:
+        z = x * 2
+    elif x <= 5:
+        z = x * 3
+    z += x  # reads `z`: checked like any read
+    return z
+
+
+def weak_list_item_returned_from_loop(y, u, p):
+    lst = [0, 0]
+    for _ in p:
+        if y:
+            return lst
+        lst[0] = u * 2  # float32: the Python 0 it replaces is weak
+    return lst
+
+
+def maybe_assigned_before_a_try_path(x):
+    try:
+        z = raises_when_big(x)
+    except ValueError:
+        if x > 0:
+            return x
+    z += x
+    return z
+
+
+def test_a_variable_a_try_may_leave_unassigned_is_read_only_where_python_reads_it():
+    # x = 4: `check` raises, the `except` returns; `z` is never read (it was read eagerly, to
+    # pass it to the `if` after the `try`, before the fix).
+    assert autograph.to_graph(maybe_assigned_before_a_try_path)(rt.constant(4)).numpy() == 4
+
+
 @pytest.mark.parametrize("fn, inputs", [
+    (augmented_maybe_assigned, [(-1,), (2,), (9,)]),
+    (weak_list_item_returned_from_loop, [(5, 0.5, np.array([1.0], np.float32)),
+                                         (0, 0.5, np.array([1.0, 2.0], np.float32))]),
+    (maybe_assigned_before_a_try_path, [(1,), (-3,)]),
     (list_structure_returned_from_nested_loops, [(np.array([1.0], np.float32), 0),
                                                   (np.array([1.0], np.float32), 2)]),
     (returns_the_dict_another_path_writes, [(-2,), (3,)]),

@@ -274,8 +274,15 @@ class _InTry(traversal.StatementTransformer):
         return node
 
     def visit_For(self, node):
+        """Also keeps the extra test of a lowered `break` (`Anno.LOOP_TEST`), which a Python
+        `for` checks before each iteration: `if not (test): break`."""
         self.generic_visit(node)
         node.iter = self._check(node.iter, "for")
+        extra_test = getanno(node, Anno.LOOP_TEST)
+        if extra_test is not None:
+            node.body = templates.replace(
+                "if not test:\n    break", getanno(node, Anno.ORIGIN),
+                test=self._check(extra_test, "for")) + node.body
         return node
 
     def visit_FunctionDef(self, node):

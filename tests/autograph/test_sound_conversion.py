@@ -6,7 +6,7 @@ graph raises a located error that says what to rewrite."""
 
 import numpy as np
 import pytest
-from three_way import assert_agree, outcomes
+from three_way import assert_agree, outcomes, same
 
 import autograph
 import runtime as rt
@@ -624,6 +624,26 @@ def test_a_variable_a_try_may_leave_unassigned_is_read_only_where_python_reads_i
     # x = 4: `check` raises, the `except` returns; `z` is never read (it was read eagerly, to
     # pass it to the `if` after the `try`, before the fix).
     assert autograph.to_graph(maybe_assigned_before_a_try_path)(rt.constant(4)).numpy() == 4
+
+
+def return_in_a_loop_inside_try_else(x, p):
+    q = p
+    try:
+        raises_when_big(x)
+    except ValueError:
+        return (x, p)
+    else:
+        for _ in p:  # stays a Python loop (inside `try`): the lowered return must still end it
+            q = q * 2 - 1
+            return (x, q)
+    return (x, p)
+
+
+def test_a_python_loop_in_a_try_ends_at_a_lowered_return():
+    python, eager, graph = outcomes(return_in_a_loop_inside_try_else, 0,
+                                    np.array([1.0, 2.0], np.float32))
+    assert same(eager, python)  # it ran a second iteration before the fix
+    assert "This `for` is inside a `try` block" in str(graph)  # a graph refuses it, located
 
 
 @pytest.mark.parametrize("fn, inputs", [

@@ -164,7 +164,7 @@ def _staged_if(backend, cond, if_true, if_false, construct):
                 return plan.fill(backend)
             if not plan:
                 samples = [(label, out)]
-                if needs_other_path(construct.initial, out):
+                if needs_other_path(backend, construct.initial, out):
                     samples += other_path(other, other_label)
                 make_plan(samples)
             return plan.encode(backend, out, label)

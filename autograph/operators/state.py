@@ -130,8 +130,8 @@ class Carried:
         structure and the Python leaves of the first path."""
         leaves, tree = structures.flatten(value)
         if tree != self.tree:
-            raise _mismatch(self.name, "", f"{tree.describe()} {label}",
-                            f"{self.tree.describe()} {self.label}")
+            raise _mismatch(self.name, "", f"{self._kind(backend, tree, leaves)} {label}",
+                            f"{self._kind(backend, self.tree, self.samples)} {self.label}")
         out = []
         for path, leaf, sample, static in zip(self.tree.paths(), leaves, self.samples,
                                                self.static):
@@ -141,6 +141,10 @@ class Carried:
                 raise _mismatch(self.name, path, f"{_describe(backend, leaf)} {label}",
                                 f"{_describe(backend, sample)} {self.label}")
         return out
+
+    @staticmethod
+    def _kind(backend, tree, leaves) -> str:
+        return _describe(backend, leaves[0]) if tree.kind is None else tree.describe()
 
     def fill(self, backend) -> list:
         """Leaves of the right dtypes and shapes for a path where the value is unassigned."""
@@ -302,12 +306,12 @@ class LeafNames(Sequence):
 
 
 # ---- making plans ------------------------------------------------------------------------------
-def needs_other_path(initial, out) -> bool:
+def needs_other_path(backend, initial, out) -> bool:
     """Whether an `if`'s plan needs the other branch's outputs besides `out` (the first
     branch's): where `out` has no value to take the type from, or leaves a list as it was (the
     other branch may append to it). Everything else the second branch is checked against."""
     return any(isinstance(value, Undefined) or (isinstance(original, list)
-                                                and not _grown(value, original))
+                                                and not _grown(backend, value, original))
                for original, value in zip(initial, out))
 
 
@@ -316,7 +320,7 @@ def step_for(backend, name, original, samples):
     value) pairs); `original` is its value before the construct."""
     values = [v for _, v in samples]
     if isinstance(original, list):
-        grown = [v for v in values if _grown(v, original)]
+        grown = [v for v in values if _grown(backend, v, original)]
         if grown:
             return Stacked(name, grown[0])
         if not original:
@@ -359,8 +363,12 @@ def probe_value(backend, value):
         [backend.placeholder(leaf) if stageable(backend, leaf) else leaf for leaf in leaves]))
 
 
-def _grown(value, original) -> bool:
-    return not isinstance(value, list) or len(value) > len(original)
+def _grown(backend, value, original) -> bool:
+    """Whether the list `original` was appended to: `value` is a longer list, or a stacked list
+    (a tensor) that a staged construct inside made of it."""
+    if isinstance(value, list):
+        return len(value) > len(original)
+    return backend.is_tensor(value)
 
 
 # ---- messages ----------------------------------------------------------------------------------

@@ -639,6 +639,21 @@ def return_in_a_loop_inside_try_else(x, p):
     return (x, p)
 
 
+def list_or_none(n):
+    k = 0
+    while k < n:
+        k += 1
+        return [None]
+    return
+
+
+def test_a_list_and_none_returned_on_two_staged_paths_is_a_located_error():
+    python, _, graph = outcomes(list_or_none, 0)
+    assert python is None
+    assert isinstance(graph, autograph.AutoGraphError)  # not a list stacked into a tensor
+    assert "the returned value is a list of 1" in str(graph) and "but None" in str(graph)
+
+
 def test_a_python_loop_in_a_try_ends_at_a_lowered_return():
     python, eager, graph = outcomes(return_in_a_loop_inside_try_else, 0,
                                     np.array([1.0, 2.0], np.float32))

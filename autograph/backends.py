@@ -17,6 +17,9 @@ class Backend:
     error messages. State structures are flat tuples."""
 
     modules: tuple = ()  # top-level package names of the library (its code is not converted)
+    # Exception types the library raises where a graph cannot do what Python does (a staged
+    # value used as a Python bool, ...): user `except` clauses never handle them.
+    limit_errors: tuple = ()
 
     def is_tensor(self, value) -> bool:
         """`value` is a tensor of this library (eager or staged)."""
@@ -157,6 +160,11 @@ def tensor_backend(value) -> Backend | None:
         if backend.is_tensor(value):
             return backend
     return None
+
+
+def is_graph_limit(exc) -> bool:
+    """`exc` is one of a registered library's `limit_errors`."""
+    return any(isinstance(exc, backend.limit_errors) for backend in _BACKENDS)
 
 
 def library_modules() -> set:

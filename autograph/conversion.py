@@ -92,6 +92,8 @@ def convert_tree(node, ctx: Context, nodes=None):
         node = conditional_expressions.transform(node, ctx)
     # Last: also converts the `not break_ and ...` tests that jump lowering added.
     node = logical_expressions.transform(node, ctx)
+    if gast.ExceptHandler in present:
+        node = exception_handlers.guard_statements(node, ctx)
     return node
 
 

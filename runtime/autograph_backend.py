@@ -13,7 +13,7 @@ import autograph
 from runtime import context, dtypes
 from runtime.control_flow import cond, while_loop
 from runtime.conversion import convert_to_tensor, is_weak
-from runtime.errors import with_origin
+from runtime.errors import OperatorNotAllowedInGraphError, with_origin
 from runtime.graph import Graph
 from runtime.ops import array_ops, creation_ops, io_ops, math_ops, reduction_ops, string_ops
 from runtime.ops.registry import constant_in_graph
@@ -60,6 +60,7 @@ class RuntimeBackend(autograph.Backend):
     """Stages control flow on `SymbolicTensor`s with `rt.cond` / `rt.while_loop`."""
 
     modules = ("runtime",)
+    limit_errors = (OperatorNotAllowedInGraphError,)
 
     def is_tensor(self, value) -> bool:
         return isinstance(value, Tensor)

@@ -7,6 +7,11 @@ that may never run (see `operators.exceptions.reraise_staged`):
         y = 0                              ag__.reraise_staged(exc)
                                            y = 0
 A bare `except:` becomes `except BaseException as exc:`, which catches the same.
+
+Last of all (`guard_statements`), a `try` with `except` clauses runs under `ag__.TryBody()`:
+once tracing it made the graph raise on some path, an exception that escapes the statement while
+tracing is refused (plain Python may never get there: on some inputs it stops at that raise and
+runs an `except`, which a graph cannot do).
 """
 
 from __future__ import annotations
@@ -36,3 +41,17 @@ class _Handlers(traversal.StatementTransformer):
                                   exc=node.name.id)
         node.body = check + node.body
         return node
+
+
+def guard_statements(node, ctx):
+    """Puts every `try` with `except` clauses under `node` inside `with ag__.TryBody():`."""
+    return _Guards().visit(node)
+
+
+class _Guards(traversal.StatementTransformer):
+    def visit_Try(self, node):
+        self.generic_visit(node)
+        if not node.handlers:
+            return node
+        return templates.replace("with ag__.TryBody():\n    statement",
+                                 getanno(node, Anno.ORIGIN), statement=[node])

@@ -20,10 +20,11 @@ from autograph.operators.special_values import (
     ld,
     return_value,
 )
+from autograph.operators.traced_paths import TryBody
 
 __all__ = [
     "Attr", "Global", "Item", "Nonlocal", "reraise_staged", "and_cond", "or_cond",
-    "MaybeUndefined", "Undefined", "UndefinedReturn", "and_", "assert_stmt", "for_stmt",
+    "MaybeUndefined", "TryBody", "Undefined", "UndefinedReturn", "and_", "assert_stmt", "for_stmt",
     "if_exp", "if_stmt", "ld", "list_append", "not_", "or_", "python_value", "return_value",
     "while_stmt",
     "format_string", "percent_format", "in_", "not_in",

@@ -239,6 +239,7 @@ def _build_loop(backend, construct, plan, test, body, iterated):
 def _raise_on_path(backend, error, origin) -> None:
     """Makes `error`, raised while tracing a path as plain Python raises it there, an error
     that the graph raises when it takes the path."""
+    traced_paths.staged_raise(origin)
     backend.assert_(False, at(
         f"{type(error).__name__}: {error} (raised when the graph took this path; an `except` "
         "in the traced function cannot catch it)", origin))

@@ -28,8 +28,11 @@ def _default_message() -> str:
 
 
 def reraise_staged(exc):
-    """First statement of every `except` clause in converted code: an exception raised while
-    tracing a path of a graph `if`/loop is not the user's to handle (that path may never run)."""
+    """First statement of every `except` clause in converted code: the errors of autograph and
+    of the tensor library that mark what a graph cannot do are not the user's to handle, nor is
+    an exception raised while tracing a path of a graph `if`/loop (that path may never run)."""
+    if isinstance(exc, AutoGraphError) or backends.is_graph_limit(exc):
+        raise exc
     origin = traced_paths.escaped_from(exc)
     if origin is None:
         return

@@ -61,6 +61,13 @@ def raised_by_user(exc):
     autograph (the limits of graphs), which are not the path's to raise."""
     if isinstance(exc, AutoGraphError):
         return None
+    origin, innermost = _last_user_line(exc)
+    return origin if innermost else None
+
+
+def _last_user_line(exc):
+    """(The innermost user origin in `exc`'s traceback or None, whether its innermost frame
+    is the user's code or a `python_semantics` operator)."""
     origin, innermost = None, None
     tb = exc.__traceback__
     while tb is not None:
@@ -69,7 +76,41 @@ def raised_by_user(exc):
         origin = found or origin
         innermost = found is not None or code in _PYTHON_SEMANTICS
         tb = tb.tb_next
-    return origin if innermost else None
+    return origin, innermost
+
+
+class TryBody:
+    """`with TryBody():` around a `try` statement with `except` clauses. Once tracing it made
+    the graph raise when it takes some path (`staged_raise`), plain Python stops there on some
+    inputs and may run an `except`, which a graph cannot do; an exception that tracing then
+    lets escape the statement is refused instead of being raised for every input."""
+
+    staged_at = None
+
+    def __enter__(self):
+        _state.__dict__.setdefault("tries", []).append(self)
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        _state.tries.pop()
+        if (self.staged_at is None or not isinstance(exc, Exception)
+                or isinstance(exc, AutoGraphError)):
+            return False
+        staged = self.staged_at
+        raise AutoGraphError(at(
+            f"{type(exc).__name__}: {exc}\nwas raised while tracing this `try` statement, after "
+            f"tracing made the graph raise on some inputs at {staged.filename}, line "
+            f"{staged.lineno} (a path of a graph `if` or loop). Plain Python stops at that raise "
+            "on those inputs and may handle it with an `except`; a graph cannot, so it cannot do "
+            "what Python does here. Make that condition a Python value, or fix the error above.",
+            _last_user_line(exc)[0] or caller_origin())) from exc
+
+
+def staged_raise(origin) -> None:
+    """Notes that tracing made the graph raise at `origin` when it takes a path."""
+    for body in getattr(_state, "tries", ()):
+        if body.staged_at is None:
+            body.staged_at = origin
 
 
 # A function may call itself through this many staged constructs (each level traces another

@@ -334,7 +334,8 @@ class _Writer:
         lines = ["try:", f"    {target} = check({self.expr(scope, INT, 1)})"]
         if self.draw(st.booleans()):
             lines += _indent(self.block(inner))
-        lines += ["except ValueError:", *_indent(self.block(inner))]
+        handled = self.pick(["ValueError", "ValueError", "Exception", "(KeyError, ValueError)"])
+        lines += [f"except {handled}:", *_indent(self.block(inner))]
         if self.draw(st.booleans()):
             lines += ["else:", *_indent(self.block(inner))]
         if self.draw(st.booleans()):

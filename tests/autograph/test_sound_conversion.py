@@ -299,6 +299,71 @@ def test_an_exception_of_tracing_a_staged_path_is_not_handled_by_an_except():
     assert located(graph, handled_by_helper_path, "except ValueError:")
 
 
+def fails_after_a_staged_raise(x):
+    try:
+        y = raises_when_big(x)
+        y = y + int("not a number")  # Python gets here only when raises_when_big did not raise
+    except ValueError as e:
+        if "big" not in str(e):
+            raise
+        return -1
+    return y
+
+
+def handles_after_a_staged_raise(x):
+    try:
+        y = raises_when_big(x)
+        y = y + int("not a number")
+    except ValueError:
+        return -1
+    return y
+
+
+def fails_after_a_staged_raise_unhandled(x):
+    try:
+        y = raises_when_big(x)
+        y = y + {}["missing"]
+    except ValueError:
+        return -1
+    return y
+
+
+def test_an_error_after_a_staged_raise_in_a_try_is_refused_not_raised_for_every_input():
+    # Python: ValueError for x > 2, handled (-1); below, the error of the next line.
+    python, eager, graph = outcomes(fails_after_a_staged_raise_unhandled, 5)
+    assert python == -1 and eager == -1
+    assert isinstance(graph, autograph.AutoGraphError)
+    assert "after tracing made the graph raise on some inputs" in str(graph)
+    assert located(graph, fails_after_a_staged_raise_unhandled, 'y = y + {}["missing"]')
+    # The same when an `except` catches the error and raises it on.
+    python, eager, graph = outcomes(fails_after_a_staged_raise, 5)
+    assert python == -1 and eager == -1
+    assert isinstance(graph, autograph.AutoGraphError)
+    assert located(graph, fails_after_a_staged_raise, 'y = y + int("not a number")')
+    # Handled, it leaves the graph on the handler's path; the staged raise raises when it runs.
+    assert_agree(handles_after_a_staged_raise, 1)
+    python, eager, graph = outcomes(handles_after_a_staged_raise, 5)
+    assert python == -1 and eager == -1
+    assert isinstance(graph, rt.errors.InvalidArgumentError)
+
+
+def catches_everything(x):
+    try:
+        if x > 0:
+            x = x + 1
+    except Exception:  # noqa: BLE001 - the construct under test
+        x = x - 100
+    return x
+
+
+def test_an_except_does_not_handle_what_a_graph_cannot_do():
+    # The refusal of a tensor `if` inside `try` is not the user's error to handle.
+    python, eager, graph = outcomes(catches_everything, 2)
+    assert python == 3 and eager == 3
+    assert isinstance(graph, autograph.AutoGraphError)
+    assert located(graph, catches_everything, "if x > 0:")
+
+
 def break_in_finally(x):
     while True:
         try:

@@ -64,15 +64,17 @@ class Backend:
         raise NotImplementedError
 
     def empty_list_like(self, items):
-        """An empty stacked list whose items are like the items of `items`."""
+        """An empty staged list whose items are like the items of `items` (a staged list, or
+        a Python list whose last item is one)."""
         raise NotImplementedError
 
-    def to_list(self, value):
-        """A stacked list from a staged list or a (non-empty) Python list of items."""
+    def to_list(self, value, like):
+        """A staged list from a staged list or a (non-empty) Python list of items; `like` (as
+        for `empty_list_like`) is the list after the construct."""
         raise NotImplementedError
 
     def list_append(self, lst, value):
-        """The stacked list `lst` with `value` appended (a new staged value)."""
+        """Appends `value` to the staged list `lst`; returns `lst`."""
         raise NotImplementedError
 
     def logical_not(self, x):

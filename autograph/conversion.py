@@ -73,9 +73,10 @@ def convert_tree(node, ctx: Context, nodes=None):
     if gast.ListComp in present:  # before lists: the loop it makes appends
         node = comprehensions.transform(node, ctx)
         loops = True
-    # `lst.append(v)` becomes an assignment, so the analyses see the list as modified.
+    # `lst.append(v)` becomes an assignment, so the analyses see the list as modified (and so
+    # do other in-place changes: `lst.pop()`, `d.update(...)`).
     if gast.ListComp in present or any(
-            type(n) is gast.Attribute and n.attr == "append" for n in nodes):
+            type(n) is gast.Attribute and n.attr in lists.MUTATORS for n in nodes):
         node = lists.transform(node, ctx)
     # Jumps are lowered before control flow, which needs structured code.
     if gast.Return in present:

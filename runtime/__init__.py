@@ -121,6 +121,7 @@ from runtime.ops.reduction_ops import (
 )
 from runtime.signature import TensorSpec
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorShape
+from runtime.tensor_list import TensorList
 from runtime.variables import Variable
 
 __version__ = "0.1.0"

@@ -12,13 +12,19 @@ from __future__ import annotations
 import autograph
 from runtime import context, dtypes
 from runtime.control_flow import cond, while_loop
-from runtime.conversion import convert_to_tensor, is_weak
+from runtime.conversion import (
+    convert_to_tensor,
+    is_python_scalar,
+    is_weak,
+    python_scalar_fits,
+)
 from runtime.errors import OperatorNotAllowedInGraphError, with_origin
 from runtime.graph import Graph
 from runtime.ops import array_ops, creation_ops, io_ops, math_ops, reduction_ops, string_ops
 from runtime.ops.registry import constant_in_graph
 from runtime.source_info import user_origin
 from runtime.tensor import SymbolicTensor, Tensor
+from runtime.tensor_list import TensorList, present
 
 _PYTHON_DTYPES = {int: dtypes.int32, float: dtypes.float32, bool: dtypes.bool_}
 
@@ -26,7 +32,9 @@ _PYTHON_DTYPES = {int: dtypes.int32, float: dtypes.float32, bool: dtypes.bool_}
 def _as_bool(value):
     """Python's truth of a value as a scalar bool (`if x:`): a graph tensor must hold exactly
     one element (else numpy's ambiguity error, at the user's line; checked when the graph runs
-    for unknown dims) and is true when nonzero."""
+    for unknown dims) and is true when nonzero; a TensorList is true when it has items."""
+    if isinstance(value, TensorList):
+        return math_ops.greater(value.size(), 0)
     if not isinstance(value, SymbolicTensor):
         return value
     known = [d for d in value.shape if d is not None]
@@ -49,11 +57,17 @@ def _zeros(shape, dtype):
     return constant_in_graph(context.current_graph(), creation_ops.zeros(shape, dtype))
 
 
-def _loop_value(value):
-    """Python lists carried by a graph loop become stacked tensors."""
-    if isinstance(value, list) and value:
-        return array_ops.stack(value)
-    return value
+def _item_spec(items):
+    """(dtype, shape) of the items of a list after a construct appended to it."""
+    if isinstance(items, TensorList):
+        return items.dtype, items.element_shape
+    item = items[-1]
+    if isinstance(item, TensorList):
+        return item.handle.dtype, item.element_shape
+    if isinstance(item, list):
+        return _item_spec(TensorList.from_items(item))
+    item = convert_to_tensor(item)
+    return item.dtype, tuple(item.shape)
 
 
 class RuntimeBackend(autograph.Backend):
@@ -63,20 +77,27 @@ class RuntimeBackend(autograph.Backend):
     limit_errors = (OperatorNotAllowedInGraphError,)
 
     def is_tensor(self, value) -> bool:
-        return isinstance(value, Tensor)
+        return isinstance(value, (Tensor, TensorList))
 
     def is_staged(self, value) -> bool:
-        return isinstance(value, SymbolicTensor)
+        return isinstance(value, (SymbolicTensor, TensorList))
 
     def cond(self, pred, true_fn, false_fn, names):
         return cond(_as_bool(pred), true_fn, false_fn, names=names)
 
     def while_loop(self, test, body, loop_vars, names):
-        loop_vars = tuple(_loop_value(v) for v in loop_vars)
         return while_loop(lambda *v: _as_bool(test(*v)), body, loop_vars, names=names)
 
     def for_loop(self, iterated, extra_test, body, loop_vars, names):
-        if not isinstance(iterated, tuple) and iterated.op.type == "Range":
+        if isinstance(iterated, TensorList):
+            start, delta, count = 0, 1, iterated.size()
+
+            def in_range(i):
+                return math_ops.less(i, count)
+
+            def item(i):
+                return iterated[i]
+        elif not isinstance(iterated, tuple) and iterated.op.type == "Range":
             start, limit, delta = iterated.op.inputs
             upward = math_ops.greater(delta, 0)
 
@@ -115,7 +136,7 @@ class RuntimeBackend(autograph.Backend):
             return (i + delta, *body(item(i), *current))
 
         init = (convert_to_tensor(start, dtypes.int32) if not isinstance(start, Tensor) else start,)
-        init += tuple(_loop_value(v) for v in loop_vars)
+        init += tuple(loop_vars)
         names = ("<iteration>", *(names or ()))
         return tuple(while_loop(loop_test, loop_body, init, names=names))[1:]
 
@@ -127,7 +148,9 @@ class RuntimeBackend(autograph.Backend):
     def placeholder(self, value):
         """A stand-in for `value`; weak for a Python scalar or weak tensor (it takes the dtype
         of the tensors it meets, like the value it stands for)."""
-        value = _loop_value(value)
+        if isinstance(value, TensorList):
+            handle = context.current_graph().add_input(value.handle.dtype, value.element_shape)
+            return TensorList(handle)
         if isinstance(value, Tensor) or type(value) in _PYTHON_DTYPES:
             tensor = convert_to_tensor(value)
             placeholder = context.current_graph().add_input(tensor.dtype, tensor.shape)
@@ -138,34 +161,38 @@ class RuntimeBackend(autograph.Backend):
     def item_placeholder(self, iterated):
         if isinstance(iterated, tuple):
             return tuple(self.item_placeholder(t) for t in iterated)
+        if isinstance(iterated, TensorList):
+            return present(context.current_graph().add_input(iterated.dtype,
+                                                             iterated.element_shape))
         return context.current_graph().add_input(iterated.dtype, iterated.shape[1:])
 
     def zeros_like(self, value):
+        if isinstance(value, TensorList):
+            return TensorList.from_items([], value.dtype, value.element_shape)
         shape = tuple(0 if d is None else d for d in value.shape)
         zeros = _zeros(shape, value.dtype)
         zeros.weak = value.weak  # a fill for a Python number is one too: its dtype may change
         return zeros
 
     def empty_list_like(self, items):
-        if isinstance(items, list):
-            if not items:
-                raise ValueError(
-                    "autograph: cannot infer the item type of a list that the loop never appends "
-                    "to; give the list an initial item, or create it as a tensor."
-                )
-            item = items[0] if isinstance(items[0], Tensor) else convert_to_tensor(items[0])
-            shape = (0, *(0 if d is None else d for d in item.shape))
-        else:
-            item = items
-            shape = (0, *(0 if d is None else d for d in items.shape[1:]))
-        return _zeros(shape, item.dtype)
+        if isinstance(items, list) and not items:
+            raise ValueError(
+                "autograph: cannot infer the item type of a list that the loop never appends "
+                "to; give the list an initial item, or create it as a tensor.")
+        return TensorList.from_items([], *_item_spec(items))
 
-    def to_list(self, value):
-        return _loop_value(value)
+    def to_list(self, value, like):
+        if isinstance(value, TensorList):
+            return value
+        dtype, _ = _item_spec(like)
+        if all(is_python_scalar(v) and python_scalar_fits(v, dtype) for v in value):
+            # Python numbers take the dtype of the items appended later, if they keep their value
+            return TensorList.from_items([convert_to_tensor(v, dtype) for v in value])
+        return TensorList.from_items(value)
 
     def list_append(self, lst, value):
-        value = convert_to_tensor(value, lst.dtype)
-        return array_ops.concat([lst, array_ops.expand_dims(value, 0)], 0)
+        lst.append(value)
+        return lst
 
     def logical_not(self, x):
         return math_ops.logical_not(_as_bool(x))
@@ -180,6 +207,8 @@ class RuntimeBackend(autograph.Backend):
         return creation_ops.range(start, limit, delta)
 
     def len(self, x):
+        if isinstance(x, TensorList):
+            return x.size()
         if x.shape and x.shape[0] is not None:
             return x.shape[0]
         return array_ops.shape(x)[0]

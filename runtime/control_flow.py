@@ -31,6 +31,7 @@ from runtime.ops import math_ops
 from runtime.ops.registry import CONTROL_FLOW, apply, constant_in_graph, define_op
 from runtime.source_info import user_origin
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
+from runtime.tensor_list import TensorList, present
 
 _names = itertools.count()
 
@@ -56,7 +57,9 @@ def _describe(names, index: int) -> str:
 
 def _to_graph_tensor(graph: Graph, value, dtype=None) -> SymbolicTensor:
     """`value` as a tensor of `graph` (constants for Python and eager values; a captured weak
-    tensor stays weak)."""
+    tensor stays weak; a TensorList gives its list tensor)."""
+    if isinstance(value, TensorList):
+        value = value.handle
     if isinstance(value, SymbolicTensor):
         if value.op.graph is graph:
             return value
@@ -199,7 +202,7 @@ def cond(pred, true_fn, false_fn, names=None):
     flat = list(t_flat)
     for pos, tensor, is_weak in zip(positions, result, weak):
         tensor.weak = is_weak
-        flat[pos] = tensor
+        flat[pos] = present(tensor)
     return nest.pack_sequence_as(t_out, flat)
 
 
@@ -230,7 +233,8 @@ def _in_branch(g: Graph, value, names, i):
     """A branch output as a tensor of `g`; a Python scalar stays one until its dtype is known."""
     if is_python_scalar(value):
         return value
-    if not isinstance(value, (Tensor, np.generic)) and not hasattr(value, "read_value"):
+    if not isinstance(value, (Tensor, TensorList, np.generic)) and not hasattr(value,
+                                                                              "read_value"):
         raise TypeError(
             with_origin(
                 f"cond: output {_describe(names, i)} is {type(value).__name__} ({value!r}), which "
@@ -293,7 +297,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, names=None):
     result = [result] if isinstance(result, SymbolicTensor) else result
     for tensor, (_, weak, _) in zip(result, state):
         tensor.weak = weak
-    packed = nest.pack_sequence_as(structure, result)
+    packed = nest.pack_sequence_as(structure, [present(t) for t in result])
     return packed[0] if single else packed
 
 
@@ -348,7 +352,7 @@ def _loop_inputs(graph, state, names):
     for i, (dtype, weak, shape) in enumerate(state):
         tensor = graph.add_input(dtype, shape, name=names[i] if names and i < len(names) else None)
         tensor.weak = weak
-        inputs.append(tensor)
+        inputs.append(present(tensor))
     return inputs
 
 

@@ -54,6 +54,11 @@ def convert_to_tensor(value, dtype=None, name: str | None = None) -> Tensor:
     converter = _CONVERTERS.get(type(value))
     if converter is not None:
         return convert_to_tensor(converter(value), dtype, name)
+    if isinstance(value, (list, tuple)) and _holds_graph_values(value):
+        from runtime.ops import array_ops  # the Pack op (op modules import this one)
+
+        return array_ops.stack([v if dtype is None else convert_to_tensor(v, dtype, name)
+                                for v in value])
     try:
         return eager(value, dtypes.as_dtype(dtype) if dtype is not None else None)
     except (ValueError, TypeError) as e:
@@ -62,6 +67,13 @@ def convert_to_tensor(value, dtype=None, name: str | None = None) -> Tensor:
             + (f" for {name}" if name else "")
             + f": {e}"
         ) from None
+
+
+def _holds_graph_values(value) -> bool:
+    """A (nested) list or tuple with a symbolic tensor or a converting object among its items:
+    it becomes a Pack op, as numpy makes an array of a list of arrays."""
+    return any(isinstance(v, SymbolicTensor) or type(v) in _CONVERTERS
+               or (isinstance(v, (list, tuple)) and _holds_graph_values(v)) for v in value)
 
 
 def _describe(value) -> str:

@@ -28,7 +28,9 @@ class DType:
 
     @property
     def is_string(self) -> bool:
-        return self.np_dtype.kind in "OSU"
+        return self.np_dtype.kind in "OSU" and not self.is_list
+
+    is_list = False
 
     def __repr__(self) -> str:
         return f"rt.{self.name}"
@@ -54,12 +56,38 @@ _BY_NAME = {d.name: d for d in ALL}
 _BY_NP = {d.np_dtype: d for d in ALL}
 
 
+class ListDType(DType):
+    """The dtype of a staged list (`rt.TensorList`) whose items have dtype `element` (a list
+    dtype for a list of lists). A tensor of this dtype has the shape of its items."""
+
+    __slots__ = ("element",)
+    is_list = True
+
+    def __init__(self, element: DType):
+        super().__init__(f"list<{element.name}>", np.object_)
+        self.element = element
+
+
+_LISTS: dict = {}
+
+
+def list_of(element) -> ListDType:
+    """The dtype of staged lists of `element` items (one object per element dtype)."""
+    element = as_dtype(element)
+    found = _LISTS.get(element)
+    if found is None:
+        found = _LISTS[element] = ListDType(element)
+    return found
+
+
 def as_dtype(value) -> DType:
     """Returns the DType for a DType, its name, a numpy dtype or a Python type."""
     if isinstance(value, DType):
         return value
     if isinstance(value, str) and value in _BY_NAME:
         return _BY_NAME[value]
+    if isinstance(value, str) and value.startswith("list<") and value.endswith(">"):
+        return list_of(value[5:-1])
     if value is float:
         return float32
     if value is int:

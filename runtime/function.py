@@ -21,6 +21,7 @@ from runtime.ops.registry import constant_in_graph
 from runtime.passes import run_passes
 from runtime.signature import TensorSpec, describe_key, is_tensor_leaf, leaf_str, value_key
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
+from runtime.tensor_list import TensorList
 
 logger = logging.getLogger("runtime.function")
 
@@ -122,21 +123,29 @@ def _structure_str(value) -> str:
     return leaf_str(value)
 
 
+def eager_output(value, dtype):
+    """A graph's output value as the caller sees it: an eager tensor, or for a list tensor a
+    Python list (of eager tensors, or of lists)."""
+    if dtype.is_list:
+        return [eager_output(item, dtype.element) for item in value.items()]
+    return EagerTensor(value, dtype)
+
+
 def _make_packer(structure):
     """A function from the compiled graph's output tuple to the user's output structure."""
     if isinstance(structure, SymbolicTensor):
         dtype = structure.dtype
-        return lambda outs: EagerTensor(outs[0], dtype)
+        return lambda outs: eager_output(outs[0], dtype)
     leaves = nest.flatten(structure)
     slots = [(i, leaf.dtype) for i, leaf in enumerate(leaves) if isinstance(leaf, SymbolicTensor)]
     if type(structure) in (tuple, list) and all(isinstance(v, SymbolicTensor) for v in structure):
         kind, out_dtypes = type(structure), [dtype for _, dtype in slots]
-        return lambda outs: kind(map(EagerTensor, outs, out_dtypes))
+        return lambda outs: kind(map(eager_output, outs, out_dtypes))
 
     def pack(outs):
         flat = list(leaves)
         for (i, dtype), value in zip(slots, outs):
-            flat[i] = EagerTensor(value, dtype)
+            flat[i] = eager_output(value, dtype)
         return nest.pack_sequence_as(structure, flat)
 
     if not nest.is_nested(structure):
@@ -515,6 +524,8 @@ def _structure_key(value, path):
 
 
 def _output_tensor(graph, value, path):
+    if isinstance(value, TensorList):
+        value = value.handle
     if isinstance(value, SymbolicTensor):
         if value.op.graph is not graph:
             raise ValueError(

@@ -1,9 +1,14 @@
-"""`lst.append(v)` as a statement becomes `lst = ag__.list_append(lst, v)`.
+"""Calls that change a local variable's object in place make the variable one the statement
+modifies, so a staged `if`/loop carries it (a list whose length changes becomes a staged list):
 
-The list becomes a variable the statement modifies, so a staged loop can carry it (as a growing
-stacked tensor); on Python lists `list_append` appends in place and returns the same list.
-Only lists that are local variables of the function are rewritten (assigning a closure or
-global name would make it local).
+    lst.append(v)            ->   lst = ag__.list_append(lst, v)
+    t += lst.pop()           ->   t += lst.pop()
+                                  lst = ag__.mutated(lst)
+`list_append` appends in place and returns the same list (a staged list's `append` is O(1));
+`mutated` returns its argument. The methods are those of lists, dicts and sets that change
+them (`append`, `pop`, `update`, ...), on any object: for another object the variable is just
+carried as it is. Only local variables are rewritten (assigning a closure or global name would
+make it local).
 """
 
 from __future__ import annotations
@@ -40,6 +45,29 @@ class _Lists(traversal.StatementTransformer):
         lst, _, method = (target or "").rpartition(".")
         if method != "append" or lst not in self.locals[-1] or len(call.args) != 1 \
                 or call.keywords:
-            return self.generic_visit(node)
+            return self._mark(node)
         return templates.replace("lst = ag__.list_append(lst, value)", getanno(node, Anno.ORIGIN),
                                  lst=lst, value=call.args[0])
+
+    def visit_Assign(self, node):
+        return self._mark(node)
+
+    visit_AugAssign = visit_AnnAssign = visit_Assign
+
+    def _mark(self, node):
+        """`node`, then `name = ag__.mutated(name)` for each local it changes in place."""
+        changed = []
+        for n in traversal.walk(node):
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                    and n.func.attr in MUTATORS and isinstance(n.func.value, gast.Name) \
+                    and n.func.value.id in self.locals[-1] and n.func.value.id not in changed:
+                changed.append(n.func.value.id)
+        origin = getanno(node, Anno.ORIGIN)
+        return [node] + [s for name in changed
+                         for s in templates.replace("name = ag__.mutated(name)", origin,
+                                                    name=name)]
+
+
+# Methods of lists, dicts and sets that change the object they are called on.
+MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
+                      "update", "setdefault", "popitem", "add", "discard"})

@@ -7,7 +7,7 @@ from autograph.operators.control_flow import (
     python_value,
     while_stmt,
 )
-from autograph.operators.data_structures import list_append
+from autograph.operators.data_structures import list_append, mutated
 from autograph.operators.exceptions import assert_stmt, reraise_staged
 from autograph.operators.formatting import format_string, percent_format
 from autograph.operators.logical import and_, and_cond, not_, or_, or_cond
@@ -25,7 +25,6 @@ from autograph.operators.traced_paths import TryBody
 __all__ = [
     "Attr", "Global", "Item", "Nonlocal", "reraise_staged", "and_cond", "or_cond",
     "MaybeUndefined", "TryBody", "Undefined", "UndefinedReturn", "and_", "assert_stmt", "for_stmt",
-    "if_exp", "if_stmt", "ld", "list_append", "not_", "or_", "python_value", "return_value",
-    "while_stmt",
-    "format_string", "percent_format", "in_", "not_in",
+    "if_exp", "if_stmt", "ld", "list_append", "mutated", "not_", "or_", "python_value",
+    "return_value", "while_stmt", "format_string", "percent_format", "in_", "not_in",
 ]

@@ -197,13 +197,27 @@ def _staged_loop(backend, construct, test, body, iterated=None):
 def _build_loop(backend, construct, plan, test, body, iterated):
     probed = []
 
+    def dry_iteration(staged_lists):
+        return construct.dry_run(
+            backend, body,
+            lambda: tuple(probe_value(backend, v, staged_lists) for v in construct.initial),
+            lambda: () if iterated is None else (backend.item_placeholder(iterated),))
+
     def probe(i):
         if not probed:
             try:
-                probed.append(construct.dry_run(
-                    backend, body,
-                    lambda: tuple(probe_value(backend, v) for v in construct.initial),
-                    lambda: () if iterated is None else (backend.item_placeholder(iterated),)))
+                try:
+                    probed.append(dry_iteration(staged_lists=False))
+                except Exception as first:
+                    # A graph limit met on a Python list (indexed by a tensor): the body needs
+                    # its lists staged. Try that; if it fails too, the first error stands.
+                    if not (backends.is_graph_limit(first)
+                            and any(type(v) is list and v for v in construct.initial)):
+                        raise
+                    try:
+                        probed.append(dry_iteration(staged_lists=True))
+                    except Exception:
+                        raise first from None
             except Exception as e:
                 if traced_paths.raised_by_user(e) is None:
                     raise

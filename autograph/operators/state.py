@@ -8,7 +8,8 @@ return (or, for an `if` whose branches `return`, the returned value), then its s
                 staged; its other leaves (None, strings, objects) must be the same on every
                 path, and stay Python values
     Absent      undefined on every path: not staged
-    Stacked     a Python list that the construct appends to: a stacked list
+    Stacked     a Python list whose length the construct changes (it appends, pops...): a
+                staged list (the backend's list type)
     Maybe       assigned on some paths: staged with a flag saying where; it becomes a
                 MaybeUndefined, which checks the flag where it is read
     ReturnFill  the return value, set on some paths: filled where no `return` ran (never read
@@ -21,9 +22,11 @@ value is unassigned.
 
 from __future__ import annotations
 
+import copy
 import numbers
 from collections.abc import Sequence
 
+from autograph import backends
 from autograph.errors import AutoGraphError, at
 from autograph.operators import structures
 from autograph.operators.special_values import MaybeUndefined, Undefined, UndefinedReturn
@@ -51,7 +54,7 @@ class Construct:
         """The state after `fn(*lead, *variables)` starting from `values`. Its containers are
         copies (later paths may change the originals, e.g. a dict that a slot writes to)."""
         args = self.variables(values)
-        result = fn(*lead, *[list(v) if type(v) is list else v for v in args])  # own lists
+        result = fn(*lead, *[_own(v) for v in args])
         if self.returns or self.single:
             head = (result,)
         else:
@@ -85,8 +88,8 @@ class Construct:
 
     def _set_slots(self, values, copy_lists=False) -> None:
         for slot, value in zip(self.slots, values[self.heads:]):
-            if copy_lists and type(value) is list:
-                value = list(value)
+            if copy_lists:
+                value = _own(value)
             if slot.composite and isinstance(value, MaybeUndefined):
                 raise AutoGraphError(at(
                     f"{slot.name} is assigned on some paths only of a graph `if` or loop (or in "
@@ -234,8 +237,18 @@ class Maybe(Defined):
         return MaybeUndefined(value, defined, self.carried.name)
 
 
+def _own(value):
+    """`value` for one path to change in place: a copy of a Python list, a new object for a
+    staged value that has methods changing it (a staged list: `__copy__` gives it)."""
+    if type(value) is list:
+        return list(value)
+    if hasattr(type(value), "__copy__") and backends.staging(value) is not None:
+        return copy.copy(value)
+    return value
+
+
 class Stacked:
-    """A Python list that the construct appends to."""
+    """A Python list whose length the construct changes: a staged list."""
 
     count = 1
 
@@ -251,7 +264,7 @@ class Stacked:
     def encode(self, backend, value, label) -> list:
         if isinstance(value, list) and not value:
             return [backend.empty_list_like(self.sample)]
-        return [backend.to_list(value)]
+        return [backend.to_list(value, self.sample)]
 
     def decode(self, leaves):
         return next(leaves)
@@ -311,7 +324,7 @@ def needs_other_path(backend, initial, out) -> bool:
     branch's): where `out` has no value to take the type from, or leaves a list as it was (the
     other branch may append to it). Everything else the second branch is checked against."""
     return any(isinstance(value, Undefined) or (isinstance(original, list)
-                                                and not _grown(backend, value, original))
+                                                and not _resized(backend, value, original))
                for original, value in zip(initial, out))
 
 
@@ -320,9 +333,10 @@ def step_for(backend, name, original, samples):
     value) pairs); `original` is its value before the construct."""
     values = [v for _, v in samples]
     if isinstance(original, list):
-        grown = [v for v in values if _grown(backend, v, original)]
-        if grown:
-            return Stacked(name, grown[0])
+        resized = [v for v in values if _resized(backend, v, original)]
+        if resized:  # the items give the item type: any list that has some
+            samples = [v for v in (*resized, original) if not isinstance(v, list) or v]
+            return Stacked(name, (samples or resized)[0])
         if not original:
             return Absent(original)
     if all(isinstance(v, Undefined) for v in values):
@@ -349,9 +363,15 @@ def loop_step(backend, name, original, probed):
     return Defined(Carried(backend, name, [("before the loop", original)]))
 
 
-def probe_value(backend, value):
-    """A staged stand-in for a loop variable's value in the dry run of the body."""
+def probe_value(backend, value, staged_lists=False):
+    """A staged stand-in for a loop variable's value in the dry run of the body; a Python list
+    is a copy, or with `staged_lists` a staged list when its items can be staged."""
     if isinstance(value, list):
+        if staged_lists and value:
+            try:
+                return backend.to_list(value, value)
+            except Exception:  # noqa: BLE001 - items a staged list cannot hold: a Python list
+                pass
         return list(value)
     if isinstance(value, Undefined):
         return value
@@ -363,11 +383,11 @@ def probe_value(backend, value):
         [backend.placeholder(leaf) if stageable(backend, leaf) else leaf for leaf in leaves]))
 
 
-def _grown(backend, value, original) -> bool:
-    """Whether the list `original` was appended to: `value` is a longer list, or a stacked list
-    (a tensor) that a staged construct inside made of it."""
+def _resized(backend, value, original) -> bool:
+    """Whether the construct changed the length of the list `original`: `value` is a list of
+    another length, or a staged list that a staged construct inside made of it."""
     if isinstance(value, list):
-        return len(value) > len(original)
+        return len(value) != len(original)
     return backend.is_tensor(value)
 
 

@@ -10,9 +10,10 @@ import numpy as np
 from runtime import dtypes
 from runtime.conversion import convert_to_tensor, is_weak, weak_join
 from runtime.errors import InvalidArgumentError
-from runtime.ops import shapes
+from runtime.ops import list_ops, shapes
 from runtime.ops.registry import ELEMENTWISE, apply, define_op
 from runtime.tensor import Tensor, normalize
+from runtime.tensor_list import TensorList
 
 # ---- reshape / transpose / expand / squeeze ------------------------------------------------
 
@@ -149,6 +150,9 @@ CONCAT = define_op(
 
 
 def concat(values, axis):
+    """`values` (tensors, or a TensorList) joined along their existing dim `axis`."""
+    if isinstance(values, TensorList):
+        return list_ops.concat(values.handle, axis)
     return apply(CONCAT, _same_dtype(values, "concat"), {"axis": int(axis)})
 
 
@@ -165,6 +169,14 @@ STACK = define_op("Pack", infer=_stack_infer, kernel=lambda *xs, axis: np.stack(
 
 
 def stack(values, axis=0):
+    """`values` (tensors, or a TensorList) joined along a new dim `axis`."""
+    if isinstance(values, TensorList):
+        stacked = values.stack()
+        rank = len(stacked.shape)
+        a = shapes.static_check(shapes.normalize_axis, axis, rank, "stack")
+        if a == 0:
+            return stacked
+        return transpose(stacked, [*range(1, a + 1), 0, *range(a + 1, rank)])
     return apply(STACK, _same_dtype(values, "stack"), {"axis": int(axis)})
 
 

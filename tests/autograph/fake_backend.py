@@ -46,6 +46,22 @@ Sym.__hash__ = object.__hash__
 
 
 
+class SymList(Sym):
+    """A staged list: changed in place by its methods, as the runtime's TensorList is."""
+
+    def append(self, item):
+        self.value = self.value + [unwrap(item)]
+
+    def pop(self):
+        if not self.value:
+            raise IndexError("pop from empty list")
+        self.value, item = self.value[:-1], self.value[-1]
+        return Sym(item)
+
+    def __copy__(self):
+        return SymList(self.value)
+
+
 _PYTHON_SCALARS = (bool, int, float)
 
 
@@ -128,13 +144,14 @@ class FakeBackend(autograph.Backend):
         return Sym(type(unwrap(value))())
 
     def empty_list_like(self, items):
-        return Sym([])
+        return SymList([])
 
-    def to_list(self, value):
-        return value if isinstance(value, Sym) else Sym([unwrap(v) for v in value])
+    def to_list(self, value, like):
+        return value if isinstance(value, Sym) else SymList([unwrap(v) for v in value])
 
     def list_append(self, lst, value):
-        return Sym(unwrap(lst) + [unwrap(value)])
+        lst.append(value)  # in place, as the real staged list appends
+        return lst
 
     def logical_not(self, x):
         return Sym(not unwrap(x))

@@ -1,0 +1,244 @@
+"""Staged lists: the ops behind `rt.TensorList` (see runtime/tensor_list.py).
+
+A list tensor has a list dtype (`dtypes.list_of(item dtype)`) and the shape of its items. Its
+run-time value is a `ListValue`: the first `length` items of a Python list that versions of the
+list share. The ops are pure functions of their inputs, as graph passes assume, and appending is
+still O(1): appending to the newest version extends the shared buffer in place; appending to an
+older version (whose buffer a newer version extended since) copies its items first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.errors import InvalidArgumentError
+from runtime.ops.registry import apply, define_op
+
+
+class ListValue:
+    """The run-time value of a list tensor."""
+
+    __slots__ = ("buffer", "length")
+
+    def __init__(self, buffer: list, length: int):
+        self.buffer, self.length = buffer, length
+
+    def items(self) -> list:
+        return self.buffer[: self.length]
+
+    def __repr__(self) -> str:
+        return f"ListValue({self.items()!r})"
+
+
+def _own(item):
+    """A stored item must not change when the executor reuses an array's buffer."""
+    return item.copy() if isinstance(item, np.ndarray) and item.ndim else item
+
+
+def _join(shape, other, what: str):
+    """The item shape that both `shape` and `other` have (unknown where they differ)."""
+    if len(shape) != len(other):
+        raise InvalidArgumentError(
+            f"{what}: the items of a staged list must have one rank, got shapes {list(shape)} "
+            f"and {list(other)}; stack them into a tensor of one shape first."
+        )
+    return tuple(a if a == b else None for a, b in zip(shape, other))
+
+
+def _check_item(lst, item, what: str):
+    if item.dtype is not lst.dtype.element:
+        raise TypeError(
+            f"{what}: a list of {lst.dtype.element.name} items cannot take a {item.dtype.name} "
+            "item; use rt.cast so that all items have one dtype."
+        )
+
+
+# ---- ops ---------------------------------------------------------------------------------------
+def _from_items_infer(inputs, *, dtype, element_shape):
+    shape = tuple(element_shape)
+    for item in inputs:
+        if item.dtype is not dtype:
+            raise TypeError(
+                f"a list of {dtype.name} items cannot hold a {item.dtype.name} item; use rt.cast "
+                "so that all items have one dtype."
+            )
+        shape = _join(shape, tuple(item.shape), "list")
+    return [(dtypes.list_of(dtype), shape)]
+
+
+LIST_FROM_ITEMS = define_op(
+    "ListFromItems",
+    infer=_from_items_infer,
+    kernel=lambda *items, dtype, element_shape: ListValue([_own(i) for i in items], len(items)),
+)
+
+
+def _push_back_kernel(lst, item):
+    buffer = lst.buffer if len(lst.buffer) == lst.length else lst.buffer[: lst.length]
+    buffer.append(_own(item))
+    return ListValue(buffer, lst.length + 1)
+
+
+def _push_back_infer(inputs):
+    lst, item = inputs
+    _check_item(lst, item, "append")
+    return [(lst.dtype, _join(tuple(lst.shape), tuple(item.shape), "append"))]
+
+
+LIST_PUSH_BACK = define_op("ListPushBack", infer=_push_back_infer, kernel=_push_back_kernel)
+
+
+def _pop_back_kernel(lst):
+    if lst.length == 0:
+        raise IndexError("pop from empty list")
+    return ListValue(lst.buffer, lst.length - 1), lst.buffer[lst.length - 1]
+
+
+LIST_POP_BACK = define_op(
+    "ListPopBack",
+    infer=lambda inputs: [(inputs[0].dtype, inputs[0].shape),
+                          (inputs[0].dtype.element, inputs[0].shape)],
+    kernel=_pop_back_kernel,
+)
+
+LIST_LENGTH = define_op(
+    "ListLength",
+    infer=lambda inputs: [(dtypes.int32, ())],
+    kernel=lambda lst: np.int32(lst.length),
+)
+
+
+def _position(lst, index, what: str) -> int:
+    i = int(index)
+    if not -lst.length <= i < lst.length:
+        raise IndexError(f"list {what}index out of range")
+    return i + lst.length if i < 0 else i
+
+
+def _index_infer(index):
+    if not index.dtype.is_integer or len(index.shape) != 0:
+        raise TypeError(
+            f"list indices must be integer scalars, not {index.dtype.name}{list(index.shape)}"
+        )
+
+
+def _get_item_infer(inputs):
+    lst, index = inputs
+    _index_infer(index)
+    return [(lst.dtype.element, lst.shape)]
+
+
+LIST_GET_ITEM = define_op(
+    "ListGetItem",
+    infer=_get_item_infer,
+    kernel=lambda lst, index: lst.buffer[_position(lst, index, "")],
+)
+
+
+def _set_item_kernel(lst, index, item):
+    buffer = lst.items()
+    buffer[_position(lst, index, "assignment ")] = _own(item)
+    return ListValue(buffer, lst.length)
+
+
+def _set_item_infer(inputs):
+    lst, index, item = inputs
+    _index_infer(index)
+    _check_item(lst, item, "item assignment")
+    return [(lst.dtype, _join(tuple(lst.shape), tuple(item.shape), "item assignment"))]
+
+
+LIST_SET_ITEM = define_op("ListSetItem", infer=_set_item_infer, kernel=_set_item_kernel)
+
+
+def _concat_lists_infer(inputs):
+    a, b = inputs
+    if a.dtype is not b.dtype:
+        raise TypeError(f"cannot concatenate a {a.dtype.name} and a {b.dtype.name}")
+    return [(a.dtype, _join(tuple(a.shape), tuple(b.shape), "+"))]
+
+
+LIST_CONCAT_LISTS = define_op(
+    "ListConcatLists",
+    infer=_concat_lists_infer,
+    kernel=lambda a, b: ListValue(a.items() + b.items(), a.length + b.length),
+)
+
+
+def _stack_kernel(lst):
+    items = lst.items()
+    if items and isinstance(items[0], ListValue):
+        items = [_stack_kernel(item) for item in items]
+    return np.stack(items)  # numpy's error for an empty list, as `rt.stack([])` raises
+
+
+def _stack_infer(inputs):
+    (lst,) = inputs
+    dtype, shape = lst.dtype.element, tuple(lst.shape)
+    while dtype.is_list:  # a list of lists stacks into one more dimension
+        dtype, shape = dtype.element, (None, *shape)
+    return [(dtype, (None, *shape))]
+
+
+LIST_STACK = define_op("ListStack", infer=_stack_infer, kernel=_stack_kernel)
+
+
+def _concat_infer(inputs, *, axis):
+    (lst,) = inputs
+    if lst.dtype.element.is_list:
+        raise TypeError("concat: the items of the list are lists; stack them first")
+    shape = list(lst.shape)
+    if not shape:
+        raise InvalidArgumentError("concat: the items are scalars (rank 0); use rt.stack")
+    a = axis + len(shape) if axis < 0 else axis
+    if not 0 <= a < len(shape):
+        raise InvalidArgumentError(f"concat: axis {axis} is out of range for items of rank "
+                                   f"{len(shape)}")
+    shape[a] = None
+    return [(lst.dtype.element, tuple(shape))]
+
+
+LIST_CONCAT = define_op(
+    "ListConcat",
+    infer=_concat_infer,
+    kernel=lambda lst, axis: np.concatenate(lst.items(), axis),
+)
+
+
+# ---- functions on list tensors (used by rt.TensorList) -----------------------------------------
+def from_items(items, dtype, element_shape):
+    return apply(LIST_FROM_ITEMS, list(items),
+                 {"dtype": dtype, "element_shape": tuple(element_shape)})
+
+
+def push_back(lst, item):
+    return apply(LIST_PUSH_BACK, [lst, item])
+
+
+def pop_back(lst):
+    return apply(LIST_POP_BACK, [lst])
+
+
+def length(lst):
+    return apply(LIST_LENGTH, [lst])
+
+
+def get_item(lst, index):
+    return apply(LIST_GET_ITEM, [lst, index])
+
+
+def set_item(lst, index, item):
+    return apply(LIST_SET_ITEM, [lst, index, item])
+
+
+def concat_lists(a, b):
+    return apply(LIST_CONCAT_LISTS, [a, b])
+
+
+def stack(lst):
+    return apply(LIST_STACK, [lst])
+
+
+def concat(lst, axis: int):
+    return apply(LIST_CONCAT, [lst], {"axis": int(axis)})

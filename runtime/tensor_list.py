@@ -1,0 +1,190 @@
+"""`rt.TensorList`: what a Python list becomes when graph code changes its length.
+
+In a graph, a loop whose trip count is a tensor cannot keep a Python list of its items (there is
+no Python list at run time, only a count the graph does not know while tracing). So a list that a
+staged loop or `if` appends to, pops from or extends becomes a TensorList: a list tensor of the
+graph (`list_ops`) behind the methods of a Python list. Eagerly, and where control flow stays
+Python, lists stay Python lists.
+
+    out = []                                   # a Python list
+    for i in rt.range(n):                      # a graph loop: `out` becomes a TensorList
+        out.append(x * i)                      # O(1) per append
+    return rt.stack(out)                       # or rt.concat(out, 0), out[i], len(out) ...
+
+What a TensorList supports: `append`, `pop()`, `extend`, `+` (a new list), `len()` (a tensor,
+in converted code), indexing with ints and integer tensors, `lst[i] = v`, iteration in a
+converted `for` (a graph loop), `rt.stack`, `rt.concat`, `rt.convert_to_tensor`; its items may
+be lists (a list of lists). All items have one dtype and rank (their dims may differ). Returned
+from an `rt.function`, it is a Python list of tensors.
+"""
+
+from __future__ import annotations
+
+from runtime import dtypes
+from runtime.conversion import convert_to_tensor, register_conversion
+from runtime.errors import OperatorNotAllowedInGraphError, with_origin
+from runtime.ops import list_ops
+from runtime.source_info import user_origin
+from runtime.tensor import SymbolicTensor, Tensor
+
+
+class TensorList:
+    """A list built by graph code: a list tensor (`handle`) behind a Python list's methods.
+    Methods that change the list (`append`, `pop`, `extend`, item assignment) change which
+    tensor it holds, so names bound to this object see the change, as with a Python list."""
+
+    __slots__ = ("handle",)
+
+    def __init__(self, handle: SymbolicTensor):
+        if not handle.dtype.is_list:
+            raise TypeError(f"TensorList takes a list tensor, not a {handle.dtype.name} tensor")
+        self.handle = handle
+
+    @classmethod
+    def from_items(cls, items, dtype=None, element_shape=None) -> TensorList:
+        """A TensorList holding `items` (tensors, numbers or lists); `dtype` and
+        `element_shape` describe the items when `items` is empty."""
+        items = [_as_item(item) for item in items]
+        if items:
+            sample = items[0]
+            dtype = sample.handle.dtype if isinstance(sample, TensorList) else sample.dtype
+            element_shape = _item_tensor(sample, dtype).shape
+        elif dtype is None:
+            raise ValueError("cannot tell the dtype of the items of an empty list")
+        items = [_item_tensor(item, dtype) for item in items]
+        return cls(list_ops.from_items(items, dtype, tuple(element_shape or ())))
+
+    def __copy__(self) -> TensorList:
+        return TensorList(self.handle)
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        """The dtype of the items."""
+        return self.handle.dtype.element
+
+    @property
+    def element_shape(self) -> tuple:
+        """The shape of the items (None where they differ or are unknown)."""
+        return tuple(self.handle.shape)
+
+    # ---- changing the list ----
+    def append(self, item) -> None:
+        self.handle = list_ops.push_back(self.handle, self._item(item))
+
+    def pop(self, index=-1):
+        if isinstance(index, Tensor) or index != -1:
+            raise NotImplementedError(
+                "pop(i) of a list built by graph code takes only the last item (pop()); "
+                "index it with lst[i] instead.")
+        self.handle, item = list_ops.pop_back(self.handle)
+        return present(item)
+
+    def extend(self, items) -> None:
+        if isinstance(items, TensorList):
+            self.handle = list_ops.concat_lists(self.handle, items.handle)
+            return
+        for item in items:
+            self.append(item)
+
+    def __setitem__(self, index, item) -> None:
+        self.handle = list_ops.set_item(self.handle, _index(index), self._item(item))
+
+    def __add__(self, other):
+        if not isinstance(other, (list, tuple, TensorList)) or isinstance(other, tuple):
+            return NotImplemented
+        joined = TensorList(self.handle)
+        joined.extend(other)
+        return joined
+
+    def __radd__(self, other):
+        if not isinstance(other, list):
+            return NotImplemented
+        return TensorList.from_items(other, self.dtype, self.element_shape) + self
+
+    def __iadd__(self, other):
+        self.extend(other)
+        return self
+
+    # ---- reading it ----
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            raise TypeError(
+                "slicing a list built by graph code is not supported; stack it first "
+                "(rt.stack(lst)[a:b]) or index single items.")
+        return present(list_ops.get_item(self.handle, _index(index)))
+
+    def size(self) -> SymbolicTensor:
+        """The number of items, a scalar int32 tensor (what `len(lst)` gives in converted
+        code)."""
+        return list_ops.length(self.handle)
+
+    def stack(self) -> SymbolicTensor:
+        return list_ops.stack(self.handle)
+
+    def __len__(self):
+        raise TypeError(
+            "len() of a list built by graph code is a tensor; inside a function that autograph "
+            "converts (rt.function), `len(lst)` gives it; elsewhere use lst.size().")
+
+    def __iter__(self):
+        raise TypeError(
+            "a list built by graph code can be iterated by a `for` loop that autograph converts "
+            "(it becomes a graph loop); elsewhere, stack it first: rt.unstack(rt.stack(lst)).")
+
+    def __bool__(self):
+        raise OperatorNotAllowedInGraphError(
+            "the truth value of a list built by graph code depends on its length, a tensor; "
+            "inside a converted `if`/`while` it becomes a graph condition, elsewhere use "
+            "lst.size() > 0.")
+
+    def __repr__(self) -> str:
+        return (f"<rt.TensorList of {self.dtype.name} items, shape="
+                f"{list(self.element_shape)}, in graph {self.handle.op.graph.name!r}>")
+
+    def _item(self, item):
+        return _item_tensor(_as_item(item), self.dtype)
+
+
+def _as_item(item):
+    """An item as a TensorList (a list) or a tensor; None stays None."""
+    if item is None or isinstance(item, (Tensor, TensorList)):
+        return item
+    if isinstance(item, list) and any(_is_list_like(v) for v in item):
+        return TensorList.from_items(item)
+    if isinstance(item, list) and item and all(isinstance(v, SymbolicTensor) for v in item):
+        return TensorList.from_items(item)
+    return convert_to_tensor(item)
+
+
+def _is_list_like(value) -> bool:
+    return isinstance(value, (list, TensorList))
+
+
+def _item_tensor(item, dtype) -> SymbolicTensor:
+    """`item` as a tensor that a list of `dtype` items can hold (a Python number or weak tensor
+    converts if it keeps its value)."""
+    if isinstance(item, TensorList):
+        if item.handle.dtype is dtype:
+            return item.handle
+    elif not dtype.is_list:
+        try:
+            return convert_to_tensor(item, dtype)
+        except TypeError:
+            pass
+    got = item.handle.dtype if isinstance(item, TensorList) else item.dtype
+    raise TypeError(with_origin(
+        f"A list built by graph code holds items of one dtype: this one holds {dtype.name} "
+        f"items and cannot take a {got.name} item. Use rt.cast so that all items have one "
+        "dtype.", user_origin()))
+
+
+def _index(index):
+    return convert_to_tensor(index) if not isinstance(index, Tensor) else index
+
+
+def present(tensor):
+    """A list tensor as the TensorList that Python code sees; other tensors as they are."""
+    return TensorList(tensor) if tensor.dtype.is_list else tensor
+
+
+register_conversion(TensorList, TensorList.stack)

@@ -9,9 +9,10 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.conversion import convert_to_tensor, is_weak, weak_join
-from runtime.errors import InvalidArgumentError
+from runtime.errors import InvalidArgumentError, with_origin
 from runtime.ops import list_ops, shapes
 from runtime.ops.registry import ELEMENTWISE, apply, define_op
+from runtime.source_info import user_origin
 from runtime.tensor import Tensor, normalize
 from runtime.tensor_list import TensorList
 
@@ -19,6 +20,8 @@ from runtime.tensor_list import TensorList
 
 def _reshape_infer(inputs, *, shape):
     x = inputs[0]
+    if any(d is not None and d < -1 for d in shape):
+        raise InvalidArgumentError(f"reshape: dims must not be negative, got {list(shape)}")
     known = shapes.num_elements(x.shape)
     if shape.count(-1) > 1:
         raise InvalidArgumentError(f"reshape: at most one -1 in the shape, got {list(shape)}")
@@ -40,9 +43,42 @@ RESHAPE = define_op(
 )
 
 
+def _dynamic_reshape_infer(inputs):
+    x, shape = inputs
+    dims = shapes.known_dims(shape)
+    if None in dims:
+        return [(x.dtype, tuple(None if d is None or d == -1 else d for d in dims))]
+    return _reshape_infer([x], shape=dims)
+
+
+DYNAMIC_RESHAPE = define_op(
+    "DynamicReshape",
+    infer=_dynamic_reshape_infer,
+    kernel=lambda x, shape: normalize(np.reshape(x, tuple(shape))),
+)
+
+
 def reshape(tensor, shape):
+    """`tensor` with the same items in `shape` (ints, with one -1 allowed; or a 1-D integer
+    tensor, e.g. `rt.stack([s[1], s[0]])`, or a list holding scalar tensors)."""
     tensor = convert_to_tensor(tensor)
+    if shapes.is_dynamic(shape):
+        return apply(DYNAMIC_RESHAPE, [tensor, shape_tensor(shape, "reshape's shape")])
     return apply(RESHAPE, [tensor], {"shape": shapes.static_ints(shape, "reshape's shape")})
+
+
+def shape_tensor(value, what: str):
+    """A shape argument that holds symbolic tensors as one 1-D int32 tensor."""
+    tensor = convert_to_tensor(value)
+    if not tensor.dtype.is_integer or len(tensor.shape) != 1:
+        raise TypeError(with_origin(
+            f"{what} must be a 1-D integer tensor, got {tensor.dtype.name}"
+            f"{list(tensor.shape)}.", user_origin()))
+    if tensor.dtype is not dtypes.int32:
+        from runtime.ops import math_ops  # math_ops imports this module
+
+        tensor = math_ops.cast(tensor, dtypes.int32)
+    return tensor
 
 
 def _transpose_infer(inputs, *, perm):
@@ -269,7 +305,8 @@ def _tile_infer(inputs, *, multiples):
     x = inputs[0]
     if len(multiples) != len(x.shape):
         raise InvalidArgumentError(f"tile: {len(multiples)} multiples for rank {len(x.shape)}")
-    return [(x.dtype, tuple(None if d is None else d * m for d, m in zip(x.shape, multiples)))]
+    return [(x.dtype, tuple(None if d is None or m is None else d * m
+                            for d, m in zip(x.shape, multiples)))]
 
 
 TILE = define_op(
@@ -277,9 +314,25 @@ TILE = define_op(
 )
 
 
+def _dynamic_tile_infer(inputs):
+    x, multiples = inputs
+    return _tile_infer([x], multiples=shapes.known_dims(multiples))
+
+
+DYNAMIC_TILE = define_op(
+    "DynamicTile",
+    infer=_dynamic_tile_infer,
+    kernel=lambda x, multiples: normalize(np.tile(x, tuple(multiples))),
+)
+
+
 def tile(input, multiples):  # noqa: A002 - TensorFlow's name
-    """`input` repeated `multiples[i]` times along axis i (one multiple per axis)."""
+    """`input` repeated `multiples[i]` times along axis i (one multiple per axis; ints, or
+    scalar tensors, or a 1-D integer tensor)."""
     input = convert_to_tensor(input)
+    if shapes.is_dynamic(multiples):
+        multiples = shape_tensor(multiples, "multiples")
+        return apply(DYNAMIC_TILE, [input, multiples])
     multiples = shapes.static_ints(multiples, "multiples")
     shapes.static_check(_tile_infer, [input], multiples=multiples)
     return apply(TILE, [convert_to_tensor(input)], {"multiples": multiples})
@@ -299,7 +352,26 @@ BROADCAST_TO = define_op(
 )
 
 
+def _dynamic_broadcast_to_infer(inputs):
+    x, shape = inputs
+    dims = shapes.known_dims(shape)
+    if len(x.shape) > len(dims):
+        raise InvalidArgumentError(f"broadcast_to: {list(x.shape)} to rank {len(dims)}")
+    return [(x.dtype, dims)]
+
+
+DYNAMIC_BROADCAST_TO = define_op(
+    "DynamicBroadcastTo",
+    infer=_dynamic_broadcast_to_infer,
+    kernel=lambda x, shape: normalize(np.array(np.broadcast_to(x, tuple(shape)))),
+)
+
+
 def broadcast_to(input, shape):  # noqa: A002 - TensorFlow's name
+    """`input` broadcast to `shape` (ints, scalar tensors, or a 1-D integer tensor)."""
+    if shapes.is_dynamic(shape):
+        shape = shape_tensor(shape, "broadcast_to's shape")
+        return apply(DYNAMIC_BROADCAST_TO, [convert_to_tensor(input), shape])
     shape = shapes.static_ints(shape, "broadcast_to's shape")
     return apply(BROADCAST_TO, [convert_to_tensor(input)], {"shape": shape})
 

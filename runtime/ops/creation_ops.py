@@ -22,7 +22,10 @@ def _fill_infer(inputs):
     dims, value = inputs
     if dims.ndim != 1 or dims.shape[0] is None:
         raise InvalidArgumentError("fill: dims must be a 1-D tensor of known length")
-    return [(value.dtype, (None,) * dims.shape[0])]
+    known = shapes.known_dims(dims)
+    if any(d is not None and d < 0 for d in known):
+        raise InvalidArgumentError(f"fill: dims {list(known)} must not be negative")
+    return [(value.dtype, known)]
 
 
 def _fill_kernel(dims, value):
@@ -45,10 +48,8 @@ def fill(dims, value):
     e.g. `rt.shape(x)`)."""
     value = convert_to_tensor(value)
     _check_scalar(value, "fill's value")
-    if isinstance(dims, SymbolicTensor):
-        if not dims.dtype.is_integer:
-            raise TypeError(f"fill: dims must be integers, got {dims.dtype.name}.")
-        return apply(FILL, [math_ops.cast(dims, dtypes.int32), value])
+    if shapes.is_dynamic(dims):
+        return apply(FILL, [array_ops.shape_tensor(dims, "fill's dims"), value])
     shape = shapes.static_ints(dims, "fill's dims")
     if any(d < 0 for d in shape):
         raise InvalidArgumentError(with_origin(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime import dtypes
+from runtime.conversion import convert_to_tensor
 from runtime.ops import shapes
 from runtime.ops.registry import apply, define_op
 from runtime.tensor import normalize
@@ -63,8 +64,33 @@ NORMAL = define_op(
 )
 
 
+def _dynamic_uniform_kernel(shape, minval, maxval, *, dtype, seed):
+    if np.any(shape < 0):
+        raise ValueError(f"the shape of random numbers {shape.tolist()} must not be negative")
+    if not minval < maxval:
+        raise ValueError(f"random.uniform needs minval < maxval, got {minval} and {maxval}")
+    return _uniform_kernel(shape=tuple(shape), dtype=dtype, minval=minval.item(),
+                           maxval=maxval.item(), seed=seed)
+
+
+def _dynamic_uniform_infer(inputs, *, dtype, **_):
+    shape, minval, maxval = inputs
+    if minval.shape or maxval.shape:
+        raise ValueError("random.uniform's minval and maxval must be scalars")
+    return [(dtype, shapes.known_dims(shape))]
+
+
+DYNAMIC_UNIFORM = define_op(
+    "DynamicRandomUniform",
+    infer=_dynamic_uniform_infer,
+    kernel=_dynamic_uniform_kernel,
+    stateful=True,
+)
+
+
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None):
-    """Uniform numbers in [minval, maxval) (maxval defaults to 1 for floats)."""
+    """Uniform numbers in [minval, maxval) (maxval defaults to 1 for floats). The shape and the
+    bounds may be tensors (then they are checked when the graph runs)."""
     dtype = dtypes.as_dtype(dtype)
     if maxval is None:
         if dtype.is_integer:
@@ -72,6 +98,14 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None):
         maxval = 1
     if dtype.is_bool or dtype.is_string:
         raise TypeError(f"random.uniform needs a numeric dtype, got {dtype.name}.")
+    if shapes.is_dynamic(shape) or shapes.is_dynamic([minval, maxval]):
+        from runtime.ops import array_ops  # the shape as one tensor
+
+        shape = array_ops.shape_tensor(shape if shapes.is_dynamic(shape) else
+                                       list(_shape(shape)) or np.zeros(0, np.int32),
+                                       "the shape of random numbers")
+        bounds = [convert_to_tensor(v, dtype) for v in (minval, maxval)]
+        return apply(DYNAMIC_UNIFORM, [shape, *bounds], {"dtype": dtype, "seed": _seed(seed)})
     bound = float if dtype.is_floating else int
     if not bound(minval) < bound(maxval):
         raise ValueError(f"random.uniform needs minval < maxval, got {minval} and {maxval}.")

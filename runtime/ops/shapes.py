@@ -87,3 +87,47 @@ def num_elements(shape):
             return None
         n *= d
     return n
+
+
+def is_dynamic(value) -> bool:
+    """Whether a shape-like argument holds a symbolic tensor (itself, or among list items)."""
+    if isinstance(value, SymbolicTensor):
+        return True
+    return isinstance(value, (list, tuple)) and any(is_dynamic(v) for v in value)
+
+
+def known_dims(shape_tensor) -> tuple:
+    """The values of a 1-D integer shape tensor that are known while tracing (None for the
+    others): from a constant, from `rt.shape(x)` (x's known dims), or from the items of a
+    packed list that are constants or such dims."""
+    op = shape_tensor.op
+    if op.type == "Const":
+        return tuple(int(v) for v in np.ravel(op.attrs["value"]))
+    if op.type == "Shape":
+        return tuple(op.inputs[0].shape)
+    if op.type == "Cast":
+        return known_dims(op.inputs[0])
+    if op.type == "Pack" and all(len(t.shape) == 0 for t in op.inputs):
+        return tuple(_known_scalar(t) for t in op.inputs)
+    length = shape_tensor.shape[0] if len(shape_tensor.shape) == 1 else None
+    if length is None:
+        raise InvalidArgumentError(
+            f"a shape must be a 1-D tensor of known length, got {shape_tensor.name} of shape "
+            f"{list(shape_tensor.shape)}")
+    return (None,) * length
+
+
+def _known_scalar(t):
+    op = t.op
+    if op.type == "Const":
+        return int(op.attrs["value"])
+    if op.type == "Cast":
+        return _known_scalar(op.inputs[0])
+    if op.type == "StridedSlice" and op.inputs[0].op.type == "Shape":
+        spec = op.attrs.get("spec")
+        if spec and len(spec) == 1 and spec[0][0] == "int":
+            dims = tuple(op.inputs[0].op.inputs[0].shape)
+            index = spec[0][1]
+            if -len(dims) <= index < len(dims):
+                return dims[index]
+    return None

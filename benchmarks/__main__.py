@@ -24,7 +24,7 @@ from pathlib import Path
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
-from benchmarks import external, harness, report, workloads  # noqa: E402
+from benchmarks import external, harness, report, scaling, workloads  # noqa: E402
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
@@ -79,11 +79,15 @@ def main(argv=None) -> int:
         summary = ", ".join(f"{name} {'error' if c.error else report.format_us(c.median_us)}"
                             for name, c in result.columns.items())
         _progress(f"    {summary} (us)")
+    notes = ""
+    if any(w.key == "W13" for w in chosen) and not args.small:
+        _progress("W13 at 1,000 / 10,000 / 100,000 appends")
+        notes = scaling.append_scaling(budget)
     print(report.table(results))
     print()
-    print(report.details(results))
+    print(report.details(results, notes))
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    paths = report.write(results, meta, args.output_dir, stamp)
+    paths = report.write(results, meta, args.output_dir, stamp, notes)
     _progress(f"done in {time.perf_counter() - started:.0f} s; wrote "
               + ", ".join(str(p) for p in paths))
     return 0

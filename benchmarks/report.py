@@ -139,8 +139,9 @@ def _markdown(header, rows) -> str:
     return "\n".join([line(header), rule, *[line(r) for r in rows]])
 
 
-def details(results) -> str:
-    """Variant columns, every target with its verdict, the TF/JAX columns, and errors."""
+def details(results, notes: str = "") -> str:
+    """Variant columns, `notes` (other measurements), every target with its verdict, the
+    TF/JAX columns, and errors."""
     lines = []
     standard = {"eager", "graph", "numpy"}
     extra = [(r.workload.key, name, col) for r in results for name, col in r.columns.items()
@@ -150,6 +151,8 @@ def details(results) -> str:
         for key, name, col in extra:
             shown = f"error ({col.error})" if col.error else f"{format_us(col.median_us)} us"
             lines.append(f"  {key} {name}: {shown}")
+    if notes:
+        lines.append(notes)
     lines.append("Targets (issue 4):")
     for r in results:
         for v in evaluate_targets(r):
@@ -209,7 +212,7 @@ def run_meta(mode: str, frameworks: dict) -> dict:
     }
 
 
-def write(results, meta: dict, out_dir: Path, stamp: str) -> list[Path]:
+def write(results, meta: dict, out_dir: Path, stamp: str, notes: str = "") -> list[Path]:
     """Writes bench-<stamp>.json, latest.json, latest.md and (with matplotlib) latest.png."""
     out_dir.mkdir(parents=True, exist_ok=True)
     record = json.dumps(to_json(results, meta), indent=1)
@@ -219,7 +222,7 @@ def write(results, meta: dict, out_dir: Path, stamp: str) -> list[Path]:
     markdown = out_dir / "latest.md"
     markdown.write_text(f"Measured {meta['time_utc']} ({meta['mode']} run, 1-minute load average "
                         f"{meta['load_average_1min']} when it started), median us per call.\n\n"
-                        f"{table(results)}\n\n```\n{details(results)}\n```\n")
+                        f"{table(results)}\n\n```\n{details(results, notes)}\n```\n")
     paths.append(markdown)
     chart = plot(results, out_dir / "latest.png")
     if chart is not None:

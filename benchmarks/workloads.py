@@ -377,6 +377,27 @@ def _two_loops_args(small):
     return np.array([1.0, 2.0, 3.0], np.float32), np.int32(20)
 
 
+def appends(n, x):
+    out = []
+    for i in rt.range(n):
+        out.append(x * rt.cast(i, rt.float32))
+    return rt.stack(out)
+
+
+def appends_numpy(n, x):
+    out = []
+    for i in range(int(n)):
+        out.append(x * np.float32(i))
+    return np.stack(out)
+
+
+APPENDS = 10_000
+
+
+def _appends_args(small):
+    return np.int32(10 if small else APPENDS), np.float32([0.5, 2.0])
+
+
 WORKLOADS = (
     Workload("W1", "power",
              "power: 100 matmuls of a 10x10 int32 (Python-int loop, unrolled)",
@@ -427,6 +448,9 @@ WORKLOADS = (
     Workload("W12", "2 loops + if",
              "(ours) issue 3's first-call reference: ~20 lines, two loops and an `if`",
              two_loops_and_an_if, two_loops_and_an_if_numpy, _two_loops_args),
+    Workload("W13", "10k appends",
+             "(ours) a list appended to in a tensor `for` loop (10,000 items), then rt.stack",
+             appends, appends_numpy, _appends_args),
 )
 
 FIRST_CALL_TARGET_MS = 5.0

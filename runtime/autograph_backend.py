@@ -24,7 +24,7 @@ from runtime.ops import array_ops, creation_ops, io_ops, math_ops, reduction_ops
 from runtime.ops.registry import constant_in_graph
 from runtime.source_info import user_origin
 from runtime.tensor import SymbolicTensor, Tensor
-from runtime.tensor_list import TensorList, present
+from runtime.tensor_list import TensorList, item_spec, present
 
 _PYTHON_DTYPES = {int: dtypes.int32, float: dtypes.float32, bool: dtypes.bool_}
 
@@ -61,13 +61,7 @@ def _item_spec(items):
     """(dtype, shape) of the items of a list after a construct appended to it."""
     if isinstance(items, TensorList):
         return items.dtype, items.element_shape
-    item = items[-1]
-    if isinstance(item, TensorList):
-        return item.handle.dtype, item.element_shape
-    if isinstance(item, list):
-        return _item_spec(TensorList.from_items(item))
-    item = convert_to_tensor(item)
-    return item.dtype, tuple(item.shape)
+    return item_spec(items[-1])
 
 
 class RuntimeBackend(autograph.Backend):

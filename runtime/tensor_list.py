@@ -21,7 +21,7 @@ from an `rt.function`, it is a Python list of tensors.
 from __future__ import annotations
 
 from runtime import dtypes
-from runtime.conversion import convert_to_tensor, register_conversion
+from runtime.conversion import convert_to_tensor, is_python_scalar, register_conversion
 from runtime.errors import OperatorNotAllowedInGraphError, with_origin
 from runtime.ops import list_ops
 from runtime.source_info import user_origin
@@ -145,10 +145,38 @@ class TensorList:
         return _item_tensor(_as_item(item), self.dtype)
 
 
+def item_spec(item) -> tuple:
+    """(dtype, shape) that a list holding `item` has for its items, without making graph ops
+    (a Python list holding graph tensors is a list item; of numbers, a tensor item)."""
+    if isinstance(item, TensorList):
+        return item.handle.dtype, item.element_shape
+    _check_item_type(item)
+    if isinstance(item, list) and item and (
+            any(_is_list_like(v) for v in item) or all(isinstance(v, SymbolicTensor)
+                                                        for v in item)):
+        dtype, shape = item_spec(item[-1])
+        return dtypes.list_of(dtype), shape
+    if isinstance(item, SymbolicTensor):
+        return item.dtype, tuple(item.shape)
+    tensor = convert_to_tensor(item)
+    return tensor.dtype, tuple(tensor.shape)
+
+
+def _check_item_type(item):
+    if not isinstance(item, (list, Tensor)) and not is_python_scalar(item) and not hasattr(
+            item, "dtype"):
+        raise TypeError(with_origin(
+            f"A list built by graph code holds tensors, numbers or lists of them, not a "
+            f"{type(item).__name__}: keep one list per part (e.g. `xs.append(x)`, "
+            "`ys.append(y)` instead of `pairs.append((x, y))`), or stack the parts into one "
+            "tensor.", user_origin()))
+
+
 def _as_item(item):
     """An item as a TensorList (a list) or a tensor; None stays None."""
     if item is None or isinstance(item, (Tensor, TensorList)):
         return item
+    _check_item_type(item)
     if isinstance(item, list) and any(_is_list_like(v) for v in item):
         return TensorList.from_items(item)
     if isinstance(item, list) and item and all(isinstance(v, SymbolicTensor) for v in item):

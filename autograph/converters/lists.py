@@ -59,13 +59,21 @@ class _Lists(traversal.StatementTransformer):
         changed = []
         for n in traversal.walk(node):
             if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
-                    and n.func.attr in MUTATORS and isinstance(n.func.value, gast.Name) \
-                    and n.func.value.id in self.locals[-1] and n.func.value.id not in changed:
-                changed.append(n.func.value.id)
+                    and n.func.attr in MUTATORS:
+                root = _root_name(n.func.value)  # `d['k'].append(v)` changes `d`
+                if root in self.locals[-1] and root not in changed:
+                    changed.append(root)
         origin = getanno(node, Anno.ORIGIN)
         return [node] + [s for name in changed
                          for s in templates.replace("name = ag__.mutated(name)", origin,
                                                     name=name)]
+
+
+def _root_name(node):
+    """`d` for `d`, `d['k']`, `d.items[0]`...; None for other expressions."""
+    while isinstance(node, (gast.Subscript, gast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
 
 
 # Methods of lists, dicts and sets that change the object they are called on.

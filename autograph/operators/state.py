@@ -114,11 +114,13 @@ class Carried:
 
     def __init__(self, backend, name, samples):
         self.name = name
+        self.lists = _StagedLists(backend, [v for _, v in samples])
         (self.label, first), rest = samples[0], samples[1:]
-        self.samples, self.tree = structures.flatten(first)
-        self.static = [_STAGED if stageable(backend, leaf) else leaf for leaf in self.samples]
+        self.samples, self.tree = structures.flatten(self.lists.stage(backend, first, marks=True))
+        self.static = [_STAGED if stageable(backend, leaf) or isinstance(leaf, _ListMark)
+                       else leaf for leaf in self.samples]
         for label, value in rest:
-            self.leaves(backend, value, label)
+            self.leaves(backend, value, label, check_only=True)
 
     @property
     def count(self) -> int:
@@ -128,17 +130,18 @@ class Carried:
         return [self.name + path for path, s in zip(self.tree.paths(), self.static)
                 if s is _STAGED]
 
-    def leaves(self, backend, value, label) -> list:
+    def leaves(self, backend, value, label, check_only=False) -> list:
         """The staged leaves of `value` (the value on the path `label`), checked against the
-        structure and the Python leaves of the first path."""
-        leaves, tree = structures.flatten(value)
+        structure and the Python leaves of the first path (`check_only`: makes no staged
+        lists, so no graph ops)."""
+        leaves, tree = structures.flatten(self.lists.stage(backend, value, marks=check_only))
         if tree != self.tree:
             raise _mismatch(self.name, "", f"{self._kind(backend, tree, leaves)} {label}",
                             f"{self._kind(backend, self.tree, self.samples)} {self.label}")
         out = []
         for path, leaf, sample, static in zip(self.tree.paths(), leaves, self.samples,
                                                self.static):
-            if static is _STAGED and stageable(backend, leaf):
+            if static is _STAGED and (stageable(backend, leaf) or isinstance(leaf, _ListMark)):
                 out.append(leaf)
             elif static is _STAGED or not _same(leaf, static):
                 raise _mismatch(self.name, path, f"{_describe(backend, leaf)} {label}",
@@ -151,12 +154,80 @@ class Carried:
 
     def fill(self, backend) -> list:
         """Leaves of the right dtypes and shapes for a path where the value is unassigned."""
-        return [backend.zeros_like(leaf) if backend.is_tensor(leaf) else leaf
+        return [backend.empty_list_like(leaf.sample) if isinstance(leaf, _ListMark)
+                else backend.zeros_like(leaf) if backend.is_tensor(leaf) else leaf
                 for leaf, s in zip(self.samples, self.static) if s is _STAGED]
 
     def rebuild(self, leaves):
         return structures.unflatten(
             self.tree, iter([next(leaves) if s is _STAGED else s for s in self.static]))
+
+
+class _StagedLists:
+    """The lists inside a carried structure (a dict of lists, a list of lists...) whose length
+    differs between the values `samples` (or that a staged construct inside made staged lists):
+    the construct carries them as staged lists, as `Stacked` does a list in a variable."""
+
+    def __init__(self, backend, samples):
+        self.found = {}  # path (keys from the top) -> a value there that shows the items
+        self._find(backend, samples, ())
+
+    def _find(self, backend, values, path):
+        first = values[0]
+        lists = [v for v in values if type(v) is list]
+        if lists:
+            others = [v for v in values if type(v) is not list]
+            if (others or len({len(v) for v in lists}) > 1) and path and all(
+                    backend.is_tensor(o) for o in others):
+                shown = [v for v in values if type(v) is not list or v]
+                self.found[path] = (shown or values)[0]
+                return
+        kind = type(first)
+        if kind is dict and all(type(v) is dict and v.keys() == first.keys() for v in values):
+            for key in first:
+                self._find(backend, [v[key] for v in values], (*path, key))
+        elif (kind is list or isinstance(first, tuple)) and all(
+                type(v) is kind and len(v) == len(first) for v in values):
+            for i in range(len(first)):
+                self._find(backend, [v[i] for v in values], (*path, i))
+
+    def stage(self, backend, value, marks=False):
+        """`value` with the Python lists at the found paths made staged lists (containers on
+        the way are copies); with `marks`, `_ListMark`s stand for them (no graph ops)."""
+        for path, sample in self.found.items():
+            value = _replace(value, path, lambda lst, sample=sample: _staged_list(
+                backend, lst, sample, marks))
+        return value
+
+
+class _ListMark:
+    """Stands for a staged list, while a plan is made."""
+
+    def __init__(self, sample):
+        self.sample = sample
+
+
+def _staged_list(backend, value, sample, marks):
+    if type(value) is not list:
+        return value
+    if marks:
+        return _ListMark(sample)
+    if not value:
+        return backend.empty_list_like(sample)
+    return backend.to_list(value, sample)
+
+
+def _replace(value, path, change):
+    """`value` with `change(x)` standing for the `x` at `path` (when the path exists)."""
+    if not path:
+        return change(value)
+    key, rest = path[0], path[1:]
+    if type(value) is dict and key in value:
+        return {k: _replace(v, rest, change) if k == key else v for k, v in value.items()}
+    if isinstance(value, (list, tuple)) and isinstance(key, int) and key < len(value):
+        items = [_replace(v, rest, change) if i == key else v for i, v in enumerate(value)]
+        return type(value)(*items) if hasattr(type(value), "_fields") else type(value)(items)
+    return value
 
 
 class Absent:
@@ -238,13 +309,13 @@ class Maybe(Defined):
 
 
 def _own(value):
-    """`value` for one path to change in place: a copy of a Python list, a new object for a
-    staged value that has methods changing it (a staged list: `__copy__` gives it)."""
-    if type(value) is list:
-        return list(value)
-    if hasattr(type(value), "__copy__") and backends.staging(value) is not None:
-        return copy.copy(value)
-    return value
+    """`value` for one path to change in place: copies of its containers (lists, dicts...),
+    and a new object for a staged value that has methods changing it (a staged list:
+    `__copy__` gives it)."""
+    leaves, tree = structures.flatten(value)
+    leaves = [copy.copy(v) if hasattr(type(v), "__copy__") and backends.staging(v) is not None
+              else v for v in leaves]
+    return structures.unflatten(tree, iter(leaves))
 
 
 class Stacked:
@@ -325,7 +396,7 @@ def needs_other_path(backend, initial, out) -> bool:
     other branch may append to it). Everything else the second branch is checked against."""
     return any(isinstance(value, Undefined) or (isinstance(original, list)
                                                 and not _resized(backend, value, original))
-               for original, value in zip(initial, out))
+               or _holds_list(original) for original, value in zip(initial, out))
 
 
 def step_for(backend, name, original, samples):
@@ -357,7 +428,7 @@ def loop_step(backend, name, original, probed):
     """The step for one loop entry; `probed()` is its value after one dry-run iteration of
     the body (asked only for a value undefined before the loop, whose type comes from the
     body, or a list: the body may append to it, or keep it a structure)."""
-    if isinstance(original, (list, Undefined, MaybeUndefined)):
+    if isinstance(original, (list, Undefined, MaybeUndefined)) or _holds_list(original):
         return step_for(backend, name, original,
                         [("before the loop", original), ("after an iteration", probed())])
     return Defined(Carried(backend, name, [("before the loop", original)]))
@@ -381,6 +452,15 @@ def probe_value(backend, value, staged_lists=False):
     leaves, tree = structures.flatten(value)
     return structures.unflatten(tree, iter(
         [backend.placeholder(leaf) if stageable(backend, leaf) else leaf for leaf in leaves]))
+
+
+def _holds_list(value) -> bool:
+    """Whether the structure `value` (a dict, tuple or list) holds a list."""
+    if type(value) is dict:
+        return any(type(v) is list or _holds_list(v) for v in value.values())
+    if isinstance(value, (tuple, list)):
+        return any(type(v) is list or _holds_list(v) for v in value)
+    return False
 
 
 def _resized(backend, value, original) -> bool:

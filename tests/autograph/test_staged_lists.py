@@ -126,7 +126,27 @@ def vectors_of_changing_length(n):
     return out
 
 
+def dict_of_lists(n):
+    d = {"even": [], "odd": [1]}
+    for i in rt.range(n):
+        d["even"].append(i * 2)
+        if i % 2 == 1:
+            d["odd"].append(i)
+    return d
+
+
+def lists_in_a_list(n):
+    parts = [[], [0.5]]
+    for i in rt.range(n):
+        parts[0].append(rt.cast(i, rt.float32))
+        parts[1].pop()
+        parts[1].append(rt.cast(i, rt.float32) * 2.0)
+    return parts
+
+
 @pytest.mark.parametrize("fn, inputs", [
+    (dict_of_lists, [(4,), (0,)]),
+    (lists_in_a_list, [(3,), (0,)]),
     (stack_after_loop, [(3, np.float32([1, 2])), (1, np.float32([5, 6]))]),
     (concat_after_loop, [(3, np.float32([1, 2])), (1, np.float32([5, 6]))]),
     (plus_list, [(4,), (0,)]),
@@ -210,3 +230,18 @@ def test_methods_a_staged_list_does_not_have_are_clear_errors():
     with pytest.raises(Exception, match="sort"):
         rt.function(f)(rt.constant(2))
     assert autograph.to_graph(f)(rt.constant(2)) is not None  # eagerly a Python list
+
+
+def list_of_pairs(n):
+    out = []
+    for i in rt.range(n):
+        out.append((i, i * 2))
+    return out
+
+
+def test_items_a_staged_list_cannot_hold_are_a_located_error():
+    python, eager, graph = outcomes(list_of_pairs, 2)
+    assert len(python) == 2 and len(eager) == 2
+    assert isinstance(graph, TypeError)
+    assert "not a tuple: keep one list per part" in str(graph)
+    assert "for i in rt.range(n):" in str(graph)  # the loop that makes it a staged list

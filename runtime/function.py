@@ -157,7 +157,7 @@ class Function:
     """A Python function that runs as traced graphs (see `rt.function`)."""
 
     def __init__(
-        self, fn, input_signature=None, autograph=True, reduce_retracing=False, optimize=True
+        self, fn, input_signature=None, autograph=True, reduce_retracing=None, optimize=True
     ):
         self.python_function = fn
         self.__name__ = getattr(fn, "__name__", "function")
@@ -301,8 +301,18 @@ class Function:
         if self._input_signature is not None:
             # Trace with the signature's specs (unknown dims stay unknown), not the call's shapes.
             arguments = [(name, spec) for (name, _), spec in zip(arguments, self._input_signature)]
-        elif self._reduce_retracing:
-            key, arguments = self._relax(key, arguments)
+        elif self._reduce_retracing or (self._reduce_retracing is None
+                                        and self._shape_only_retraces(key) >= 2):
+            relaxed, arguments = self._relax(key, arguments)
+            if self._reduce_retracing is None and relaxed != key:
+                changed = ", ".join(f"'{name}' as {_key_str(part)}" for (name, _), part, old
+                                    in zip(arguments, relaxed, key) if part != old)
+                logger.info(
+                    "rt.function '%s': a third shape of the same arguments; tracing one graph "
+                    "with unknown dims (%s) that serves every later shape like it "
+                    "(reduce_retracing=False traces each shape exactly).",
+                    self.__name__, changed)
+            key = relaxed
         self._warn_if_retracing_often(key, arguments)
         concrete, created = self._trace_once(arguments)
         if created:
@@ -382,6 +392,11 @@ class Function:
                 kwargs.update(value)
         return kwargs
 
+    def _shape_only_retraces(self, key) -> int:
+        """How many earlier traces differ from `key` only in the dims of tensors."""
+        return sum(1 for old, _ in self._traced_keys
+                   if old != key and _relax_key(old, key) is not None)
+
     def _relax(self, key, arguments):
         """With reduce_retracing: dims that differ from an earlier trace become None."""
         for old_key, _ in reversed(self._traced_keys):
@@ -441,14 +456,17 @@ class Function:
 
 
 def function(
-    fn=None, *, input_signature=None, autograph=True, reduce_retracing=False, optimize=True
+    fn=None, *, input_signature=None, autograph=True, reduce_retracing=None, optimize=True
 ):
     """Makes `fn` run as a graph: traced once per input signature, then compiled and cached.
 
     Use as `@rt.function` or `rt.function(fn, input_signature=[rt.TensorSpec(...)])`.
     `autograph=False` traces the Python code as is (no control-flow conversion);
     `reduce_retracing=True` relaxes changing shapes to unknown dims instead of retracing;
-    `optimize=False` skips the optimizing graph passes (for debugging).
+    the default (None) does so at the second retrace that only shapes caused (a third shape of
+    the same arguments: the dims that changed become unknown, and the log says so); `False`
+    traces every shape exactly. `optimize=False` skips the optimizing graph passes (for
+    debugging).
     """
     if fn is None:
         return lambda f: Function(f, input_signature, autograph, reduce_retracing, optimize)

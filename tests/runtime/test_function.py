@@ -2,6 +2,7 @@
 
 import collections
 import inspect
+import logging
 
 import numpy as np
 import pytest
@@ -102,6 +103,29 @@ def test_reduce_retracing_relaxes_shapes():
     assert f.experimental_get_tracing_count() == 2
     shapes = [c.graph.inputs[0].shape for c in {id(c): c for c in f._concrete.values()}.values()]
     assert (None,) in [tuple(s) for s in shapes]
+
+
+def test_a_third_shape_traces_one_graph_with_unknown_dims_by_default(caplog):
+    f = rt.function(lambda x: x * 2)
+    with caplog.at_level(logging.INFO, logger="runtime.function"):
+        for n in (1, 2):
+            f(rt.constant(np.ones((n, 3), np.float32)))
+        assert f.experimental_get_tracing_count() == 2  # two shapes: traced exactly
+        assert "unknown dims" not in caplog.text
+        for n in (3, 4, 7, 1):
+            out = f(rt.constant(np.ones((n, 3), np.float32)))
+            np.testing.assert_array_equal(out.numpy(), np.full((n, 3), 2.0))
+    assert f.experimental_get_tracing_count() == 3  # the third shape made [None, 3]
+    assert "unknown dims ('x' as float32[?, 3])" in caplog.text
+    # Exact shapes when asked; a dtype change is not a shape change.
+    exact = rt.function(lambda x: x * 2, reduce_retracing=False)
+    for n in (1, 2, 3):
+        exact(rt.constant(np.ones(n, np.float32)))
+    assert exact.experimental_get_tracing_count() == 3
+    g = rt.function(lambda x: x * 2)
+    for value in ([1.0], [1], np.float64([1.0, 2.0])):
+        g(rt.constant(value))
+    assert g.experimental_get_tracing_count() == 3
 
 
 def test_get_concrete_function_with_specs():

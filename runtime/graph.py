@@ -6,6 +6,7 @@ control flow), symbolic output tensors, and the user's source line that created 
 
 from __future__ import annotations
 
+import keyword
 import re
 
 import numpy as np
@@ -13,6 +14,13 @@ import numpy as np
 from runtime import context
 from runtime.ops.registry import CONTROL_FLOW
 from runtime.tensor import SymbolicTensor, shape_str
+
+
+def is_valid_op_name(name) -> bool:
+    """The rule for op names (graphs make them, `lint` and the loader check them): a Python
+    identifier that is not a keyword nor starts with `__` (codegen uses names as variables)."""
+    return (isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)
+            and not name.startswith("__"))
 
 
 class _Names:
@@ -103,8 +111,11 @@ class Graph:
         """`wanted` made a valid, graph-wide unique identifier, or `<optype>_<n>`."""
         name = re.sub(r"\W+", "_", wanted).strip("_") if wanted else ""
         used = self._names.used
-        if not name or not name.isidentifier() or name in used:
-            name = f"{name or opdef.name.lower()}_{self._names.next_id()}"
+        if not is_valid_op_name(name) or name in used:
+            stem = name or opdef.name.lower()
+            name = f"{stem}_{self._names.next_id()}"
+            while name in used:  # a loaded graph holds numbered names its counter never gave
+                name = f"{stem}_{self._names.next_id()}"
         used.add(name)
         return name
 
@@ -181,6 +192,7 @@ class Graph:
                     op.graph is graph, f"{op.name} is listed in {graph.name} but owned elsewhere"
                 )
                 _check(op.name not in names, f"duplicate operation name {op.name}")
+                _check(is_valid_op_name(op.name), f"operation name {op.name!r} is not valid")
                 names.add(op.name)
                 for t in op.inputs:
                     _check(t.op.graph is graph, f"{op.name} reads {t.name} from another graph")

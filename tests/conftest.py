@@ -1,7 +1,10 @@
-"""Shared test settings: hypothesis profiles ("ci": the default, bounded; "dev": more examples)."""
+"""Shared test settings: hypothesis profiles ("ci": the default, bounded; "dev": more examples),
+and the save -> load round trip of every traced function (tests/saved_round_trip.py)."""
 
 import os
 
+import pytest
+import saved_round_trip
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -9,3 +12,18 @@ settings.register_profile(
 )
 settings.register_profile("dev", max_examples=500, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(autouse=True)
+def _saved_round_trip(monkeypatch, request):
+    if os.environ.get("SAVED_ROUND_TRIP", "1") != "0" and "no_round_trip" not in request.keywords:
+        saved_round_trip.install(monkeypatch)
+
+
+def pytest_terminal_summary(terminalreporter):
+    c = saved_round_trip.counts
+    if c["returned"] or c["raised"]:
+        terminalreporter.write_line(
+            f"save -> load round trips: {c['returned']} calls gave the same values and "
+            f"{c['raised']} raised in both; left out: {c['stateful']} stateful, "
+            f"{c['not plain data']} with arguments that are not plain data")

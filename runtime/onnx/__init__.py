@@ -2,7 +2,8 @@
 
     rt.onnx.export(f.get_concrete_function(x), "model.onnx")
 
-`cond` becomes ONNX `If`, `while_loop` becomes `Loop`; each op type's export rule is one small
+`cond` becomes ONNX `If`, `while_loop` becomes `Loop`, and staged lists (rt.TensorList) become
+ONNX sequences (a list of lists has no export); each op type's export rule is one small
 function in `runtime.onnx.rules.RULES`. Variables are exported with their current values (ONNX
 models have no mutable state), so assignments cannot be exported; neither can prints, unless
 `drop_prints=True`. Ops without a rule raise ExportError naming the op and the user's line.

@@ -26,8 +26,16 @@ def elem_type(dtype) -> int:
     return helper.np_dtype_to_tensor_dtype(dtype.np_dtype)
 
 
+def type_proto(dtype, shape) -> onnx.TypeProto:
+    """The ONNX type of a runtime value: a tensor, or for a list dtype a sequence of its items
+    (a list tensor's shape is the shape of its items)."""
+    if dtype.is_list:
+        return helper.make_sequence_type_proto(type_proto(dtype.element, shape))
+    return helper.make_tensor_type_proto(elem_type(dtype), list(shape))
+
+
 def value_info(name: str, dtype, shape) -> onnx.ValueInfoProto:
-    return helper.make_tensor_value_info(name, elem_type(dtype), list(shape))
+    return helper.make_value_info(name, type_proto(dtype, shape))
 
 
 class _Names:
@@ -102,21 +110,23 @@ class Builder:
         self.op = outer_op
         return [env[id(t)] for t in graph.outputs]
 
-    def finish(self, name: str, inputs, results, output_tensors) -> onnx.GraphProto:
-        """This builder's nodes as a graph whose outputs are Identity copies of `results`."""
+    def finish(self, name: str, inputs, results, specs) -> onnx.GraphProto:
+        """This builder's nodes as a graph whose outputs are Identity copies of `results`, of
+        the (dtype, shape) `specs`."""
         outputs = []
-        for i, (result, tensor) in enumerate(zip(results, output_tensors)):
+        for i, (result, (dtype, shape)) in enumerate(zip(results, specs)):
             out = self.names.fresh(f"{name}_output_{i}")
             self.nodes.append(helper.make_node("Identity", [result], [out],
                                                name=self.names.fresh(f"{out}/Identity")))
-            outputs.append(value_info(out, tensor.dtype, tensor.shape))
+            outputs.append(value_info(out, dtype, shape))
         return helper.make_graph(self.nodes, name, inputs, outputs)
 
     def subgraph(self, graph, input_names, name: str, inputs=()) -> onnx.GraphProto:
         """`graph` as an ONNX sub-graph (no inputs of its own: it reads outer values)."""
         child = self.child()
         results = child.inline(graph, input_names)
-        return child.finish(name, list(inputs), results, graph.outputs)
+        specs = [(t.dtype, t.shape) for t in graph.outputs]
+        return child.finish(name, list(inputs), results, specs)
 
 
 def unsupported(op, reason: str) -> ExportError:

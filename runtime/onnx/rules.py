@@ -375,6 +375,81 @@ def _const(b, op, x):
     return [b.const(op.attrs["value"])]
 
 
+# ---- staged lists: ONNX sequences ---------------------------------------------------------------
+
+def _sequence_op(rule):
+    """The rule of a list op. ONNX sequence ops hold tensors only, so lists of lists do not
+    export."""
+    def checked(b, op, x):
+        if any(t.dtype.is_list and t.dtype.element.is_list for t in [*op.inputs, *op.outputs]):
+            raise unsupported(op, "ONNX sequence ops hold tensors, and this list holds lists")
+        return rule(b, op, x)
+
+    return checked
+
+
+def _int64(b, op, i: int, x) -> str:
+    """The index input `i` of `op` as an int64 scalar."""
+    return b.cast(x[i], op.inputs[i].dtype, dtypes.int64)
+
+
+def _list_from_items(b, op, x):
+    if not x:
+        return [b.one("SequenceEmpty", dtype=elem_type(op.attrs["dtype"]))]
+    return [b.one("SequenceConstruct", *x)]
+
+
+def _push_back(b, op, x):
+    return [b.one("SequenceInsert", *x)]  # no position: at the end
+
+
+def _pop_back(b, op, x):
+    last = b.const(np.int64(-1))
+    return [b.one("SequenceErase", x[0], last), b.one("SequenceAt", x[0], last)]
+
+
+def _list_length(b, op, x):
+    return [b.cast(b.one("SequenceLength", x[0]), dtypes.int64, dtypes.int32)]
+
+
+def _get_item(b, op, x):
+    return [b.one("SequenceAt", x[0], _int64(b, op, 1, x))]  # negative indices as in Python
+
+
+def _set_item(b, op, x):
+    """lst[i] = v: erase item i (which checks i as Python does), then insert v where it was."""
+    index = _int64(b, op, 1, x)
+    rest = b.one("SequenceErase", x[0], index)
+    length = b.one("SequenceLength", x[0])
+    negative = b.one("Less", index, b.const(np.int64(0)))
+    position = b.one("Where", negative, b.one("Add", index, length), index)
+    return [b.one("SequenceInsert", rest, x[2], position)]
+
+
+def _concat_lists(b, op, x):
+    """a + b: ONNX has no sequence concatenation, so a Loop appends the items of b to a."""
+    child = b.child()
+    child.op = op
+    iteration = child.names.fresh(f"{op.name}_iteration")
+    test = child.names.fresh(f"{op.name}_cond_in")
+    joined = child.names.fresh(f"{op.name}_joined")
+    appended = child.one("SequenceInsert", joined, child.one("SequenceAt", x[1], iteration))
+    out = op.outputs[0]
+    inputs = [value_info(iteration, dtypes.int64, []), value_info(test, dtypes.bool_, []),
+              value_info(joined, out.dtype, out.shape)]
+    body = child.finish(f"{op.name}_body", inputs, [test, appended],
+                        [(dtypes.bool_, ()), (out.dtype, out.shape)])
+    return b.node("Loop", [b.one("SequenceLength", x[1]), "", x[0]], 1, body=body)
+
+
+def _list_stack(b, op, x):
+    return [b.one("ConcatFromSequence", x[0], axis=0, new_axis=1)]
+
+
+def _list_concat(b, op, x):
+    return [b.one("ConcatFromSequence", x[0], axis=op.attrs["axis"], new_axis=0)]
+
+
 # ---- control flow -----------------------------------------------------------------------------
 
 def _if(b, op, x):
@@ -400,8 +475,8 @@ def _while(b, op, x):
     inputs = [value_info(iteration, dtypes.int64, []), value_info(test_in, dtypes.bool_, [])]
     inputs += [value_info(name, dtype, shape)
                for name, (dtype, shape) in zip(carried, op.attrs["specs"])]
-    outputs = [cond.outputs[0]] + [t for t in op.outputs]
-    loop_body = child.finish(f"{op.name}_body", inputs, [test] + results, outputs)
+    specs = [(dtypes.bool_, ())] + [(t.dtype, t.shape) for t in op.outputs]
+    loop_body = child.finish(f"{op.name}_body", inputs, [test] + results, specs)
     trips = b.const(np.int64(limit)) if limit is not None else ""
     return b.node("Loop", [trips, first_test, *loop_vars], n, body=loop_body)
 
@@ -495,6 +570,16 @@ RULES = {
     "AssignVariableOp": _assign,
     "AssignAddVariableOp": _assign,
     "AssignSubVariableOp": _assign,
+    # staged lists
+    "ListFromItems": _sequence_op(_list_from_items),
+    "ListPushBack": _sequence_op(_push_back),
+    "ListPopBack": _sequence_op(_pop_back),
+    "ListLength": _sequence_op(_list_length),
+    "ListGetItem": _sequence_op(_get_item),
+    "ListSetItem": _sequence_op(_set_item),
+    "ListConcatLists": _sequence_op(_concat_lists),
+    "ListStack": _sequence_op(_list_stack),
+    "ListConcat": _sequence_op(_list_concat),
     # control flow
     "If": _if,
     "While": _while,

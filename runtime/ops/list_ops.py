@@ -46,6 +46,11 @@ def _join(shape, other, what: str):
     return tuple(a if a == b else None for a, b in zip(shape, other))
 
 
+def _check_list(value, what: str):
+    if not value.dtype.is_list:
+        raise TypeError(f"{what} takes a list tensor, not a {value.dtype.name} tensor")
+
+
 def _check_item(lst, item, what: str):
     if item.dtype is not lst.dtype.element:
         raise TypeError(
@@ -82,6 +87,7 @@ def _push_back_kernel(lst, item):
 
 def _push_back_infer(inputs):
     lst, item = inputs
+    _check_list(lst, "append")
     _check_item(lst, item, "append")
     return [(lst.dtype, _join(tuple(lst.shape), tuple(item.shape), "append"))]
 
@@ -95,16 +101,26 @@ def _pop_back_kernel(lst):
     return ListValue(lst.buffer, lst.length - 1), lst.buffer[lst.length - 1]
 
 
+def _pop_back_infer(inputs):
+    (lst,) = inputs
+    _check_list(lst, "pop")
+    return [(lst.dtype, lst.shape), (lst.dtype.element, lst.shape)]
+
+
 LIST_POP_BACK = define_op(
     "ListPopBack",
-    infer=lambda inputs: [(inputs[0].dtype, inputs[0].shape),
-                          (inputs[0].dtype.element, inputs[0].shape)],
+    infer=_pop_back_infer,
     kernel=_pop_back_kernel,
 )
 
+def _length_infer(inputs):
+    _check_list(inputs[0], "len")
+    return [(dtypes.int32, ())]
+
+
 LIST_LENGTH = define_op(
     "ListLength",
-    infer=lambda inputs: [(dtypes.int32, ())],
+    infer=_length_infer,
     kernel=lambda lst: np.int32(lst.length),
 )
 
@@ -125,6 +141,7 @@ def _index_infer(index):
 
 def _get_item_infer(inputs):
     lst, index = inputs
+    _check_list(lst, "indexing")
     _index_infer(index)
     return [(lst.dtype.element, lst.shape)]
 
@@ -144,6 +161,7 @@ def _set_item_kernel(lst, index, item):
 
 def _set_item_infer(inputs):
     lst, index, item = inputs
+    _check_list(lst, "item assignment")
     _index_infer(index)
     _check_item(lst, item, "item assignment")
     return [(lst.dtype, _join(tuple(lst.shape), tuple(item.shape), "item assignment"))]
@@ -154,6 +172,8 @@ LIST_SET_ITEM = define_op("ListSetItem", infer=_set_item_infer, kernel=_set_item
 
 def _concat_lists_infer(inputs):
     a, b = inputs
+    _check_list(a, "+")
+    _check_list(b, "+")
     if a.dtype is not b.dtype:
         raise TypeError(f"cannot concatenate a {a.dtype.name} and a {b.dtype.name}")
     return [(a.dtype, _join(tuple(a.shape), tuple(b.shape), "+"))]
@@ -175,6 +195,7 @@ def _stack_kernel(lst):
 
 def _stack_infer(inputs):
     (lst,) = inputs
+    _check_list(lst, "stack")
     dtype, shape = lst.dtype.element, tuple(lst.shape)
     while dtype.is_list:  # a list of lists stacks into one more dimension
         dtype, shape = dtype.element, (None, *shape)
@@ -186,6 +207,7 @@ LIST_STACK = define_op("ListStack", infer=_stack_infer, kernel=_stack_kernel)
 
 def _concat_infer(inputs, *, axis):
     (lst,) = inputs
+    _check_list(lst, "concat")
     if lst.dtype.element.is_list:
         raise TypeError("concat: the items of the list are lists; stack them first")
     shape = list(lst.shape)

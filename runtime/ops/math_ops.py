@@ -267,7 +267,7 @@ def cast(x, dtype):
     dtype = dtypes.as_dtype(dtype)
     if x.dtype is dtype:
         return x
-    if x.dtype.is_string or dtype.is_string:
+    if x.dtype.is_string or dtype.is_string or x.dtype.is_list or dtype.is_list:
         raise TypeError(f"cast between {x.dtype.name} and {dtype.name} is not supported.")
     return apply(CAST, [x], {"dtype": dtype})
 

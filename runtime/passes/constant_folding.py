@@ -64,7 +64,7 @@ def _foldable(op, graph_outputs) -> bool:
     if not all(t.op.type == "Const" for t in op.inputs):
         return False
     for t in op.outputs:
-        if t.dtype.is_string or id(t) in graph_outputs and len(t.shape) > 0:
+        if t.dtype.is_string or t.dtype.is_list or id(t) in graph_outputs and len(t.shape) > 0:
             return False
     return True
 

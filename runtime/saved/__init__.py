@@ -23,7 +23,13 @@ from runtime.passes import run_passes
 from runtime.saved import storage
 from runtime.saved.errors import LoadError, SaveError
 from runtime.saved.graphs import GraphDecoder, GraphEncoder, expect_keys, expect_list
-from runtime.saved.loaded import LoadedFunction, OutputMarker, mark_outputs, unmark_outputs
+from runtime.saved.loaded import (
+    LoadedFunction,
+    OutputMarker,
+    mark_outputs,
+    outputs_match,
+    unmark_outputs,
+)
 from runtime.saved.values import (
     ArrayReader,
     ArrayWriter,
@@ -165,7 +171,7 @@ def _decode_variable(entry, arrays: ArrayReader):
         raise LoadError(f"variable {saved_name!r} is malformed.")
     dtype, shape = decode_dtype(entry["dtype"]), decode_shape(entry["shape"], allow_unknown=False)
     value = decode(entry["value"], arrays)
-    if not isinstance(value, np.ndarray) or value.shape != shape or (
+    if dtype.is_list or not isinstance(value, np.ndarray) or value.shape != shape or (
         value.dtype != dtype.np_dtype
     ):
         raise LoadError(f"the value of variable {saved_name!r} is not {dtype.name}{list(shape)}.")
@@ -220,6 +226,8 @@ def _decode_concrete(entry, decoder: GraphDecoder, arrays) -> ConcreteFunction:
         graph.lint()
     except AssertionError as e:
         raise LoadError(f"function {name!r}: {e}") from None
+    if any(t.dtype.is_list for t in graph.inputs):
+        raise LoadError(f"function {name!r}: a list tensor cannot be an input of a function.")
     inputs = [decode(d, arrays, _decode_leaf) for d in expect_list(entry["inputs"], "inputs")]
     specs = [s for s in nest.flatten(inputs) if isinstance(s, TensorSpec)]
     if len(inputs) != len(arg_names) or len(specs) != len(graph.inputs) or any(
@@ -228,7 +236,7 @@ def _decode_concrete(entry, decoder: GraphDecoder, arrays) -> ConcreteFunction:
     ):
         raise LoadError(f"function {name!r}: its input signature does not match its graph.")
     structure = decode(entry["outputs"], arrays, _decode_leaf)
-    if unmark_outputs(structure, graph.outputs) is None:
+    if not outputs_match(structure, graph.outputs):
         raise LoadError(f"function {name!r}: its output structure does not match its graph.")
     try:
         optimized = run_passes(graph, entry["optimize"])

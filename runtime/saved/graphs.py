@@ -8,18 +8,19 @@ have traced: op types are looked up in the op registry by name (unknown names ar
 nothing is imported or evaluated), op names are unique identifiers, every input refers to an
 earlier op of the same graph, attrs fit the op (its shape inference accepts them and its kernel
 takes exactly them; control-flow sub-graphs match their op), and the saved output specs agree
-with inference. Any violation is a LoadError naming the graph and the op.
+with inference. List tensors (staged lists) flow only where the runtime puts them: through list
+ops (their list operands must be lists) and control flow, never into other kernels or into a
+function's inputs. Any violation is a LoadError naming the graph and the op.
 """
 
 from __future__ import annotations
 
 import inspect
-import keyword
 
 import numpy as np
 
 from runtime import dtypes
-from runtime.graph import Graph
+from runtime.graph import Graph, is_valid_op_name
 from runtime.ops.registry import CONST, PLACEHOLDER, REGISTRY
 from runtime.saved.errors import LoadError
 from runtime.saved.values import (
@@ -157,8 +158,7 @@ class GraphDecoder:
         return op
 
     def _check_name(self, name) -> None:
-        if not (isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)
-                and not name.startswith("__")):
+        if not is_valid_op_name(name):
             raise LoadError(f"op name {name!r} is not a valid identifier.")
         if name in self._names:
             raise LoadError(f"op name {name!r} is used twice.")
@@ -234,6 +234,8 @@ def check_op(opdef, inputs, attrs: dict, specs: list) -> None:
     checker = _CONTROL_FLOW_CHECKS.get(opdef.name)
     if checker is not None:
         checker(inputs, attrs, specs)
+    else:
+        _check_lists(opdef, inputs, attrs)
     if opdef.kernel is not None:
         _check_kernel_attrs(opdef, inputs, attrs)
     try:
@@ -292,7 +294,30 @@ _ATTR_TYPES = {
     "spec": (lambda v: isinstance(v, tuple) and all(_plain_index(i) for i in v),
              "a tuple of index items"),
     "variable": (lambda v: isinstance(v, Variable), "a variable"),
+    "element_shape": (lambda v: isinstance(v, tuple) and all(
+        d is None or type(d) is int and d >= 0 for d in v), "a tuple of ints >= 0 and None"),
 }
+
+# How many leading inputs of each list op (runtime/ops/list_ops.py) are lists; its other inputs
+# are items and indices, which its inference checks.
+_LIST_OPERANDS = {"ListFromItems": 0, "ListPushBack": 1, "ListPopBack": 1, "ListLength": 1,
+                  "ListGetItem": 1, "ListSetItem": 1, "ListConcatLists": 2, "ListStack": 1,
+                  "ListConcat": 1}
+
+
+def _check_lists(opdef, inputs, attrs) -> None:
+    """List tensors go only into list ops (whose list operands must be lists) and control
+    flow: no other kernel can take a ListValue or make one."""
+    count = _LIST_OPERANDS.get(opdef.name)
+    if count is None:
+        if any(t.dtype.is_list for t in inputs) or any(
+            isinstance(v, dtypes.DType) and v.is_list for v in attrs.values()
+        ):
+            raise LoadError(f"{opdef.name} does not take list tensors or list dtypes.")
+        return
+    for i in range(count):
+        if i >= len(inputs) or not inputs[i].dtype.is_list:
+            raise LoadError(f"input {i} of {opdef.name} must be a list tensor.")
 
 
 def _compatible(a, b) -> bool:

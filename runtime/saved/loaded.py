@@ -120,13 +120,16 @@ def mark_outputs(structure):
     return nest.pack_sequence_as(structure, marked)
 
 
+def outputs_match(structure, outputs: list) -> bool:
+    """Whether the OutputMarkers of `structure` are exactly the graph's outputs, in order."""
+    markers = [v.index for v in nest.flatten(structure) if isinstance(v, OutputMarker)]
+    return markers == list(range(len(outputs)))
+
+
 def unmark_outputs(structure, outputs: list):
-    """`structure` with its OutputMarkers replaced by the graph's output tensors; None when
-    the markers are not exactly the outputs in order."""
+    """`structure` (one that `outputs_match`) with its OutputMarkers replaced by the graph's
+    output tensors."""
     leaves = nest.flatten(structure)
-    markers = [v.index for v in leaves if isinstance(v, OutputMarker)]
-    if markers != list(range(len(outputs))):
-        return None
     return nest.pack_sequence_as(
         structure, [outputs[v.index] if isinstance(v, OutputMarker) else v for v in leaves]
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+import re
 
 import numpy as np
 
@@ -21,6 +22,10 @@ from runtime import dtypes
 from runtime.saved.errors import LoadError, SaveError
 
 DTYPES_BY_NAME = {d.name: d for d in dtypes.ALL}
+# List dtype names nest ("list<list<int32>>"); a name's size grows with the square of its depth,
+# so a file may not nest deeper than this (far more than any program builds).
+MAX_LIST_DEPTH = 32
+_LIST_NAME = re.compile(r"((?:list<)*)(\w+)(>*)")
 _NUMERIC_NP_DTYPES = {d.np_dtype for d in dtypes.ALL if not d.is_string}
 
 
@@ -98,9 +103,17 @@ def decode_shape(value, allow_unknown=True) -> tuple:
 
 
 def decode_dtype(name) -> dtypes.DType:
-    if not isinstance(name, str) or name not in DTYPES_BY_NAME:
-        raise LoadError(f"unknown dtype {name!r}.")
-    return DTYPES_BY_NAME[name]
+    """A dtype from its name: a tensor dtype, or a list dtype such as "list<list<int32>>"."""
+    match = _LIST_NAME.fullmatch(name) if isinstance(name, str) else None
+    depth = len(match[1]) // len("list<") if match else 0
+    if match is None or match[2] not in DTYPES_BY_NAME or len(match[3]) != depth or (
+        depth > MAX_LIST_DEPTH
+    ):
+        raise LoadError(f"unknown dtype {_short(name)}.")
+    dtype = DTYPES_BY_NAME[match[2]]
+    for _ in range(depth):
+        dtype = dtypes.list_of(dtype)
+    return dtype
 
 
 def encode(value, arrays: ArrayWriter, special=None):

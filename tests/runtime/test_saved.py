@@ -375,3 +375,22 @@ def test_loading_never_imports_or_runs_code(saved_dir):
     with pytest.raises(rt.saved.LoadError):
         rt.saved.load(saved_dir)
     assert not os.path.exists(marker)
+
+
+def _sum_below(n):
+    s = 0
+    for i in rt.range(n):
+        s += i
+    return s
+
+
+def test_a_for_over_rt_range_runs_after_loading(tmp_path):
+    # Issue 15: after loading, constant folding added a constant named like a loaded one
+    # (`const_<k>`); the compiled loop read the folded value (a bool) as its start, and
+    # np.arange failed. Names that passes add to a loaded graph are now always new.
+    fn = rt.function(_sum_below)
+    assert fn(rt.constant(5)).numpy() == 10
+    rt.saved.save(fn, tmp_path / "f")
+    loaded = rt.saved.load(tmp_path / "f")
+    for n in (5, 0, 1, 7):
+        assert loaded(rt.constant(n)).numpy() == sum(range(n))

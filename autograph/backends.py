@@ -21,6 +21,13 @@ class Backend:
     # value used as a Python bool, ...): user `except` clauses never handle them.
     limit_errors: tuple = ()
 
+    def raises_as_python(self, exc) -> bool:
+        """Whether `exc`, which this library raised while a path of a staged construct was
+        traced, is what the same call raises when it runs eagerly (an op rejecting its
+        arguments), so that plain Python raises it on that path too. The limits of graphs
+        (`limit_errors`, structure and dtype mismatches between paths) are not."""
+        return False
+
     def is_tensor(self, value) -> bool:
         """`value` is a tensor of this library (eager or staged)."""
         raise NotImplementedError
@@ -162,6 +169,11 @@ def tensor_backend(value) -> Backend | None:
         if backend.is_tensor(value):
             return backend
     return None
+
+
+def raises_as_python(exc) -> bool:
+    """Whether a registered library says `exc` is raised eagerly too (see the method)."""
+    return any(backend.raises_as_python(exc) for backend in _BACKENDS)
 
 
 def is_graph_limit(exc) -> bool:

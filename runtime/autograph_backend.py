@@ -9,6 +9,8 @@ stacked tensor that grows along dim 0.
 
 from __future__ import annotations
 
+import os
+
 import autograph
 from runtime import context, dtypes
 from runtime.control_flow import cond, while_loop
@@ -18,7 +20,7 @@ from runtime.conversion import (
     is_weak,
     python_scalar_fits,
 )
-from runtime.errors import OperatorNotAllowedInGraphError, with_origin
+from runtime.errors import InvalidArgumentError, OperatorNotAllowedInGraphError, with_origin
 from runtime.graph import Graph
 from runtime.ops import array_ops, creation_ops, io_ops, math_ops, reduction_ops, string_ops
 from runtime.ops.registry import constant_in_graph
@@ -64,11 +66,24 @@ def _item_spec(items):
     return item_spec(items[-1])
 
 
+_OPS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ops", "")
+
+
 class RuntimeBackend(autograph.Backend):
     """Stages control flow on `SymbolicTensor`s with `rt.cond` / `rt.while_loop`."""
 
     modules = ("runtime",)
     limit_errors = (OperatorNotAllowedInGraphError,)
+
+    def raises_as_python(self, exc) -> bool:
+        # Raised in an op's own code (its argument checks and inference, runtime/ops/): the
+        # same call raises it eagerly. Control flow, conversion and tracing are graph limits.
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        return (tb is not None and isinstance(exc, (InvalidArgumentError, TypeError, ValueError))
+                and not isinstance(exc, self.limit_errors)
+                and tb.tb_frame.f_code.co_filename.startswith(_OPS_DIR))
 
     def is_tensor(self, value) -> bool:
         return isinstance(value, (Tensor, TensorList))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 
+from autograph import backends
 from autograph.errors import AutoGraphError, at
 from autograph.origins import REGISTRY, caller_origin
 
@@ -57,12 +58,13 @@ def python_semantics(fn):
 def raised_by_user(exc):
     """The user origin where `exc` was raised, if plain Python would raise it there too: it
     comes from the user's converted code itself (a `raise`, a missing key or name, ...) or
-    from an operator marked `python_semantics`. None for exceptions of the tensor library or of
-    autograph (the limits of graphs), which are not the path's to raise."""
+    from an operator marked `python_semantics`, or the tensor library says it raises it eagerly
+    too (`Backend.raises_as_python`: an op rejecting its arguments). None for the limits of
+    graphs (errors of autograph, most of the tensor library's), which are not the path's."""
     if isinstance(exc, AutoGraphError):
         return None
     origin, innermost = _last_user_line(exc)
-    return origin if innermost else None
+    return origin if innermost or backends.raises_as_python(exc) else None
 
 
 def _last_user_line(exc):

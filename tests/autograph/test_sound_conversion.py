@@ -726,6 +726,23 @@ def test_a_python_loop_in_a_try_ends_at_a_lowered_return():
     assert "This `for` is inside a `try` block" in str(graph)  # a graph refuses it, located
 
 
+def op_error_on_a_path_not_taken(x):
+    la = []
+    a = x
+    if x < 0:
+        a = rt.reduce_sum(rt.stack(la))  # rt.stack([]) raises, as it does eagerly
+    return a
+
+
+def test_an_op_error_on_a_path_not_taken_raises_only_when_the_graph_takes_it():
+    assert_agree(op_error_on_a_path_not_taken, 2)
+    python, eager, graph = outcomes(op_error_on_a_path_not_taken, -2)
+    assert isinstance(python, Exception) and isinstance(eager, Exception)
+    assert isinstance(graph, rt.errors.InvalidArgumentError)
+    assert "stack needs at least one tensor" in str(graph)
+    assert located(graph, op_error_on_a_path_not_taken, "a = rt.reduce_sum(rt.stack(la))")
+
+
 @pytest.mark.parametrize("fn, inputs", [
     (augmented_maybe_assigned, [(-1,), (2,), (9,)]),
     (weak_list_item_returned_from_loop, [(5, 0.5, np.array([1.0], np.float32)),

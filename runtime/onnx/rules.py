@@ -113,6 +113,10 @@ def _reshape(b, op, x):
     return [b.one("Reshape", x[0], b.int64s(shape), **zero)]
 
 
+def _dynamic_reshape(b, op, x):
+    return [b.one("Reshape", x[0], b.cast(x[1], op.inputs[1].dtype, dtypes.int64), allowzero=1)]
+
+
 def _transpose(b, op, x):
     perm = op.attrs["perm"]
     return [b.one("Transpose", x[0], **({} if perm is None else {"perm": list(perm)}))]
@@ -154,6 +158,14 @@ def _tile(b, op, x):
         data = b.one("Unsqueeze", data, b.int64s(range(len(multiples) - rank)))
     multiples = [1] * (rank - len(multiples)) + multiples
     return [b.one("Tile", data, b.int64s(multiples))]
+
+
+def _dynamic_tile(b, op, x):
+    return [b.one("Tile", x[0], b.cast(x[1], op.inputs[1].dtype, dtypes.int64))]
+
+
+def _dynamic_broadcast_to(b, op, x):
+    return [b.one("Expand", x[0], b.cast(x[1], op.inputs[1].dtype, dtypes.int64))]
 
 
 def _broadcast_to(b, op, x):
@@ -537,6 +549,9 @@ RULES = {
     "SplitV": _split,
     "Tile": _tile,
     "BroadcastTo": _broadcast_to,
+    "DynamicReshape": _dynamic_reshape,
+    "DynamicTile": _dynamic_tile,
+    "DynamicBroadcastTo": _dynamic_broadcast_to,
     "Identity": _same("Identity"),
     "Shape": _shape,
     "Size": _size,

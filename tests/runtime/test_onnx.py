@@ -261,3 +261,15 @@ def test_runtime_imports_without_onnx_and_export_names_the_extra():
                             timeout=60)
     assert result.returncode == 0, result.stderr
     assert "pip install 'tracegraph[onnx]'" in result.stdout
+
+
+@needs_onnx
+@pytest.mark.parametrize("fn", [
+    lambda x, t: rt.reshape(x, rt.stack([rt.shape(x)[1], rt.shape(x)[0]])),
+    lambda x, t: rt.reshape(x, [t, -1]),
+    lambda x, t: rt.tile(x, [t, 1]),
+    lambda x, t: rt.broadcast_to(rt.reduce_sum(x), [t, 3]),
+    lambda x, t: rt.zeros([t, 2]) + 1.0,
+])
+def test_shapes_held_in_tensors_export(fn):
+    _export_and_compare(fn, np.arange(12, dtype=np.float32).reshape(4, 3), np.int32(2))

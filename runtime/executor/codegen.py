@@ -45,6 +45,7 @@ class _Emitter:
         self.line_ops: dict[int, Operation] = {}
         self.globals: dict = {}
         self.names: dict[int, str] = {}  # id(tensor) -> local name
+        self._taken: set[str] = set()  # every name defined so far, local or global
         self._loop_ids = itertools.count()
 
     # ---- names ----
@@ -52,15 +53,22 @@ class _Emitter:
         return self.names[id(tensor)]
 
     def _define(self, tensor: SymbolicTensor) -> str:
+        """A new Python name for `tensor` (after its op's name; values are bound by identity,
+        so two ops of one name, e.g. in a hand-edited saved file, still get two variables)."""
         op = tensor.op
-        name = op.name if len(op.outputs) == 1 else f"{op.name}_{tensor.index}"
+        base = op.name if len(op.outputs) == 1 else f"{op.name}_{tensor.index}"
+        name, n = base, 1
+        while name in self._taken:
+            name, n = f"{base}_v{n}", n + 1
+        self._taken.add(name)
         self.names[id(tensor)] = name
         return name
 
     def _global(self, prefix: str, value) -> str:
         name = prefix
-        while name in self.globals and self.globals[name] is not value:
+        while name in self._taken and self.globals.get(name) is not value:
             name = f"{prefix}_{len(self.globals)}"
+        self._taken.add(name)
         self.globals[name] = value
         return name
 

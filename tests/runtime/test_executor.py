@@ -98,3 +98,18 @@ def test_dying_fresh_temporaries_are_reused_but_views_and_inputs_never():
     np.testing.assert_array_equal(arg.numpy(), np.exp(x))
     np.testing.assert_array_equal(xt.numpy(), x)  # the argument's buffer is untouched
     np.testing.assert_array_equal(yt.numpy(), y)
+
+
+def test_values_are_bound_by_identity_not_by_op_name():
+    # Graph names are unique, but compiled code must not depend on it (a saved file could
+    # be edited): two constants of one name are two values.
+    f = rt.function(lambda x: x * 2.0 + 3.0, autograph=False, optimize=False)
+    x = rt.constant(1.0)
+    concrete = f.get_concrete_function(x)
+    consts = [op for op in concrete.graph.operations if op.type == "Const"]
+    assert len(consts) == 2
+    consts[1].name = consts[0].name
+    from runtime.executor import codegen
+
+    run, _ = codegen.compile_graph(concrete.graph)
+    assert run(np.float32(1.0))[0] == 5.0

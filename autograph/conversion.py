@@ -31,6 +31,7 @@ from autograph.converters import (
     formatting,
     lists,
     logical_expressions,
+    match_statements,
     membership,
     return_statements,
     unsupported,
@@ -68,6 +69,8 @@ def convert_tree(node, ctx: Context, nodes=None):
         node = membership.transform(node, ctx)
     if gast.Assert in present:
         node = asserts.transform(node, ctx)
+    if gast.Match in present:
+        node = match_statements.transform(node, ctx)
     if gast.ExceptHandler in present:
         node = exception_handlers.transform(node, ctx)
     if gast.ListComp in present:  # before lists: the loop it makes appends

@@ -120,6 +120,9 @@ class RuntimeBackend(autograph.Backend):
                 return i
         else:  # dim 0 of a tensor, or of several in lockstep (zip: the shortest ends the loop)
             tensors = iterated if isinstance(iterated, tuple) else (iterated,)
+            if any(len(t.shape) == 0 for t in tensors):  # as eagerly (numpy: a 0-d array)
+                raise TypeError(with_origin("Cannot iterate over a 0-d tensor (a scalar).",
+                                            user_origin()))
             start, delta = 0, 1
             count = array_ops.shape(tensors[0])[0]
             for other in tensors[1:]:

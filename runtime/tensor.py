@@ -7,6 +7,8 @@ times faster than that of 0-d arrays.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from runtime import dtypes
@@ -121,6 +123,9 @@ class EagerTensor(Tensor):
         return format(decoded(self._value), spec)
 
 
+_COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
+
+
 class SymbolicTensor(Tensor):
     """The `index`-th output of `op` in a graph: its value exists only when the graph runs.
 
@@ -159,6 +164,12 @@ class SymbolicTensor(Tensor):
         )
 
     def __bool__(self):
+        if sys._getframe(1).f_code.co_name in _COMPREHENSIONS:
+            self._not_allowed(
+                "Filtering a comprehension (its `if`) by",
+                "autograph stages a list comprehension assigned to a name: write "
+                "`ys = [... for ... if ...]` on a line of its own, then use `ys`.",
+            )
         self._not_allowed(
             "Using as a Python bool",
             "Let autograph convert this `if`/`while` (rt.function(autograph=True), the default) "
@@ -212,6 +223,12 @@ def _python_value_to_numpy(value, dtype: dtypes.DType | None):
     if array.dtype.kind in "SU" or (array.dtype.kind == "O" and _all_strings(array)):
         return _strings_to_numpy(value)
     if array.dtype.kind not in "biuf":
+        if array.dtype.kind == "O" and any(
+                type(v) is int for v in np.ravel(array)):  # numpy keeps huge ints as objects
+            raise TypeError(
+                "a Python int outside the range of int64 (the widest integer dtype) has no "
+                "tensor dtype; use a float (e.g. float(n)) or a smaller int"
+            )
         raise TypeError(
             f"a {type(value).__name__} is not a number, a string or a nested list of them"
         )

@@ -146,12 +146,17 @@ class JumpLowering:
                 return True  # an `else:` to skip after a jump; a jump in `finally`
             blocks = [getattr(stmt, f, None) or [] for f in ("body", "orelse", "finalbody")]
             blocks += [h.body for h in getattr(stmt, "handlers", [])]
+            blocks += [c.body for c in getattr(stmt, "cases", [])]
             return any(self.needs_guard(b) for b in blocks)
         return False
 
     def _inner(self, stmt):
-        """`with` / `try`: lower the blocks inside. A `try`'s `else:` runs only if its body
-        ended without a jump, so after a lowered jump it is guarded too."""
+        """`with` / `try` / `match`: lower the blocks inside. A `try`'s `else:` runs only if its
+        body ended without a jump, so after a lowered jump it is guarded too."""
+        if isinstance(stmt, gast.Match):  # stays Python: each case's block is lowered
+            for case in stmt.cases:
+                case.body = self.block(case.body) or [gast.Pass()]
+            return stmt
         final = getattr(stmt, "finalbody", None)
         if final and self.guard is not None and any(self.contains(s) for s in final):
             jump = next(n for s in final for n in traversal.walk(s) if isinstance(n, self.kind))

@@ -4,6 +4,7 @@ from autograph.operators.control_flow import (
     for_stmt,
     if_exp,
     if_stmt,
+    match_subject,
     python_value,
     while_stmt,
 )
@@ -25,6 +26,7 @@ from autograph.operators.traced_paths import TryBody
 __all__ = [
     "Attr", "Global", "Item", "Nonlocal", "reraise_staged", "and_cond", "or_cond",
     "MaybeUndefined", "TryBody", "Undefined", "UndefinedReturn", "and_", "assert_stmt", "for_stmt",
-    "if_exp", "if_stmt", "ld", "list_append", "mutated", "not_", "or_", "python_value",
-    "return_value", "while_stmt", "format_string", "percent_format", "in_", "not_in",
+    "if_exp", "if_stmt", "ld", "list_append", "match_subject", "mutated", "not_", "or_",
+    "python_value", "return_value", "while_stmt", "format_string", "percent_format", "in_",
+    "not_in",
 ]

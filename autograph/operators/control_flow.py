@@ -120,6 +120,17 @@ def python_value(value, what):
     return value
 
 
+def match_subject(value):
+    """The subject of a `match` (which stays Python control flow); a staged value is an error
+    at the user's line."""
+    if backends.staging(value) is not None:
+        raise AutoGraphError(at(
+            "This `match` is on a tensor: autograph does not turn `match` into graph control "
+            "flow (its patterns compare in Python). Write it as `if`/`elif` on the tensor, which "
+            "autograph stages.", caller_origin()))
+    return value
+
+
 # ---- staged implementations -------------------------------------------------------------------
 _BRANCHES = ("in the true branch", "in the false branch")
 

@@ -1,0 +1,81 @@
+"""Bad input gets a clear error at the user's line (issue 10, "Bad input still obscure"), and
+valid code that only looks unusual (`match` on Python values) works."""
+
+import sys
+
+import numpy as np
+import pytest
+
+import autograph
+import runtime as rt
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0] + "/autograph")
+from three_way import assert_agree, outcomes  # noqa: E402
+
+
+def loop_over(x):
+    s = 0
+    for e in x:
+        s = s + e
+    return s
+
+
+def test_iterating_a_0d_tensor_says_so_at_the_loop():
+    with pytest.raises(TypeError, match="Cannot iterate over a 0-d tensor") as info:
+        rt.function(loop_over)(rt.constant(3))
+    assert "for e in x:" in str(info.value)
+
+
+def by_mode(mode, x):
+    total = x
+    for i in rt.range(3):
+        match mode[0]:
+            case "double":
+                total = total * 2
+            case "stop":
+                return total
+            case _:
+                total = total + i
+    return total
+
+
+def match_on_a_tensor(x):
+    match x:
+        case 1:
+            return 10
+    return 0
+
+
+def test_match_on_python_values_works_also_with_jumps_in_its_cases():
+    for mode in ("double", "stop", "other"):
+        assert_agree(by_mode, (mode,), 1)
+
+
+def test_match_on_a_tensor_says_to_write_if_elif():
+    python, eager, graph = outcomes(match_on_a_tensor, 1)
+    assert python == 10 and eager == 10
+    assert isinstance(graph, autograph.AutoGraphError)
+    assert "Write it as `if`/`elif`" in str(graph) and "match x:" in str(graph)
+
+
+def test_a_filtering_comprehension_over_a_tensor_says_how_to_stage_it():
+    def f(x):
+        return rt.stack([v for v in x if v > 0])
+
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
+                       match="assigned to a name") as info:
+        rt.function(f)(rt.constant([1.0, -1.0]))
+    assert "return rt.stack([v for v in x if v > 0])" in str(info.value)
+
+    def g(x):
+        ys = [v for v in x if v > 0]
+        return rt.stack(ys)
+
+    np.testing.assert_array_equal(
+        rt.function(g, input_signature=[rt.TensorSpec([None])])(rt.constant([1.0, -1.0, 2.0]))
+        .numpy(), [1.0, 2.0])
+
+
+def test_an_int_beyond_int64_names_the_problem():
+    with pytest.raises(TypeError, match="outside the range of int64"):
+        rt.constant(2**70)

@@ -150,10 +150,28 @@ def _concrete(function) -> ConcreteFunction:
     raise ExportError(f"rt.onnx.export takes a ConcreteFunction, got {type(function).__name__}.")
 
 
+# ONNX tools parse a model with protobuf, which stops at 100 nested messages; each If or Loop
+# nests its sub-graphs three messages deeper (node, attribute, graph).
+MAX_NESTING = 31
+
+
+def _check_nesting(graph, depth: int = 0) -> None:
+    for op in graph.operations:
+        for sub in op.subgraphs():
+            if depth + 1 > MAX_NESTING:
+                raise ExportError(with_origin(
+                    f"Cannot export to ONNX: control flow nests more than {MAX_NESTING} levels "
+                    f"deep here ({op.type} op {op.name}), and ONNX tools cannot parse deeper "
+                    "models (protobuf's nesting limit). Flatten inner conditions (e.g. rt.where "
+                    "to choose between values) or export a smaller function.", op.origin))
+            _check_nesting(sub, depth + 1)
+
+
 def to_model(concrete: ConcreteFunction, drop_prints: bool = False) -> onnx.ModelProto:
     """The ONNX model of a concrete function's graph (as traced: ONNX runtimes optimize
     graphs themselves, and our fused kernels have no ONNX form)."""
     graph = concrete.traced_graph
+    _check_nesting(graph)
     names = _Names()
     builder = Builder(names, drop_prints)
     inputs, input_names = [], []

@@ -273,3 +273,23 @@ def test_runtime_imports_without_onnx_and_export_names_the_extra():
 ])
 def test_shapes_held_in_tensors_export(fn):
     _export_and_compare(fn, np.arange(12, dtype=np.float32).reshape(4, 3), np.int32(2))
+
+
+def _nested_conds(depth):
+    def f(x):
+        def level(d, x):
+            if d == 0:
+                return x + 1.0
+            return rt.cond(x > float(d), lambda: level(d - 1, x * 2.0), lambda: x - 1.0)
+        return level(depth, x)
+    return rt.function(f, autograph=False)
+
+
+@needs_onnx
+def test_control_flow_nests_up_to_the_limit_onnx_tools_parse_and_no_deeper():
+    from runtime.onnx.exporter import MAX_NESTING
+
+    _export_and_compare(_nested_conds(MAX_NESTING).python_function, np.float32(40.0))
+    deep = _nested_conds(MAX_NESTING + 1)
+    with pytest.raises(rt.onnx.ExportError, match=f"nests more than {MAX_NESTING} levels"):
+        rt.onnx.export(deep.get_concrete_function(rt.constant(1.0)))

@@ -7,6 +7,7 @@ exception's traceback and drops those frames, so tracebacks show the user's code
 
 from __future__ import annotations
 
+import sys
 import types
 
 
@@ -49,6 +50,8 @@ def translate(exc: BaseException, registry) -> BaseException:
             kept.append(tb)
     if not notes:
         return exc
+    if isinstance(exc, RecursionError):
+        return _recursion_error(frames, registry)
     new_tb = None
     for tb in reversed(kept):
         new_tb = types.TracebackType(new_tb, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
@@ -59,3 +62,17 @@ def translate(exc: BaseException, registry) -> BaseException:
         exc.__notes__ = [*getattr(exc, "__notes__", []), note]
     exc._ag_translated = True
     return exc.with_traceback(new_tb)
+
+
+def _recursion_error(frames, registry) -> AutoGraphError:
+    """Python's recursion limit, reached in converted code: located at the innermost user line,
+    with the cause (one converted call uses several Python frames) instead of ~1,000 frames."""
+    found = [registry.lookup(tb.tb_frame.f_code.co_filename, tb.tb_lineno) for tb in frames]
+    found = [origin for origin in found if origin is not None]
+    error = AutoGraphError(at(
+        f"The recursion went deeper than Python's limit of {sys.getrecursionlimit()} frames in "
+        "converted code. A converted call, and each graph `if`/loop it traces, uses several "
+        "Python frames, so converted recursion stops at about a tenth of plain Python's depth. "
+        "Write the recursion as a loop, or raise the limit (sys.setrecursionlimit).", found[-1]))
+    error._ag_translated = True
+    return error

@@ -79,3 +79,19 @@ def test_a_filtering_comprehension_over_a_tensor_says_how_to_stage_it():
 def test_an_int_beyond_int64_names_the_problem():
     with pytest.raises(TypeError, match="outside the range of int64"):
         rt.constant(2**70)
+
+
+def count_down(x, d):
+    if x > 0:
+        x = x + 1
+    if d == 0:
+        return x
+    return count_down(x, d - 1)
+
+
+def test_recursion_past_pythons_limit_is_one_located_error():
+    assert rt.function(count_down)(rt.constant(1), 30).numpy() == 32
+    with pytest.raises(autograph.AutoGraphError, match="deeper than Python's limit") as info:
+        rt.function(count_down)(rt.constant(1), 2000)
+    assert "Write the recursion as a loop" in str(info.value)
+    assert len(str(info.value).splitlines()) < 6  # not a note per frame

@@ -3,6 +3,21 @@ If/Loop are sequence-typed, and onnxruntime agrees with our executor (errors inc
 
 import numpy as np
 import pytest
+from list_programs import (
+    append_in_branch,
+    concat_after_loop,
+    length_and_index,
+    list_of_lists,
+    plus_list,
+    pop_in_loop,
+    pop_in_while,
+    returns_list,
+    set_and_get_at,
+    set_item_and_extend,
+    stack_and_list,
+    stack_scalars,
+    strings,
+)
 
 import runtime as rt
 
@@ -15,111 +30,6 @@ except ImportError:
 pytestmark = pytest.mark.skipif(
     ort is None, reason="onnx and onnxruntime are not installed (pip install 'tracegraph[onnx]')"
 )
-
-# ---- functions with staged lists (converted by autograph) --------------------------------------
-
-
-def stack_and_list(n, x):
-    out = []
-    for i in rt.range(n):
-        out.append(x * rt.cast(i, rt.float32))
-    return rt.stack(out), out
-
-
-def returns_list(n, x):
-    out = []
-    for i in rt.range(n):
-        out.append(x + rt.cast(i, rt.float32))
-    return out
-
-
-def concat_after_loop(n, x):
-    out = [x]
-    for i in rt.range(n):
-        out.append(x * rt.cast(i + 2, rt.float32))
-    return rt.concat(out, 0), rt.concat(out, -1), len(out)
-
-
-def stack_scalars(n):
-    out = [n]
-    for i in rt.range(n):
-        out.append(i * i)
-    return rt.stack(out)
-
-
-def pop_in_loop(n):
-    items = [1, 2, 3, 4, 5]
-    total = 0
-    for _ in rt.range(n):
-        total += items.pop()
-    return total, items
-
-
-def pop_in_while(n):
-    items = [10, 20, 30]
-    last = 0
-    while n > 0:
-        last = items.pop()
-        n -= 1
-    return last, len(items)
-
-
-def length_and_index(n):
-    out = []
-    for i in rt.range(n):
-        out.append(i * i)
-    return len(out), out[0], out[-1], out[n // 2]
-
-
-def set_item_and_extend(n):
-    out = [0, 0, 0]
-    for i in rt.range(n):
-        out.append(i)
-        out[i % 3] = out[i % 3] + i
-        out[-1] = out[-1] * 2
-    out.extend(out)
-    return out
-
-
-def set_and_get_at(n):
-    out = [1, 2, 3]
-    for i in rt.range(n):
-        out.append(i)
-    out[2 - 2 * n] = 9  # negative from n = 2 on, out of range for n = 6
-    return out, out[-n - 3]
-
-
-def plus_list(n):
-    s = []
-    for i in rt.range(n):
-        s = s + [i * 2]
-    return s
-
-
-def append_in_branch(n):
-    out = []
-    for i in rt.range(n):
-        if i % 2 == 0:
-            out.append(i)
-    return out
-
-
-def strings(n):
-    out = []
-    for _ in rt.range(n):
-        out.append(rt.constant(b"ab"))
-    return out
-
-
-def list_of_lists(n, m):
-    rows = []
-    for i in rt.range(n):
-        row = []
-        for j in rt.range(m):
-            row.append(i * 10 + j)
-        rows.append(row)
-    return rows
-
 
 def _feed(value):
     return np.array(value, dtype=np.asarray(value).dtype)  # onnxruntime wants arrays, not scalars
@@ -252,7 +162,7 @@ def test_lists_of_lists_name_the_op_that_cannot_be_exported():
                        match=r"Cannot export op listfromitems_\d+ \(ListFromItems\) to ONNX: ONNX "
                              r"sequence ops hold tensors, and this list holds lists") as info:
         rt.onnx.export(concrete)
-    assert "test_onnx_lists.py" in str(info.value)  # and the user's line
+    assert "list_programs.py" in str(info.value)  # and the user's line
 
 
 def test_list_ops_are_listed_as_supported():

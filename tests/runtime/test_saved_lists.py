@@ -9,82 +9,21 @@ import textwrap
 
 import numpy as np
 import pytest
+from list_programs import (
+    append_in_branch,
+    concat_after_loop,
+    length_and_index,
+    list_of_lists,
+    pop_in_loop,
+    returns_list,
+    set_item_and_extend,
+    stack_and_list,
+    strings,
+)
 
 import runtime as rt
 from runtime.saved import storage
 from runtime.saved.values import MAX_LIST_DEPTH
-
-# ---- functions with staged lists (converted by autograph) --------------------------------------
-
-
-def stack_and_list(n, x):
-    out = []
-    for i in rt.range(n):
-        out.append(x * rt.cast(i, rt.float32))
-    return rt.stack(out), out
-
-
-def returns_list(n, x):
-    out = []
-    for i in rt.range(n):
-        out.append(x + rt.cast(i, rt.float32))
-    return out
-
-
-def concat_after_loop(n, x):
-    out = [x]
-    for i in rt.range(n):
-        out.append(x * rt.cast(i + 2, rt.float32))
-    return rt.concat(out, 0), len(out)
-
-
-def pop_in_loop(n):
-    items = [1, 2, 3, 4, 5]
-    total = 0
-    for _ in rt.range(n):
-        total += items.pop()
-    return total, items
-
-
-def length_and_index(n):
-    out = []
-    for i in rt.range(n):
-        out.append(i * i)
-    return len(out), out[0], out[-1], out[n // 2]
-
-
-def set_item_and_extend(n):
-    out = [0, 0, 0]
-    for i in rt.range(n):
-        out.append(i)
-        out[i % 3] = out[i % 3] + i
-    out.extend(out)
-    return out
-
-
-def append_in_branch(n):
-    out = []
-    for i in rt.range(n):
-        if i % 2 == 0:
-            out.append(i)
-    return out
-
-
-def list_of_lists(n, m):
-    rows = []
-    for i in rt.range(n):
-        row = []
-        for j in rt.range(m):
-            row.append(i * 10 + j)
-        rows.append(row)
-    return rows, len(rows)
-
-
-def strings(n):
-    out = []
-    for _ in rt.range(n):
-        out.append(rt.constant(b"ab"))
-    return out
 
 
 def _args(*values):

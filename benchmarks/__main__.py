@@ -26,7 +26,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 from benchmarks import external, harness, report, scaling, workloads  # noqa: E402
 
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
+RESULTS_DIR = Path("benchmark-results")  # under the current directory
 
 
 def _parse(argv):
@@ -79,15 +79,21 @@ def main(argv=None) -> int:
         summary = ", ".join(f"{name} {'error' if c.error else report.format_us(c.median_us)}"
                             for name, c in result.columns.items())
         _progress(f"    {summary} (us)")
-    notes = ""
+    notes = []
+    if not args.small:
+        _progress("graph passes on chains of 1,000 and 4,000 ops")
+        notes.append(scaling.pass_scaling())
     if any(w.key == "W13" for w in chosen) and not args.small:
         _progress("W13 at 1,000 / 10,000 / 100,000 appends")
-        notes = scaling.append_scaling(budget)
+        notes.append(scaling.append_scaling(budget))
+    notes = "\n".join(notes)
     print(report.table(results))
     print()
     print(report.details(results, notes))
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     paths = report.write(results, meta, args.output_dir, stamp, notes)
+    if not any(p.suffix == ".png" for p in paths):
+        _progress("no chart: matplotlib is not installed (pip install matplotlib)")
     _progress(f"done in {time.perf_counter() - started:.0f} s; wrote "
               + ", ".join(str(p) for p in paths))
     return 0

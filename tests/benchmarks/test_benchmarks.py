@@ -47,12 +47,20 @@ def test_a_graph_that_fails_to_trace_becomes_an_error_row():
     assert "OperatorNotAllowedInGraphError" in report.details([result])
 
 
-def test_measure_loops_tiny_calls_many_times_per_round():
-    (fast, calls), (slow, _) = harness.measure(
-        [(lambda: None, ()), (lambda: sum(range(2000)), ())], TINY)
-    assert calls >= 100
+def test_measure_loops_tiny_calls_many_times_per_round(monkeypatch):
+    clock = [0.0]  # a fake clock: each call below takes exactly the time it adds
+    monkeypatch.setattr(harness.time, "perf_counter", lambda: clock[0])
+
+    def takes(seconds):
+        def call():
+            clock[0] += seconds
+        return call
+
+    (fast, calls), (slow, slow_calls) = harness.measure(
+        [(takes(1e-7), ()), (takes(1e-3), ())], TINY)
+    assert calls >= 100 and slow_calls == 1
     assert len(fast) == len(slow) >= TINY.min_rounds
-    assert 0 < max(fast) < 1e-5 < min(slow)
+    assert all(abs(t - 1e-7) < 1e-12 for t in fast) and all(abs(t - 1e-3) < 1e-9 for t in slow)
 
 
 def test_ratios_pair_interleaved_rounds():

@@ -20,6 +20,8 @@ from autograph.backends import Backend, register_backend, unregister_backend
 from autograph.errors import AutoGraphError, ConversionError
 from autograph.operators.special_values import Undefined
 
+__version__ = "0.1.0"
+
 __all__ = [
     "AutoGraphError", "Backend", "ConversionError", "Undefined", "converted_call",
     "do_not_convert", "is_generated_file", "register_backend", "to_code", "to_graph",

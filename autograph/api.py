@@ -87,6 +87,14 @@ def to_code(fn) -> str:
     fn = _unwrap(fn)
     if isinstance(fn, types.MethodType):
         fn = fn.__func__
+    if not isinstance(fn, types.FunctionType):
+        what = ("a builtin" if isinstance(fn, types.BuiltinFunctionType)
+                else f"a callable {type(fn).__name__} object" if callable(fn)
+                else f"{type(fn).__name__} {fn!r}")
+        hint = (f" (for its __call__, pass {type(fn).__name__}.__call__)"
+                if callable(fn) and not isinstance(fn, (type, types.BuiltinFunctionType)) else "")
+        raise TypeError(f"to_code takes a Python function or method, got {what}{hint}: only "
+                        "functions written in Python have source to convert.")
     return _CACHE.source(fn)
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
+import runtime as rt  # noqa: E402
 from benchmarks import external, harness, report, scaling, workloads  # noqa: E402
 
 RESULTS_DIR = Path("benchmark-results")  # under the current directory
@@ -32,6 +33,7 @@ RESULTS_DIR = Path("benchmark-results")  # under the current directory
 def _parse(argv):
     parser = argparse.ArgumentParser(prog="python -m benchmarks",
                                      description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"tracegraph {rt.__version__}")
     parser.add_argument("--quick", action="store_true", help="short timing (under a minute)")
     parser.add_argument("--only", default="", help="comma-separated workload keys, e.g. W1,W3a")
     parser.add_argument("--budget", type=float, default=None,

@@ -8,6 +8,7 @@ executor that compiles graphs to straight-line Python over numpy.
         return rt.matmul(x, y) + 1.0
 """
 
+from autograph import __version__  # one version for the distribution
 from runtime import (  # onnx: lazy
     autograph_backend,  # noqa: E402,F401 - registers runtime with autograph
     config,
@@ -123,5 +124,3 @@ from runtime.signature import TensorSpec
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorShape
 from runtime.tensor_list import TensorList
 from runtime.variables import Variable
-
-__version__ = "0.1.0"

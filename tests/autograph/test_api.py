@@ -76,3 +76,33 @@ def test_unsupported_syntax_names_the_line():
 def test_to_graph_rejects_non_functions():
     with pytest.raises(TypeError, match="to_graph expects a Python function"):
         autograph.to_graph(42)
+
+
+def test_to_code_says_what_it_takes():
+    class Doubler:
+        def __call__(self, x):
+            return x * 2
+
+    with pytest.raises(TypeError, match="got a builtin"):
+        autograph.to_code(len)
+    with pytest.raises(TypeError, match=r"callable Doubler object \(for its __call__"):
+        autograph.to_code(Doubler())
+    assert "def __call__" in autograph.to_code(Doubler.__call__)
+
+
+def test_command_line_prints_converted_code(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "mod.py").write_text(
+        "def f(x):\n    if x > 0:\n        x = x - 1\n    return x\n")
+    run = subprocess.run([sys.executable, "-m", "autograph", "code", f"{tmp_path}/mod.py:f"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "ag__.if_stmt" in run.stdout and run.stdout.startswith("def f(x):")
+    missing = subprocess.run([sys.executable, "-m", "autograph", "code", f"{tmp_path}/mod.py:g"],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode != 0 and "has no 'g'" in missing.stderr
+    version = subprocess.run([sys.executable, "-m", "autograph", "--version"],
+                             capture_output=True, text=True, timeout=60)
+    assert version.stdout.strip() == f"autograph {autograph.__version__}"

@@ -18,7 +18,7 @@ import numpy as np
 
 from benchmarks.workloads import FIRST_CALL_TARGET_MS
 
-ANCHOR_NOTE = ("`*` TF graph time from ANCHORS.md (TensorFlow 2.21, same machine type, not "
+ANCHOR_NOTE = ("`*` TF graph time measured earlier (TensorFlow 2.21, same machine type, not "
                "measured in this run)")
 
 
@@ -153,7 +153,7 @@ def details(results, notes: str = "") -> str:
             lines.append(f"  {key} {name}: {shown}")
     if notes:
         lines.append(notes)
-    lines.append("Targets (issue 4):")
+    lines.append("Targets:")
     for r in results:
         for v in evaluate_targets(r):
             lines.append(f"  {_verdict(v['passed']):4} {r.workload.key:4} {v['target']:26} "
@@ -243,7 +243,7 @@ def plot(results, path: Path) -> Path | None:
     series = [("our eager", "#d62728", lambda r: r.median("eager"), ""),
               ("our graph", "#1f77b4", lambda r: r.median("graph"), ""),
               ("hand-written numpy", "#2ca02c", lambda r: r.median("numpy"), ""),
-              ("TF graph (* = ANCHORS.md)", "#ff7f0e", lambda r: tf_graph_us(r)[0], "//")]
+              ("TF graph (* = measured earlier)", "#ff7f0e", lambda r: tf_graph_us(r)[0], "//")]
     height = 0.8 / len(series)
     fig, ax = plt.subplots(figsize=(10, 0.75 * len(results) + 1.5))
     for s, (label, color, value, hatch) in enumerate(series):

@@ -104,7 +104,7 @@ def test_cli_runs_every_workload_and_writes_json(tmp_path, capsys):
     assert all(w["columns"]["numpy"]["median_us"] > 0 for w in record["workloads"])
     assert len(list(tmp_path.glob("bench-*.json"))) == 1
     captured = capsys.readouterr()
-    assert "| W1 " in captured.out and "Targets (issue 4):" in captured.out
+    assert "| W1 " in captured.out and "Targets:" in captured.out
     assert "[1/" in captured.err  # progress goes to stderr
 
 

@@ -217,9 +217,16 @@ def _python_value_to_numpy(value, dtype: dtypes.DType | None):
     from_python = not isinstance(value, (np.ndarray, np.generic))
     if dtype is not None and dtype.is_string:
         return _strings_to_numpy(value)
-    if dtype is not None:
-        return np.asarray(value, dtype=dtype.np_dtype)
-    array = np.asarray(value)
+    try:
+        if dtype is not None:
+            return np.asarray(value, dtype=dtype.np_dtype)
+        array = np.asarray(value)
+    except ValueError as e:
+        if isinstance(value, (list, tuple)) and "inhomogeneous" in str(e):
+            raise ValueError(
+                "the nested lists have different lengths (a ragged list), so they do not make "
+                "a tensor; pad them to one length, or keep them as a list of tensors") from None
+        raise
     if array.dtype.kind in "SU" or (array.dtype.kind == "O" and _all_strings(array)):
         return _strings_to_numpy(value)
     if array.dtype.kind not in "biuf":

@@ -95,3 +95,8 @@ def test_recursion_past_pythons_limit_is_one_located_error():
         rt.function(count_down)(rt.constant(1), 2000)
     assert "Write the recursion as a loop" in str(info.value)
     assert len(str(info.value).splitlines()) < 6  # not a note per frame
+
+
+def test_a_ragged_list_gets_its_own_message():
+    with pytest.raises(ValueError, match="different lengths \\(a ragged list\\)"):
+        rt.constant([[1, 2], [3]])

@@ -4,12 +4,18 @@ The call path is kept lean: a call whose arguments are all eager tensors builds 
 (dtype, shape) pairs and looks it up in one dict; on a hit it calls the compiled graph with the
 numpy values. Everything else (Python arguments, nested structures, keywords) takes the general
 path, which binds the arguments to the signature first.
+
+Threads: one thread traces a Function at a time (under its lock), and the others wait and
+reuse what it traced. Lookups take no lock: the dict of traces is replaced, never changed, so
+it can be read (and iterated, e.g. by `rt.saved.save`) while a trace is added, and the call
+caches are only read with `get`.
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
+import threading
 import weakref
 
 from runtime import config, context, nest
@@ -170,12 +176,14 @@ class Function:
             self._signature = inspect.signature(fn)
         except (TypeError, ValueError):
             self._signature = None
-        self._fast: dict = {}
-        self._concrete: dict = {}
+        self._fast: dict = {}  # fast-path key -> ConcreteFunction
+        self._concrete: dict = {}  # key of each trace -> ConcreteFunction (replaced when added)
+        self._relaxed: dict = {}  # key -> the ConcreteFunction of a more general key
         self._traced_keys: list = []
         self._converted = None
         self._bound_instances = weakref.WeakKeyDictionary()
         self._variables_created = False
+        self._lock = threading.RLock()  # held while tracing (re-entered by recursive calls)
 
     # ---- methods -----------------------------------------------------------------------------
     def __get__(self, instance, owner=None):
@@ -183,21 +191,24 @@ class Function:
             return self
         try:
             bound = self._bound_instances.get(instance)
-        except TypeError:
-            bound = None
+        except TypeError:  # not weak-referenceable: a new Function per access (still correct)
+            return self._bound_to(instance, owner)
         if bound is None:
-            bound = Function(
-                self.python_function.__get__(instance, owner),
-                self._input_signature,
-                self._autograph,
-                self._reduce_retracing,
-                self._optimize,
-            )
-            try:
-                self._bound_instances[instance] = bound
-            except TypeError:
-                pass  # not weak-referenceable: a new Function per access (still correct)
+            with self._lock:  # one Function per instance, even when threads ask at once
+                bound = self._bound_instances.get(instance)
+                if bound is None:
+                    bound = self._bound_instances[instance] = self._bound_to(instance, owner)
         return bound
+
+    def _bound_to(self, instance, owner):
+        """A Function of the method bound to `instance`."""
+        return Function(
+            self.python_function.__get__(instance, owner),
+            self._input_signature,
+            self._autograph,
+            self._reduce_retracing,
+            self._optimize,
+        )
 
     # ---- calling -----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -212,10 +223,7 @@ class Function:
 
     def _call_general(self, args, kwargs, fast=None):
         arguments = self._bind(args, kwargs)
-        key = self._key(arguments)
-        concrete = self._concrete.get(key) or self._find_relaxed(key)
-        if concrete is None:
-            concrete = self._trace(arguments, key)
+        concrete = self._concrete_for(arguments, self._key(arguments))
         if fast is not None:
             self._fast[fast[0]] = concrete
         values = [
@@ -279,10 +287,22 @@ class Function:
             return ("input_signature",)
         return tuple(_structure_key(v, name) for name, v in arguments)
 
+    def _concrete_for(self, arguments, key):
+        """The concrete function for `key`: cached, or traced now (once: threads asking for it
+        meanwhile wait for the trace and use it)."""
+        concrete = self._cached(key)
+        if concrete is None:
+            with self._lock:
+                concrete = self._cached(key) or self._trace(arguments, key)
+        return concrete
+
+    def _cached(self, key):
+        return self._concrete.get(key) or self._relaxed.get(key) or self._find_relaxed(key)
+
     def _find_relaxed(self, key):
         for general, concrete in self._concrete.items():
             if _matches(general, key):
-                self._concrete[key] = concrete
+                self._relaxed[key] = concrete
                 return concrete
         return None
 
@@ -298,6 +318,7 @@ class Function:
         return self._converted
 
     def _trace(self, arguments, key):
+        """Traces a new concrete function for `key` (the caller holds the lock)."""
         if self._input_signature is not None:
             # Trace with the signature's specs (unknown dims stay unknown), not the call's shapes.
             arguments = [(name, spec) for (name, _), spec in zip(arguments, self._input_signature)]
@@ -323,7 +344,7 @@ class Function:
             if created:
                 self._raise_variable_creation(created)
         self._traced_keys.append((key, arguments))
-        self._concrete[key] = concrete
+        self._concrete = {**self._concrete, key: concrete}
         return concrete
 
     def _raise_variable_creation(self, created):
@@ -437,8 +458,7 @@ class Function:
         else:
             arguments = self._bind(args, kwargs)
             key = self._key(arguments)
-        concrete = self._concrete.get(key) or self._find_relaxed(key)
-        return concrete if concrete is not None else self._trace(arguments, key)
+        return self._concrete_for(arguments, key)
 
     def experimental_get_tracing_count(self) -> int:
         return len(self._traced_keys)

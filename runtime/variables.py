@@ -2,11 +2,15 @@
 
 A graph refers to a variable by its unique name; the graph's `variables` table maps the name to
 the object, which the executor binds when it compiles the graph.
+
+Updates of one variable are atomic: assign, assign_add and assign_sub (eager, or ops of graphs
+running on other threads) hold the variable's lock while they read and write its value.
 """
 
 from __future__ import annotations
 
 import itertools
+import threading
 
 import numpy as np
 
@@ -35,17 +39,21 @@ def _checked(variable, value):
 
 
 def _assign_kernel(value, *, variable):
-    variable.value_ = _checked(variable, value)
+    value = _checked(variable, value)
+    with variable._lock:
+        variable.value_ = value
     return ()
 
 
 def _assign_add_kernel(value, *, variable):
-    variable.value_ = _checked(variable, variable.value_ + value)
+    with variable._lock:
+        variable.value_ = _checked(variable, variable.value_ + value)
     return ()
 
 
 def _assign_sub_kernel(value, *, variable):
-    variable.value_ = _checked(variable, variable.value_ - value)
+    with variable._lock:
+        variable.value_ = _checked(variable, variable.value_ - value)
     return ()
 
 
@@ -86,6 +94,7 @@ class Variable:
         self.value_ = value._value.copy() if isinstance(value._value, np.ndarray) else value._value
         self.name = f"{name or 'Variable'}_{next(_ids)}"
         self.trainable = trainable
+        self._lock = threading.Lock()  # held by updates (see the kernels above)
         context.note_variable_created(self)
 
     # ---- reading ----

@@ -37,6 +37,7 @@ from runtime.dtypes import (
 from runtime.dtypes import (
     bool_ as bool,  # noqa: A004 - TensorFlow's name
 )
+from runtime.explain import explain
 from runtime.function import ConcreteFunction, Function, function
 from runtime.graph import Graph, Operation
 from runtime.ops import overloads as _overloads  # noqa: F401 - installs Tensor operators

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from autograph import backends
 from autograph.errors import AutoGraphError, at
-from autograph.operators import traced_paths
+from autograph.operators import decisions, traced_paths
 from autograph.operators.py_builtins import StagedZip
 from autograph.operators.state import (
     Construct,
@@ -39,6 +39,7 @@ from autograph.origins import caller_origin
 def if_stmt(cond, if_true, if_false, state=(), names=(), slots=()):
     """`if cond:` with branches `if_true(*state)` / `if_false(*state)`."""
     backend = backends.staging(cond)
+    decisions.note("if", backend is not None)
     if backend is None:
         return if_true(*state) if cond else if_false(*state)
     construct = Construct(state, names, slots, (if_true, if_false), returns=not names)
@@ -62,15 +63,19 @@ def while_stmt(test, body, state=(), names=(), slots=()):
     """`while test(*state): state = body(*state)`."""
     single = len(names) == 1
     state = tuple(state)
+    iterations = 0
     while True:
         result = test(*state)
         backend = backends.staging(result)
         if backend is not None:
+            decisions.note("while", True, iterations or None)
             construct = Construct(state, names, slots, (test, body))
             return _staged_loop(backend, construct, test, body)
         if not result:
+            decisions.note("while", False, iterations)
             return _unpack(state, single)
         state = _pack(body(*state), single, len(names))
+        iterations += 1
 
 
 def for_stmt(iterated, body, state=(), names=(), extra_test=None, slots=()):
@@ -83,10 +88,13 @@ def for_stmt(iterated, body, state=(), names=(), extra_test=None, slots=()):
     else:
         backend = backends.staging(iterated)
     if backend is not None:
+        decisions.note("for", True)
         functions = (body,) if extra_test is None else (body, extra_test)
         construct = Construct(state, names, slots, functions)
         return _staged_loop(backend, construct, extra_test, body, iterated)
+    iterations = 0
     for item in iterated:
+        iterations += 1
         if extra_test is not None:
             go_on = extra_test(*state)
             if backends.staging(go_on) is not None:
@@ -103,8 +111,10 @@ def for_stmt(iterated, body, state=(), names=(), extra_test=None, slots=()):
                     single, len(names))
                 continue
             if not go_on:
+                iterations -= 1
                 break
         state = _pack(body(item, *state), single, len(names))
+    decisions.note("for", False, iterations)
     return _unpack(state, single)
 
 

@@ -1,0 +1,55 @@
+"""rt.explain: the report for two functions, as golden text (times masked)."""
+
+import re
+
+import explain_examples as examples
+import pytest
+
+import runtime as rt
+
+COLLATZ = """\
+rt.explain: collatz(n: int32 Tensor, shape=())
+
+    9  def collatz(n):
+   10      steps = 0
+   11      while n != 1:              graph While loop (the condition is a tensor); 2 ops: While, NotEqual
+   12          if n % 2 == 0:         graph If (the condition is a tensor); 3 ops: FloorMod, Equal, If
+   13              n = n // 2         1 op: FloorDiv
+   14          else:
+   15              n = SCALE * n + 1  2 ops: Mul, Add
+   16          steps += 1             1 op: Add
+   17      return steps
+
+Reads from outside: SCALE (an int: a constant in the graph; changing it later does not change the graph)
+First call (ms): convert #, trace #, passes #, compile #, first run #"""  # noqa: E501
+
+MIXED = """\
+rt.explain: mixed(x: float32 Tensor, shape=(), k: 3)
+
+   20  def mixed(x, k):
+   21      total = x
+   22      for i in range(k):           Python loop, unrolled while tracing: 3 iterations
+   23          if i % 2 == 0:           Python `if` (a Python condition), decided while tracing 3 times
+   24              total = total * 2.0  2 ops: 2 Mul
+   25          else:
+   26              total = total + 1.0  1 op: Add
+   27      for _ in rt.range(3):        graph While loop (it iterates over a tensor); 9 ops: 2 Greater, 2 LogicalAnd, While, Less, LogicalNot, LogicalOr, Add
+   28          total = total - 0.5      1 op: Sub
+   29      return total
+
+Reads from outside: nothing
+First call (ms): convert #, trace #, passes #, compile #, first run #"""  # noqa: E501
+
+
+def _masked(report) -> str:
+    return re.sub(r"\d+\.\d\d", "#", str(report))
+
+
+def test_explain_reports_what_each_line_became():
+    assert _masked(rt.explain(examples.collatz, rt.constant(27))) == COLLATZ
+    assert _masked(rt.explain(rt.function(examples.mixed), rt.constant(1.0), 3)) == MIXED
+
+
+def test_explain_takes_functions_only():
+    with pytest.raises(TypeError, match="takes a Python function"):
+        rt.explain(len, 3)

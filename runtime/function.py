@@ -16,6 +16,7 @@ from __future__ import annotations
 import inspect
 import logging
 import threading
+import types
 import weakref
 
 from runtime import config, context, nest
@@ -26,6 +27,7 @@ from runtime.graph import Graph
 from runtime.ops.registry import constant_in_graph
 from runtime.passes import run_passes
 from runtime.signature import TensorSpec, describe_key, is_tensor_leaf, leaf_str, value_key
+from runtime.source_info import user_origin
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.tensor_list import TensorList
 
@@ -165,6 +167,9 @@ class Function:
     def __init__(
         self, fn, input_signature=None, autograph=True, reduce_retracing=None, optimize=True
     ):
+        if not callable(fn):
+            raise TypeError(f"rt.function takes a Python function (or another callable), not "
+                            f"{type(fn).__name__} {fn!r}.")
         self.python_function = fn
         self.__name__ = getattr(fn, "__name__", "function")
         self.__doc__ = getattr(fn, "__doc__", None)
@@ -562,6 +567,11 @@ def _structure_key(value, path):
 
 
 def _output_tensor(graph, value, path):
+    if isinstance(value, (types.GeneratorType, map, filter, zip, enumerate)):
+        raise TypeError(with_origin(
+            f"The function returns a {type(value).__name__} ({path}): it would run after the "
+            "function returned, outside the graph. Return a list or tuple instead, e.g. "
+            "`return list(...)`.", user_origin()))
     if isinstance(value, TensorList):
         value = value.handle
     if isinstance(value, SymbolicTensor):

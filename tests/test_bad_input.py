@@ -100,3 +100,16 @@ def test_recursion_past_pythons_limit_is_one_located_error():
 def test_a_ragged_list_gets_its_own_message():
     with pytest.raises(ValueError, match="different lengths \\(a ragged list\\)"):
         rt.constant([[1, 2], [3]])
+
+
+def test_rt_function_of_a_non_callable_fails_at_once():
+    with pytest.raises(TypeError, match="takes a Python function .* not int 3"):
+        rt.function(3)
+
+
+def test_a_returned_generator_is_refused_while_tracing():
+    def f(x):
+        return (x * i for i in range(3))
+
+    with pytest.raises(TypeError, match="returns a generator .*return list"):
+        rt.function(f)(rt.constant(1.0))

@@ -15,6 +15,14 @@ class OperatorNotAllowedInGraphError(Error, TypeError):
     """A symbolic tensor was used where a Python value is needed (bool, len, iteration)."""
 
 
+class RetraceError(Error):
+    """An `rt.function` with `on_retrace="error"` would trace more than `max_traces` graphs."""
+
+
+class RetracingWarning(UserWarning):
+    """An `rt.function` traced more graphs than its `max_traces` (each trace is slow)."""
+
+
 def format_origin(origin) -> str:
     """`  File "f.py", line 3\n    y = x + 1` for an Origin, or '' when unknown."""
     if origin is None:

@@ -17,10 +17,11 @@ import inspect
 import logging
 import threading
 import types
+import warnings
 import weakref
 
 from runtime import config, context, nest
-from runtime.errors import Error, with_origin
+from runtime.errors import Error, RetraceError, RetracingWarning, with_origin
 from runtime.executor import codegen
 from runtime.executor.interpreter import locate_error
 from runtime.graph import Graph
@@ -165,8 +166,12 @@ class Function:
     """A Python function that runs as traced graphs (see `rt.function`)."""
 
     def __init__(
-        self, fn, input_signature=None, autograph=True, reduce_retracing=None, optimize=True
+        self, fn, input_signature=None, autograph=True, reduce_retracing=None, optimize=True,
+        max_traces=RETRACE_WARNING_THRESHOLD, on_retrace="warn",
     ):
+        if on_retrace not in ("warn", "error"):
+            raise ValueError(f'on_retrace must be "warn" or "error", not {on_retrace!r}.')
+        self._max_traces, self._on_retrace = max_traces, on_retrace
         if not callable(fn):
             raise TypeError(f"rt.function takes a Python function (or another callable), not "
                             f"{type(fn).__name__} {fn!r}.")
@@ -213,6 +218,8 @@ class Function:
             self._autograph,
             self._reduce_retracing,
             self._optimize,
+            self._max_traces,
+            self._on_retrace,
         )
 
     # ---- calling -----------------------------------------------------------------------------
@@ -339,7 +346,7 @@ class Function:
                     "(reduce_retracing=False traces each shape exactly).",
                     self.__name__, changed)
             key = relaxed
-        self._warn_if_retracing_often(key, arguments)
+        self._check_retrace(key, arguments)
         concrete, created = self._trace_once(arguments)
         if created:
             if self._variables_created or self._traced_keys:
@@ -434,24 +441,49 @@ class Function:
                 return relaxed, relaxed_args
         return key, arguments
 
-    def _warn_if_retracing_often(self, key, arguments):
-        count = len(self._traced_keys) + 1
-        if count <= RETRACE_WARNING_THRESHOLD or not self._traced_keys:
+    def _check_retrace(self, key, arguments):
+        """Every retrace logs why (INFO); past `max_traces` it warns (a RetracingWarning at
+        the user's call) or raises, as `on_retrace` says."""
+        if not self._traced_keys:
             return
-        old_key, _ = self._traced_keys[-1]
-        change = "the arguments changed"
-        for (name, _), old, new in zip(arguments, old_key, key):
-            if old != new:
-                change = f"argument '{name}' changed from {_key_str(old)} to {_key_str(new)}"
-                break
-        logger.warning(
-            "rt.function '%s' has been traced %d times; this time %s. Tracing is slow: pass "
-            "tensors instead of Python values, use input_signature, or reduce_retracing=True "
-            "for changing shapes.",
-            self.__name__,
-            count,
-            change,
-        )
+        count = len(self._traced_keys) + 1
+        reason = self._retrace_reason(key, arguments)
+        logger.info("rt.function '%s' traces graph %d: %s", self.__name__, count, reason)
+        if count <= self._max_traces:
+            return
+        message = (f"rt.function '{self.__name__}' traces graph {count} (more than max_traces="
+                   f"{self._max_traces}): {reason}. Tracing is slow; pass tensors instead of "
+                   "Python values, use input_signature, or reduce_retracing=True for shapes.")
+        if self._on_retrace == "error":
+            raise RetraceError(with_origin(message, user_origin()))
+        origin = user_origin()
+        if origin is None:
+            warnings.warn(message, RetracingWarning, stacklevel=2)
+        else:
+            warnings.warn_explicit(message, RetracingWarning, origin.filename, origin.lineno,
+                                   module=self.__name__)
+
+    def _retrace_reason(self, key, arguments) -> str:
+        """What changed, against the closest earlier signature (fewest arguments changed; the
+        latest of those)."""
+        def changed(old_key):
+            return [(name, old, new) for (name, _), old, new in zip(arguments, old_key, key)
+                    if old != new]
+
+        closest = min((changed(old) for old, _ in reversed(self._traced_keys)), key=len)
+        if not closest:
+            return "the arguments changed"
+        name, old, new = closest[0]
+        if _is_python_key(old) or _is_python_key(new):
+            what = (f"argument '{name}' was {_key_phrase(old)}, now {_key_phrase(new)}: Python "
+                    "values are part of the signature; pass a tensor")
+        elif _is_spec_key(old) and _is_spec_key(new) and old[0] is new[0]:
+            what = (f"argument '{name}' changed shape from {_key_str(old)} to {_key_str(new)}: "
+                    "shapes are part of the signature")
+        else:
+            what = f"argument '{name}' changed from {_key_phrase(old)} to {_key_phrase(new)}"
+        more = len(closest) - 1
+        return what + (f" (and {more} more argument{'s' if more > 1 else ''})" if more else "")
 
     # ---- public API --------------------------------------------------------------------------
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
@@ -481,7 +513,8 @@ class Function:
 
 
 def function(
-    fn=None, *, input_signature=None, autograph=True, reduce_retracing=None, optimize=True
+    fn=None, *, input_signature=None, autograph=True, reduce_retracing=None, optimize=True,
+    max_traces=RETRACE_WARNING_THRESHOLD, on_retrace="warn",
 ):
     """Makes `fn` run as a graph: traced once per input signature, then compiled and cached.
 
@@ -491,11 +524,14 @@ def function(
     the default (None) does so at the second retrace that only shapes caused (a third shape of
     the same arguments: the dims that changed become unknown, and the log says so); `False`
     traces every shape exactly. `optimize=False` skips the optimizing graph passes (for
-    debugging).
+    debugging). Every retrace is logged at INFO with its reason; past `max_traces` graphs a
+    retrace warns (`rt.errors.RetracingWarning`, so warning filters apply) or, with
+    `on_retrace="error"`, raises `rt.errors.RetraceError`.
     """
+    options = (input_signature, autograph, reduce_retracing, optimize, max_traces, on_retrace)
     if fn is None:
-        return lambda f: Function(f, input_signature, autograph, reduce_retracing, optimize)
-    return Function(fn, input_signature, autograph, reduce_retracing, optimize)
+        return lambda f: Function(f, *options)
+    return Function(fn, *options)
 
 
 # ---- helpers -------------------------------------------------------------------------------------
@@ -626,6 +662,19 @@ def _relax_value(value, key_part):
     if isinstance(value, (list, tuple)) and not hasattr(type(value), "_fields"):
         return type(value)(_relax_value(v, k) for v, k in zip(value, key_part[1]))
     return value
+
+
+def _is_python_key(part) -> bool:
+    return isinstance(part, tuple) and len(part) == 3 and part[0] == "python"
+
+
+def _key_phrase(part) -> str:
+    """A key part in words: "the Python int 5", "a float32[3] tensor"."""
+    if _is_python_key(part):
+        return f"the Python {part[1].__name__} {part[2]!r}"
+    if _is_spec_key(part):
+        return f"a {_key_str(part)} tensor"
+    return _key_str(part)
 
 
 def _key_str(part):

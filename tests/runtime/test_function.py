@@ -232,3 +232,25 @@ def test_input_signature_traces_with_unknown_dims():
     g = rt.function(lambda x: x * 2, input_signature=[rt.TensorSpec([None])])
     g([1.0])
     np.testing.assert_array_equal(g([1.0, 2.0, 3.0]).numpy(), [2.0, 4.0, 6.0])
+
+
+def test_each_retrace_says_why_against_the_closest_earlier_signature(caplog):
+    f = rt.function(lambda x, n: x * n)
+    with caplog.at_level(logging.INFO, logger="runtime.function"):
+        f(rt.constant(1.0), 5)
+        f(rt.constant([1.0, 2.0]), 5)
+        f(rt.constant(1.0), 6)  # closest: the first call (only n differs)
+    assert "argument 'x' changed shape from float32[] to float32[2]" in caplog.text
+    assert ("argument 'n' was the Python int 5, now the Python int 6: Python values are part "
+            "of the signature; pass a tensor") in caplog.text
+
+
+def test_a_retrace_past_max_traces_can_be_an_error():
+    f = rt.function(lambda x, n: x * n, max_traces=2, on_retrace="error")
+    f(rt.constant(1.0), 1)
+    f(rt.constant(1.0), 2)
+    with pytest.raises(rt.errors.RetraceError, match="traces graph 3 .*max_traces=2"):
+        f(rt.constant(1.0), 3)
+    assert f(rt.constant(2.0), 2).numpy() == 4.0  # cached signatures still run
+    with pytest.raises(ValueError, match="on_retrace"):
+        rt.function(lambda x: x, on_retrace="ignore")

@@ -11,9 +11,22 @@ Not folded, so behaviour at run time is unchanged: ops whose kernel raises or em
 floating-point warning (the error or warning stays where the user sees it on every call), string
 results, results larger than `MAX_FOLDED_ELEMENTS` (the graph would hold a big array), and
 non-scalar results that are outputs of their graph (each call must return a fresh array).
+
+The size of a result is judged before its kernel runs, so folding never allocates more than
+`MAX_FOLDED_ELEMENTS` (65536) elements per op, whatever a graph (e.g. one loaded from a file)
+says: from the op's own shape inference on its constant inputs (for Range and Where, whose
+result size depends on the values, from those values; StridedSlice with constant bounds is
+measured on a zero-stride view). An op whose result size is not known in advance is not folded.
+Inside `work_budget(n)` (loading a saved function uses it), all folding together does at most
+`n` element operations (items read and written; multiply-adds for MatMul); ops beyond the
+budget are not folded.
 """
 
 from __future__ import annotations
+
+import contextlib
+import contextvars
+import math
 
 import numpy as np
 
@@ -23,6 +36,20 @@ from runtime.passes.rewrite import add_const, graphs_outer_first, invariant_inpu
 from runtime.tensor import SymbolicTensor
 
 MAX_FOLDED_ELEMENTS = 1 << 16
+# Ops whose kernel reads only the shapes of its inputs: their work does not grow with them.
+_SHAPE_ONLY = frozenset({"Shape", "Size", "Rank"})
+_budget: contextvars.ContextVar = contextvars.ContextVar("folding_budget", default=None)
+
+
+@contextlib.contextmanager
+def work_budget(limit: int):
+    """Within the block, all constant folding together does at most `limit` element operations;
+    an op that would need more than what is left is not folded (it runs when the graph runs)."""
+    token = _budget.set([limit])
+    try:
+        yield
+    finally:
+        _budget.reset(token)
 
 
 def transform(graph: Graph) -> None:
@@ -72,6 +99,9 @@ def _foldable(op, graph_outputs) -> bool:
 def _evaluate(op) -> list[np.ndarray] | None:
     """The op's output values as arrays, or None when folding must not happen."""
     args = [_runtime_value(t) for t in op.inputs]
+    elements = _result_elements(op, args)
+    if elements is None or elements > MAX_FOLDED_ELEMENTS or not _spend(_work(op, args, elements)):
+        return None
     try:
         with np.errstate(all="raise"):
             result = op.opdef.kernel(*args, **resolve_attrs(op))
@@ -91,3 +121,76 @@ def _runtime_value(t: SymbolicTensor):
     """The value the executor passes for a Const (0-d values as numpy scalars)."""
     value = t.op.attrs["value"]
     return value[()] if value.ndim == 0 else value
+
+
+def _result_elements(op, args) -> int | None:
+    """How many elements the op's kernel returns (an upper bound), known without running it; None
+    when it is not known in advance."""
+    if op.type == "Range":  # the kernel ignores the `length` attr: the values decide
+        return _range_length(*args)
+    if op.type == "Where":  # one row of coordinates per true element
+        return int(np.count_nonzero(args[0])) * np.ndim(args[0])
+    if op.type == "Unpack" and _axis_size(args[0], op.attrs["axis"]) != len(op.outputs):
+        return None  # the kernel makes one result per item of the axis, whatever `num` says
+    try:
+        inferred = op.opdef.infer(op.inputs, **op.attrs)
+    except Exception:  # noqa: BLE001 - left to fail at run time
+        return None
+    total = 0
+    for _, shape in inferred:
+        if any(d is None for d in shape) and op.type == "StridedSlice":
+            return _slice_elements(op, args)
+        if any(d is None or d < 0 for d in shape):
+            return None
+        total += math.prod(shape)
+    return total
+
+
+def _axis_size(value, axis) -> int | None:
+    shape = np.shape(value)
+    return shape[axis] if type(axis) is int and -len(shape) <= axis < len(shape) else None
+
+
+def _range_length(start, limit, delta) -> int | None:
+    if any(np.ndim(v) for v in (start, limit, delta)):
+        return None
+    try:
+        if all(np.asarray(v).dtype.kind in "biu" for v in (start, limit, delta)):
+            return len(range(int(start), int(limit), int(delta)))
+        return max(math.ceil((float(limit) - float(start)) / float(delta)), 0) + 1
+    except (ValueError, OverflowError, ZeroDivisionError):
+        return None
+
+
+def _slice_elements(op, args) -> int | None:
+    """The size of a StridedSlice result whose slice bounds are constants, measured on a
+    zero-stride view (basic indexing makes views: nothing is allocated)."""
+    from runtime.ops.array_ops import _index_tuple
+
+    spec = op.attrs["spec"]
+    if any(item[0] == "tensor" for item in spec):
+        return None  # integer index arrays: an advanced index would copy
+    view = np.broadcast_to(np.zeros((), np.int8), np.shape(args[0]))
+    try:
+        return view[_index_tuple(spec, args[1:])].size
+    except Exception:  # noqa: BLE001 - left to fail at run time
+        return None
+
+
+def _work(op, args, elements: int) -> int:
+    """Element operations of the kernel: items read and written (multiply-adds for MatMul)."""
+    if op.type in _SHAPE_ONLY:
+        return elements
+    if op.type == "MatMul" and np.ndim(args[0]):
+        return elements * np.shape(args[0])[-1] + sum(np.size(a) for a in args)
+    return elements + sum(np.size(a) for a in args)
+
+
+def _spend(work: int) -> bool:
+    budget = _budget.get()
+    if budget is None:
+        return True
+    if work > budget[0]:
+        return False
+    budget[0] -= work
+    return True

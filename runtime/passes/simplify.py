@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.graph import Graph
+from runtime.ops import shapes
+from runtime.passes import constant_folding
 from runtime.passes.rewrite import (
     add_const,
     all_equal_to,
@@ -76,8 +78,9 @@ def _logical(neutral: bool):
         if x is not None:
             return x
         out = op.outputs[0]
-        if not out.shape.is_fully_defined():
-            return None
+        if not out.shape.is_fully_defined() or (
+                shapes.num_elements(out.shape) > constant_folding.MAX_FOLDED_ELEMENTS):
+            return None  # a constant this big costs memory: the op stays
         if any(all_equal_to(const_value(t), not neutral) for t in op.inputs):
             value = np.full(tuple(out.shape), not neutral)
             return add_const(op.graph, value, out.dtype, op.origin)

@@ -8,6 +8,25 @@ signature, variable specs) and `arrays.npz` (constants and variable values). Loa
 code from the files: no pickle (`allow_pickle=False`), no eval, no import by name; op types are
 looked up in the op registry and every graph is checked before it is compiled. Missing,
 corrupted, truncated or tampered files raise `LoadError`, which names what is wrong.
+
+Loading a hostile directory ends, quickly and in bounded memory, with a `LoadError` or a
+function; the limits:
+  * Only regular files are read (symlinks are followed to them; FIFOs, sockets, devices,
+    directories, dangling links are refused without blocking): `saved_function.json` up to
+    `storage.MAX_JSON_BYTES` (16 MiB), `arrays.npz` up to `storage.MAX_ARRAYS_BYTES` (1 GiB),
+    sizes checked before reading.
+  * `arrays.npz` holds at most `storage.MAX_ARRAYS` (65536) uncompressed `.npy` entries whose
+    headers match their sizes, so its arrays never take more memory than the file; an array
+    backs at most one variable (variables copy their values), and string arrays hold at most
+    `values.MAX_STRING_ITEMS` (2**20) items in all (each item is a Python object).
+  * Shapes in the file have at most 64 dims, and huge declared dims allocate nothing: no kernel
+    runs while a file is checked.
+  * Constant folding at load time never runs a kernel whose result would have more than
+    `constant_folding.MAX_FOLDED_ELEMENTS` (65536) elements, judged from the op's inferred
+    shapes (or from the input values, for Range and Where) before the kernel runs, and all
+    folding of one load does at most `MAX_LOAD_FOLDING_WORK` (2**28) element operations;
+    what is not folded runs (or fails) when the function is called.
+The limits are module constants that a program trusting bigger files can raise.
 """
 
 from __future__ import annotations
@@ -19,7 +38,7 @@ import numpy as np
 
 from runtime import nest
 from runtime.function import ConcreteFunction, Function
-from runtime.passes import run_passes
+from runtime.passes import constant_folding, run_passes
 from runtime.saved import storage
 from runtime.saved.errors import LoadError, SaveError
 from runtime.saved.graphs import GraphDecoder, GraphEncoder, expect_keys, expect_list
@@ -33,6 +52,7 @@ from runtime.saved.loaded import (
 from runtime.saved.values import (
     ArrayReader,
     ArrayWriter,
+    _short,
     decode,
     decode_dtype,
     decode_shape,
@@ -45,6 +65,9 @@ _DOCUMENT_KEYS = {"format", "version", "arrays_sha256", "name", "parameters",
                   "converts_python_values", "variables", "functions"}
 _FUNCTION_KEYS = {"name", "arg_names", "inputs", "outputs", "optimize", "graph"}
 _VARIABLE_KEYS = {"name", "dtype", "shape", "value", "trainable"}
+# Element operations (items read and written, multiply-adds for MatMul) that constant folding
+# may spend on all the graphs of one load: repeated ops on big constants cannot make it slow.
+MAX_LOAD_FOLDING_WORK = 1 << 28
 _PARAMETER_KINDS = {k.name: k for k in (
     inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD,
     inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD,
@@ -160,7 +183,8 @@ def _load(directory) -> LoadedFunction:
     functions = expect_list(document["functions"], "functions")
     if not functions:
         raise LoadError("it holds no functions.")
-    concretes = [_decode_concrete(entry, decoder, arrays) for entry in functions]
+    with constant_folding.work_budget(MAX_LOAD_FOLDING_WORK):
+        concretes = [_decode_concrete(entry, decoder, arrays) for entry in functions]
     return LoadedFunction(name, signature, concretes, variables.values(), converts)
 
 
@@ -168,8 +192,9 @@ def _decode_variable(entry, arrays: ArrayReader):
     expect_keys(entry, _VARIABLE_KEYS, "a variable")
     saved_name, trainable = entry["name"], entry["trainable"]
     if not isinstance(saved_name, str) or type(trainable) is not bool:
-        raise LoadError(f"variable {saved_name!r} is malformed.")
+        raise LoadError(f"variable {_short(saved_name)} is malformed.")
     dtype, shape = decode_dtype(entry["dtype"]), decode_shape(entry["shape"], allow_unknown=False)
+    arrays.claim(entry["value"])
     value = decode(entry["value"], arrays)
     if dtype.is_list or not isinstance(value, np.ndarray) or value.shape != shape or (
         value.dtype != dtype.np_dtype
@@ -185,12 +210,12 @@ def _decode_parameters(data, arrays) -> inspect.Signature:
         if not isinstance(entry, dict) or not {"name", "kind"} <= set(entry) <= {
             "name", "kind", "default"
         }:
-            raise LoadError(f"malformed parameter {entry!r}.")
+            raise LoadError(f"malformed parameter {_short(entry)}.")
         kind = _PARAMETER_KINDS.get(entry["kind"]) if isinstance(entry["kind"], str) else None
         if kind is None:
-            raise LoadError(f"unknown parameter kind {entry['kind']!r}.")
+            raise LoadError(f"unknown parameter kind {_short(entry['kind'])}.")
         if not isinstance(entry["name"], str) or not entry["name"].isidentifier():
-            raise LoadError(f"parameter name {entry['name']!r} is not an identifier.")
+            raise LoadError(f"parameter name {_short(entry['name'])} is not an identifier.")
         default = inspect.Parameter.empty
         if "default" in entry:
             default = decode(entry["default"], arrays)

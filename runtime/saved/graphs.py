@@ -11,11 +11,19 @@ takes exactly them; control-flow sub-graphs match their op), and the saved outpu
 with inference. List tensors (staged lists) flow only where the runtime puts them: through list
 ops (their list operands must be lists) and control flow, never into other kernels or into a
 function's inputs. Any violation is a LoadError naming the graph and the op.
+
+Checking allocates nothing that the file's declared sizes decide: shapes hold at most
+`values.MAX_RANK` dims, and the attrs and operands from which inference builds Python objects
+are bounded before inference runs (the output count of Unpack must be the file's, a shape
+operand has at most MAX_RANK items, a StringFormat template pads fields to at most
+`MAX_FORMAT_WIDTH` characters). No kernel runs while a file is checked.
 """
 
 from __future__ import annotations
 
 import inspect
+import re
+import string
 
 import numpy as np
 
@@ -24,6 +32,7 @@ from runtime.graph import Graph, is_valid_op_name
 from runtime.ops.registry import CONST, PLACEHOLDER, REGISTRY
 from runtime.saved.errors import LoadError
 from runtime.saved.values import (
+    MAX_RANK,
     ArrayReader,
     ArrayWriter,
     decode,
@@ -238,6 +247,7 @@ def check_op(opdef, inputs, attrs: dict, specs: list) -> None:
         _check_lists(opdef, inputs, attrs)
     if opdef.kernel is not None:
         _check_kernel_attrs(opdef, inputs, attrs)
+    _check_inference_sizes(opdef, inputs, attrs, specs)
     try:
         inferred = opdef.infer(inputs, **attrs)
     except Exception as e:  # noqa: BLE001 - any failure of inference means a bad file
@@ -332,6 +342,49 @@ def _check_const(inputs, attrs, specs) -> None:
     if specs != [(dtype, value.shape)]:
         raise LoadError(f"its value is {dtype.name}{list(value.shape)} but its output spec "
                         f"says {specs}.")
+
+
+# The operand of each op whose inference reads its value as a shape (a 1-D int tensor).
+_SHAPE_OPERANDS = {"Fill": 0, "DynamicReshape": 1, "DynamicTile": 1, "DynamicBroadcastTo": 1,
+                   "DynamicRandomUniform": 0}
+MAX_FORMAT_WIDTH = 10_000  # the widest field (or precision) of a StringFormat template
+_PERCENT_FIELD = re.compile(r"%%|%(?:\([^)]*\))?[-#0 +]*(\d*)(?:\.(\d*))?")
+
+
+def _check_inference_sizes(opdef, inputs, attrs, specs) -> None:
+    """Bounds what the op's inference builds from values in the file, before it runs: it makes
+    a list of Unpack's `num` outputs, a tuple of a shape operand's items, and formats a
+    StringFormat template (field widths pad empty values)."""
+    if opdef.name == "Unpack" and attrs.get("num") != len(specs):
+        raise LoadError(f"Unpack with num={attrs.get('num')!r} has {len(specs)} outputs.")
+    position = _SHAPE_OPERANDS.get(opdef.name)
+    if position is not None and position < len(inputs):
+        shape = inputs[position].shape
+        if len(shape) != 1 or shape[0] is not None and shape[0] > MAX_RANK:
+            raise LoadError(f"the shape operand of {opdef.name} must be a 1-D tensor of at most "
+                            f"{MAX_RANK} dims, got one of shape {list(shape)}.")
+    if opdef.name == "StringFormat" and isinstance(attrs.get("template"), str):
+        for width in _template_widths(attrs["template"], attrs.get("style")):
+            if len(width) > 6 or int(width) > MAX_FORMAT_WIDTH:
+                raise LoadError(f"its template has a field of width {width[:20]}, more than "
+                                f"{MAX_FORMAT_WIDTH}.")
+
+
+def _template_widths(template: str, style) -> list[str]:
+    """The digit runs of the format specs of `template` (widths, precisions, nested fields)."""
+    if style == "%":
+        return [w for m in _PERCENT_FIELD.finditer(template) for w in m.groups() if w]
+    widths, pending = [], [template]
+    while pending:
+        try:
+            fields = list(string.Formatter().parse(pending.pop()))
+        except ValueError:
+            continue  # a malformed template: inference rejects it
+        for _, _, spec, _ in fields:
+            if spec:
+                widths += re.findall(r"\d+", spec)
+                pending.append(spec)
+    return widths
 
 
 def _check_kernel_attrs(opdef, inputs, attrs) -> None:

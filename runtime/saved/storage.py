@@ -3,6 +3,21 @@
 The JSON document carries a format name and version and the SHA-256 of the `.npz` file, so a
 truncated or altered array file is caught before it is parsed. Arrays are read with
 `allow_pickle=False`: loading never runs code from the files.
+
+Reading is bounded, whatever the directory holds:
+  * Only regular files are read. Each file is `stat`ed first (symlinks are followed, so a link
+    to a regular file is read like the file; a link to anything else, a dangling link or a
+    loop is refused); FIFOs, sockets, devices and directories are refused without being
+    opened. The file is then opened with O_NONBLOCK and checked again with `fstat` (same
+    file, still regular), so swapping it between the two checks cannot make the loader block.
+  * Sizes are checked before reading, and no more than the limit is ever read (a file that
+    grows while it is read is refused): `saved_function.json` holds at most `MAX_JSON_BYTES`
+    (16 MiB) and `arrays.npz` at most `MAX_ARRAYS_BYTES` (1 GiB).
+  * `arrays.npz` holds at most `MAX_ARRAYS` (65536) entries; its zip directory is checked
+    before it is parsed. Entries must be uncompressed `.npy` arrays of a numeric dtype whose
+    header states exactly the bytes the entry holds, and the entries together may not hold
+    more bytes than the file: arrays never take more memory than the file's size.
+The limits are module constants; a program that trusts bigger files can raise them.
 """
 
 from __future__ import annotations
@@ -10,18 +25,29 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import os
+import stat
 import zipfile
 
 import numpy as np
 
 from runtime.saved.errors import LoadError
-from runtime.saved.values import ArrayReader
+from runtime.saved.values import NUMERIC_NP_DTYPES, ArrayReader
 
 FORMAT = "runtime.saved"
 VERSION = 1
 JSON_FILE = "saved_function.json"
 ARRAYS_FILE = "arrays.npz"
+
+MAX_JSON_BYTES = 16 << 20
+MAX_ARRAYS_BYTES = 1 << 30
+MAX_ARRAYS = 1 << 16
+# Bytes of zip central directory allowed per entry (numpy's entries take about 60): bounds the
+# records zipfile parses before the entries can be counted.
+_DIRECTORY_BYTES_PER_ENTRY = 128
+_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+               | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
 
 
 def write(directory, document: dict, arrays: dict) -> None:
@@ -43,27 +69,65 @@ def read(directory) -> tuple[dict, ArrayReader]:
     document = _read_json(os.path.join(directory, JSON_FILE))
     if document.get("format") != FORMAT:
         raise LoadError(f"{JSON_FILE} is not a saved runtime function (format "
-                        f"{document.get('format')!r}, expected {FORMAT!r}).")
+                        f"{_short(document.get('format'))}, expected {FORMAT!r}).")
     if document.get("version") != VERSION:
-        raise LoadError(f"{JSON_FILE} has format version {document.get('version')!r}; this "
-                        f"runtime reads version {VERSION}. Save the function again with it.")
-    data = _read_bytes(os.path.join(directory, ARRAYS_FILE))
+        raise LoadError(f"{JSON_FILE} has format version {_short(document.get('version'))}; "
+                        f"this runtime reads version {VERSION}. Save the function again with it.")
+    data = read_regular_file(os.path.join(directory, ARRAYS_FILE), MAX_ARRAYS_BYTES,
+                             "MAX_ARRAYS_BYTES")
     if hashlib.sha256(data).hexdigest() != document.get("arrays_sha256"):
         raise LoadError(f"{ARRAYS_FILE} does not match the checksum recorded in {JSON_FILE}: "
                         "the file was truncated or modified.")
     return document, ArrayReader(_parse_npz(data))
 
 
-def _read_bytes(path) -> bytes:
+def _kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def _check_file(status: os.stat_result, path, limit: int, limit_name: str) -> None:
+    if not stat.S_ISREG(status.st_mode):
+        raise LoadError(f"{path} is {_kind(status.st_mode)}, not a regular file.")
+    if status.st_size > limit:
+        raise LoadError(f"{path} holds {status.st_size} bytes, more than the {limit} bytes "
+                        f"this runtime reads (runtime.saved.storage.{limit_name}).")
+
+
+def read_regular_file(path, limit: int, limit_name: str) -> bytes:
+    """The bytes of the regular file at `path` (symlinks followed), at most `limit` of them;
+    anything else is a LoadError, raised before the file is opened or read."""
     try:
-        with open(path, "rb") as f:
-            return f.read()
+        before = os.stat(path)
+    except (OSError, ValueError) as e:
+        raise LoadError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}.") from None
+    _check_file(before, path, limit, limit_name)
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
     except OSError as e:
         raise LoadError(f"cannot read {path}: {e.strerror or e}.") from None
+    try:
+        status = os.fstat(fd)
+        if (status.st_dev, status.st_ino) != (before.st_dev, before.st_ino):
+            raise LoadError(f"{path} was replaced while it was being opened.")
+        _check_file(status, path, limit, limit_name)
+        with open(fd, "rb", closefd=False) as f:
+            data = f.read(status.st_size)  # one buffer of the stated size
+            if f.read(1):
+                raise LoadError(f"{path} grew while it was being read.")
+    except OSError as e:
+        raise LoadError(f"cannot read {path}: {e.strerror or e}.") from None
+    finally:
+        os.close(fd)
+    return data if data is not None else b""
 
 
 def _read_json(path) -> dict:
-    data = _read_bytes(path)
+    data = read_regular_file(path, MAX_JSON_BYTES, "MAX_JSON_BYTES")
     try:
         document = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as e:
@@ -75,11 +139,65 @@ def _read_json(path) -> dict:
 
 def _parse_npz(data: bytes) -> dict:
     try:
+        _check_zip_directory(data)
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            if any(info.compress_type != zipfile.ZIP_STORED for info in archive.infolist()):
-                raise ValueError("compressed entries (this runtime writes uncompressed ones)")
-        npz = np.load(io.BytesIO(data), allow_pickle=False)
-        with npz:
-            return {key: npz[key] for key in npz.files}
+            infos = archive.infolist()
+            if len(infos) > MAX_ARRAYS:
+                raise ValueError(f"{len(infos)} entries, more than MAX_ARRAYS = {MAX_ARRAYS}")
+            names = [info.filename for info in infos]
+            if len(set(names)) != len(names):
+                raise ValueError("an entry name is used twice")
+            for info in infos:
+                if info.compress_type != zipfile.ZIP_STORED:
+                    raise ValueError("compressed entries (this runtime writes uncompressed ones)")
+                if not info.filename.endswith(".npy") or info.compress_size != info.file_size:
+                    raise ValueError(f"entry {info.filename!r} is not a stored .npy array")
+            if sum(info.file_size for info in infos) > len(data):
+                raise ValueError("its entries hold more bytes than the file")
+            return {info.filename[:-len(".npy")]: _read_array(archive, info) for info in infos}
+    except LoadError:
+        raise
     except Exception as e:  # noqa: BLE001 - whatever zipfile/numpy raise on bad bytes
         raise LoadError(f"{ARRAYS_FILE} is not a valid array file ({e}).") from None
+
+
+def _check_zip_directory(data: bytes) -> None:
+    """Refuses an archive whose end record announces too many entries or a central directory
+    too big for them, before zipfile parses that directory (one object per record)."""
+    end_record = getattr(zipfile, "_EndRecData", None)  # what ZipFile itself reads
+    if end_record is None:
+        return
+    record = end_record(io.BytesIO(data))
+    if record is None:
+        return  # not a zip archive: ZipFile says so
+    entries, directory_bytes = record[4], record[5]  # _ECD_ENTRIES_TOTAL, _ECD_SIZE
+    if entries > MAX_ARRAYS or directory_bytes > MAX_ARRAYS * _DIRECTORY_BYTES_PER_ENTRY:
+        raise ValueError(f"its directory announces {entries} entries in {directory_bytes} bytes; "
+                         f"at most MAX_ARRAYS = {MAX_ARRAYS} are read")
+
+
+def _read_array(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
+    """One `.npy` entry, after its header is checked against the entry's size."""
+    fmt = np.lib.format
+    with archive.open(info) as f:
+        version = fmt.read_magic(f)
+        if version == (1, 0):
+            shape, _, dtype = fmt.read_array_header_1_0(f)
+        elif version == (2, 0):
+            shape, _, dtype = fmt.read_array_header_2_0(f)
+        else:
+            raise ValueError(f"entry {info.filename!r} has .npy format version {version}")
+        header_bytes = f.tell()
+    if dtype not in NUMERIC_NP_DTYPES:
+        raise ValueError(f"entry {info.filename!r} has the unsupported dtype {dtype}")
+    data_bytes = math.prod(shape) * dtype.itemsize
+    if header_bytes + data_bytes != info.file_size:
+        raise ValueError(f"entry {info.filename!r} declares {dtype}{list(shape)} "
+                         f"({data_bytes} bytes) but holds {info.file_size - header_bytes}")
+    with archive.open(info) as f:
+        return fmt.read_array(f, allow_pickle=False)
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

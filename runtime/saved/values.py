@@ -25,8 +25,12 @@ DTYPES_BY_NAME = {d.name: d for d in dtypes.ALL}
 # List dtype names nest ("list<list<int32>>"); a name's size grows with the square of its depth,
 # so a file may not nest deeper than this (far more than any program builds).
 MAX_LIST_DEPTH = 32
+# numpy arrays have at most 64 dims; a saved shape may not have more.
+MAX_RANK = 64
+# String items (one Python bytes object each) that one load may decode, all arrays together.
+MAX_STRING_ITEMS = 1 << 20
 _LIST_NAME = re.compile(r"((?:list<)*)(\w+)(>*)")
-_NUMERIC_NP_DTYPES = {d.np_dtype for d in dtypes.ALL if not d.is_string}
+NUMERIC_NP_DTYPES = {d.np_dtype for d in dtypes.ALL if not d.is_string}
 
 
 class ArrayWriter:
@@ -44,7 +48,7 @@ class ArrayWriter:
             self.arrays[f"{key}.data"] = np.frombuffer(b"".join(items), dtype=np.uint8)
             self.arrays[f"{key}.lengths"] = np.array([len(v) for v in items], dtype=np.int64)
             return {"strings": [key, list(array.shape)]}
-        if array.dtype not in _NUMERIC_NP_DTYPES:
+        if array.dtype not in NUMERIC_NP_DTYPES:
             raise SaveError(f"arrays of numpy dtype {array.dtype} cannot be saved.")
         self.arrays[key] = np.array(array, order="C")  # ascontiguousarray makes 0-d 1-d
         return {"array": key}
@@ -61,44 +65,71 @@ class ArrayReader:
 
     def __init__(self, arrays: dict[str, np.ndarray]):
         self._arrays = arrays
+        self._strings: dict[str, np.ndarray] = {}  # key -> its items, decoded once
+        self._string_count = 0
+        self._claimed: set[str] = set()
+
+    def claim(self, data) -> None:
+        """Marks the array that `data` (an encoded array) refers to as the value of one variable.
+        A variable copies its value, so an array may back one variable only: a file cannot make
+        many variables out of one big array."""
+        payload = data.get("array", data.get("strings")) if isinstance(data, dict) else None
+        key = payload[0] if isinstance(payload, list) and payload else payload
+        if not isinstance(key, str):
+            raise LoadError(f"a variable's value must be a stored array, got {_short(data)}.")
+        if key in self._claimed:
+            raise LoadError(f"array {key!r} is the value of two variables.")
+        self._claimed.add(key)
 
     def _get(self, key) -> np.ndarray:
         if not isinstance(key, str) or key not in self._arrays:
-            raise LoadError(f"array {key!r} is referenced but not stored in the .npz file.")
+            raise LoadError(f"array {_short(key)} is referenced but not stored in the .npz file.")
         return self._arrays[key]
 
     def numeric(self, key) -> np.ndarray:
         array = self._get(key)
-        if array.dtype not in _NUMERIC_NP_DTYPES:
+        if array.dtype not in NUMERIC_NP_DTYPES:
             raise LoadError(f"array {key!r} has the unsupported dtype {array.dtype}.")
         return array
 
     def strings(self, key, shape) -> np.ndarray:
         shape = decode_shape(shape, allow_unknown=False)
+        items = self._string_items(key)
+        if items.size != math.prod(shape):
+            raise LoadError(f"string array {_short(key)} is malformed (bad buffer or lengths).")
+        return items.reshape(shape)  # a view: references to one array share its items
+
+    def _string_items(self, key) -> np.ndarray:
+        items = self._strings.get(key) if isinstance(key, str) else None
+        if items is not None:
+            return items
         data = self._get(f"{key}.data")
         lengths = self._get(f"{key}.lengths")
-        count = math.prod(shape)
         if data.dtype != np.uint8 or data.ndim != 1 or lengths.dtype != np.int64 or (
-            lengths.shape != (count,)
+            lengths.ndim != 1
         ):
             raise LoadError(f"string array {key!r} is malformed (bad buffer or lengths).")
         if (lengths < 0).any() or int(lengths.sum()) != data.size:
             raise LoadError(f"string array {key!r}: its lengths do not add up to its buffer.")
-        raw, items, start = data.tobytes(), np.empty(count, dtype=object), 0
+        self._string_count += lengths.size
+        if self._string_count > MAX_STRING_ITEMS:
+            raise LoadError(f"its string arrays hold more than {MAX_STRING_ITEMS} items.")
+        raw, items, start = data.tobytes(), np.empty(lengths.size, dtype=object), 0
         for i, n in enumerate(lengths.tolist()):
             items[i] = raw[start:start + n]
             start += n
-        return items.reshape(shape)
+        self._strings[key] = items
+        return items
 
 
 def decode_shape(value, allow_unknown=True) -> tuple:
     """A shape from JSON: a list of non-negative ints (or None when `allow_unknown`)."""
-    if not isinstance(value, list):
-        raise LoadError(f"a shape must be a list, got {value!r}.")
+    if not isinstance(value, list) or len(value) > MAX_RANK:
+        raise LoadError(f"a shape must be a list of at most {MAX_RANK} dims, got {_short(value)}.")
     for d in value:
         ok = (d is None and allow_unknown) or (type(d) is int and d >= 0)
         if not ok:
-            raise LoadError(f"shape {value!r} has the invalid dimension {d!r}.")
+            raise LoadError(f"shape {_short(value)} has the invalid dimension {_short(d)}.")
     return tuple(value)
 
 

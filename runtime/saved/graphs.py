@@ -21,6 +21,7 @@ operand has at most MAX_RANK items, a StringFormat template pads fields to at mo
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 import string
@@ -387,13 +388,19 @@ def _template_widths(template: str, style) -> list[str]:
     return widths
 
 
+@functools.cache
+def _kernel_signature(kernel):
+    """The signature of an op's kernel (None for ufuncs and builtins that have none)."""
+    try:
+        return inspect.signature(kernel)
+    except (TypeError, ValueError):
+        return None
+
+
 def _check_kernel_attrs(opdef, inputs, attrs) -> None:
     """The kernel must accept the inputs and exactly these attrs (as the executor passes them)."""
     kernel_attrs = {k: v for k, v in attrs.items() if k != "specs" and not isinstance(v, Graph)}
-    try:
-        signature = inspect.signature(opdef.kernel)
-    except (TypeError, ValueError):
-        signature = None
+    signature = _kernel_signature(opdef.kernel)
     try:
         if signature is not None:
             signature.bind(*inputs, **kernel_attrs)

@@ -154,7 +154,9 @@ def _parse_npz(data: bytes) -> dict:
                     raise ValueError(f"entry {info.filename!r} is not a stored .npy array")
             if sum(info.file_size for info in infos) > len(data):
                 raise ValueError("its entries hold more bytes than the file")
-            return {info.filename[:-len(".npy")]: _read_array(archive, info) for info in infos}
+            headers: dict = {}  # raw header -> (shape, fortran order, dtype): parsed once
+            return {info.filename[:-len(".npy")]: _read_array(archive, info, headers)
+                    for info in infos}
     except LoadError:
         raise
     except Exception as e:  # noqa: BLE001 - whatever zipfile/numpy raise on bad bytes
@@ -176,26 +178,34 @@ def _check_zip_directory(data: bytes) -> None:
                          f"at most MAX_ARRAYS = {MAX_ARRAYS} are read")
 
 
-def _read_array(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
+def _read_array(archive: zipfile.ZipFile, info: zipfile.ZipInfo, headers: dict) -> np.ndarray:
     """One `.npy` entry, after its header is checked against the entry's size."""
     fmt = np.lib.format
     with archive.open(info) as f:
         version = fmt.read_magic(f)
-        if version == (1, 0):
-            shape, _, dtype = fmt.read_array_header_1_0(f)
-        elif version == (2, 0):
-            shape, _, dtype = fmt.read_array_header_2_0(f)
-        else:
+        if version not in ((1, 0), (2, 0)):
             raise ValueError(f"entry {info.filename!r} has .npy format version {version}")
+        size_bytes = 2 if version == (1, 0) else 4
+        length = int.from_bytes(f.read(size_bytes), "little")
+        raw = f.read(length)
+        parsed = headers.get((version, raw))
+        if parsed is None:
+            prefix = fmt.magic(*version) + len(raw).to_bytes(size_bytes, "little")
+            reader = (fmt.read_array_header_1_0 if version == (1, 0)
+                      else fmt.read_array_header_2_0)
+            stream = io.BytesIO(prefix + raw)
+            fmt.read_magic(stream)
+            parsed = headers[(version, raw)] = reader(stream)
+        shape, fortran_order, dtype = parsed
         header_bytes = f.tell()
-    if dtype not in NUMERIC_NP_DTYPES:
-        raise ValueError(f"entry {info.filename!r} has the unsupported dtype {dtype}")
-    data_bytes = math.prod(shape) * dtype.itemsize
-    if header_bytes + data_bytes != info.file_size:
-        raise ValueError(f"entry {info.filename!r} declares {dtype}{list(shape)} "
-                         f"({data_bytes} bytes) but holds {info.file_size - header_bytes}")
-    with archive.open(info) as f:
-        return fmt.read_array(f, allow_pickle=False)
+        if dtype not in NUMERIC_NP_DTYPES:
+            raise ValueError(f"entry {info.filename!r} has the unsupported dtype {dtype}")
+        data_bytes = math.prod(shape) * dtype.itemsize
+        if header_bytes + data_bytes != info.file_size:
+            raise ValueError(f"entry {info.filename!r} declares {dtype}{list(shape)} "
+                             f"({data_bytes} bytes) but holds {info.file_size - header_bytes}")
+        flat = np.frombuffer(f.read(data_bytes), dtype=dtype).copy()
+    return flat.reshape(shape, order="F" if fortran_order else "C")
 
 
 def _short(value) -> str:

@@ -58,7 +58,7 @@ def value_key(value, path: str):
         return value.key()
     if isinstance(value, SymbolicTensor):
         return _spec_key(value.dtype, value.shape)
-    if isinstance(value, np.ndarray):
+    if isinstance(value, np.ndarray) or _is_numpy_number(value):
         return _spec_key(dtypes.from_numpy(value.dtype), value.shape)
     if hasattr(value, "read_value") and hasattr(value, "assign"):  # rt.Variable
         return ("variable", id(value))
@@ -74,15 +74,20 @@ def value_key(value, path: str):
 
 
 def is_tensor_leaf(value) -> bool:
-    """Leaves that become graph inputs (placeholders) rather than Python constants."""
-    return isinstance(value, (Tensor, TensorSpec, np.ndarray))
+    """Leaves that become graph inputs (placeholders) rather than Python constants: tensors,
+    numpy arrays and numpy numbers (`np.float32(3)`, keyed by dtype like a 0-d array)."""
+    return isinstance(value, (Tensor, TensorSpec, np.ndarray)) or _is_numpy_number(value)
+
+
+def _is_numpy_number(value) -> bool:
+    return isinstance(value, np.generic) and value.dtype.kind in "biuf"
 
 
 def leaf_str(value) -> str:
     """How a leaf appears in printed signatures."""
     if isinstance(value, (Tensor, TensorSpec)):
         return f"{value.dtype.name} Tensor, shape={tuple(value.shape)}"
-    if isinstance(value, np.ndarray):
+    if isinstance(value, np.ndarray) or _is_numpy_number(value):
         return f"{dtypes.from_numpy(value.dtype).name} Tensor, shape={value.shape}"
     return repr(value)
 

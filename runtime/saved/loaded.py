@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import inspect
 
-import numpy as np
-
 from runtime import nest
 from runtime.conversion import convert_to_tensor
-from runtime.signature import TensorSpec
-from runtime.tensor import SymbolicTensor, Tensor
+from runtime.signature import TensorSpec, is_tensor_leaf
+from runtime.tensor import SymbolicTensor
 
 _NO_MATCH = object()
 
@@ -74,10 +72,10 @@ def _match(spec, value, values: list, converts: bool):
     """Appends the numpy values of `value`'s tensors (in `nest.flatten` order) to `values` when
     `value` fits `spec`; returns _NO_MATCH otherwise."""
     if isinstance(spec, TensorSpec):
-        if not isinstance(value, (Tensor, np.ndarray)) and not converts:
+        if not is_tensor_leaf(value) and not converts:
             return _NO_MATCH
-        try:
-            tensor = convert_to_tensor(value, None if isinstance(value, Tensor) else spec.dtype)
+        try:  # tensors and numpy values keep their dtype; Python values take the spec's
+            tensor = convert_to_tensor(value, None if is_tensor_leaf(value) else spec.dtype)
         except (TypeError, ValueError):
             return _NO_MATCH
         if not spec.is_compatible_with(tensor):

@@ -254,3 +254,12 @@ def test_a_retrace_past_max_traces_can_be_an_error():
     assert f(rt.constant(2.0), 2).numpy() == 4.0  # cached signatures still run
     with pytest.raises(ValueError, match="on_retrace"):
         rt.function(lambda x: x, on_retrace="ignore")
+
+
+def test_numpy_numbers_are_tensor_inputs_keyed_by_dtype():
+    f = rt.function(lambda x: x * 2)
+    assert f(np.float32(3)).numpy() == 6.0 and f(np.float32(4)).numpy() == 8.0
+    assert isinstance(f(np.float32(5)), rt.Tensor)
+    assert f(np.array(1.0, np.float32)).numpy() == 2.0  # the same signature as a 0-d array
+    assert f.experimental_get_tracing_count() == 1
+    assert f(np.int64(3)).dtype is rt.int64 and f.experimental_get_tracing_count() == 2

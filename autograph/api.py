@@ -134,3 +134,8 @@ def _ag_module():
 
 
 _CACHE = ConversionCache(_ag_module())
+
+
+def not_converted_reason(code) -> str | None:
+    """Why the function of `code` runs unconverted (its source was not available), or None."""
+    return _CACHE.unconverted.get(code)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import sys
 import textwrap
 import types
 import warnings
@@ -17,7 +18,7 @@ import weakref
 
 import gast
 
-from autograph import emit, loader, origins, templates, traversal
+from autograph import backends, emit, loader, origins, templates, traversal
 from autograph.analysis import truth
 from autograph.converters import (
     asserts,
@@ -140,6 +141,16 @@ def convert_function(fn) -> Converted:
     return Converted(loader.find_code(module_code, factory_name, node.name), module, filename)
 
 
+def _user_stacklevel() -> int:
+    """The `warnings` stacklevel of the innermost caller outside autograph and the tensor
+    libraries (the user's call that asked for the conversion)."""
+    libraries = backends.library_modules() | {"autograph"}
+    frame, level = sys._getframe(1), 1
+    while frame is not None and (frame.f_globals.get("__name__") or "").split(".")[0] in libraries:
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 class ConversionCache:
     """Converted code per code object, and converted functions per function object."""
 
@@ -147,6 +158,7 @@ class ConversionCache:
         self._cell = types.CellType(ag_module)
         self._by_code: dict = {}
         self._by_function = weakref.WeakKeyDictionary()
+        self.unconverted: dict = {}  # code object -> why it runs unconverted
 
     def converted(self, fn) -> Converted | None:
         """The conversion of `fn`'s code, or None when its source is unavailable (warned once)."""
@@ -158,13 +170,12 @@ class ConversionCache:
                 self._by_code[code] = convert_function(fn)
             except SourceUnavailable as e:
                 self._by_code[code] = None
-                warnings.warn(
+                self.unconverted[fn.__code__] = message = (
                     f"autograph could not convert {fn.__qualname__} ({e}): its source code is not "
                     "available (defined in a REPL, by exec, or the file changed). It runs as "
                     "written, so `if`/`while`/`for` on graph tensors will fail. Define it in a "
-                    "file, or use rt.cond / rt.while_loop explicitly.",
-                    stacklevel=4,
-                )
+                    "file, or use rt.cond / rt.while_loop explicitly.")
+                warnings.warn(message, stacklevel=_user_stacklevel())
         return self._by_code[code]
 
     def function(self, fn):

@@ -126,6 +126,20 @@ class EagerTensor(Tensor):
 _COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
 
 
+def _unconverted_caller() -> str | None:
+    """Why the innermost function on the stack that autograph could not convert (no source)
+    runs unconverted, if one is there."""
+    import autograph
+
+    frame = sys._getframe(2)
+    while frame is not None:
+        reason = autograph.not_converted_reason(frame.f_code)
+        if reason is not None:
+            return reason
+        frame = frame.f_back
+    return None
+
+
 class SymbolicTensor(Tensor):
     """The `index`-th output of `op` in a graph: its value exists only when the graph runs.
 
@@ -154,6 +168,9 @@ class SymbolicTensor(Tensor):
     def _not_allowed(self, what: str, fix: str):
         from runtime.source_info import user_origin
 
+        unconverted = _unconverted_caller()
+        if unconverted is not None:
+            fix = f"{fix} (Here: {unconverted})"
         raise OperatorNotAllowedInGraphError(
             with_origin(
                 f"{what} a symbolic tensor ({self.name}, {self.dtype.name}"

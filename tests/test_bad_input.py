@@ -113,3 +113,15 @@ def test_a_returned_generator_is_refused_while_tracing():
 
     with pytest.raises(TypeError, match="returns a generator .*return list"):
         rt.function(f)(rt.constant(1.0))
+
+
+@pytest.mark.no_round_trip
+def test_a_function_without_source_warns_at_the_call_and_its_error_says_why():
+    namespace = {}
+    exec("def f(x):\n    if x > 0:\n        return x\n    return -x\n", namespace)  # noqa: S102
+    f = rt.function(namespace["f"])
+    with pytest.warns(UserWarning, match="could not convert f") as warned, pytest.raises(
+            rt.errors.OperatorNotAllowedInGraphError, match=r"\(Here: autograph could not "
+            r"convert f \(could not get source code\)"):
+        f(rt.constant(1.0))
+    assert warned[0].filename == __file__

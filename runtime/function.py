@@ -167,7 +167,7 @@ class Function:
 
     def __init__(
         self, fn, input_signature=None, autograph=True, reduce_retracing=None, optimize=True,
-        max_traces=RETRACE_WARNING_THRESHOLD, on_retrace="warn",
+        max_traces=RETRACE_WARNING_THRESHOLD, on_retrace="warn", capture_guards=True,
     ):
         if on_retrace not in ("warn", "error"):
             raise ValueError(f'on_retrace must be "warn" or "error", not {on_retrace!r}.')
@@ -190,6 +190,9 @@ class Function:
         self._concrete: dict = {}  # key of each trace -> ConcreteFunction (replaced when added)
         self._relaxed: dict = {}  # key -> the ConcreteFunction of a more general key
         self._traced_keys: list = []
+        # (description, getter) of the globals, closure values and `self` attributes holding
+        # Python constants that `fn` reads: part of the signature (found at the first call).
+        self._guards = None if capture_guards else []
         self._converted = None
         self._bound_instances = weakref.WeakKeyDictionary()
         self._variables_created = False
@@ -220,6 +223,7 @@ class Function:
             self._optimize,
             self._max_traces,
             self._on_retrace,
+            self._guards is None or bool(self._guards),
         )
 
     # ---- calling -----------------------------------------------------------------------------
@@ -227,6 +231,8 @@ class Function:
         if config._run_functions_eagerly:
             return self.python_function(*args, **kwargs)
         fast = None if kwargs else _fast_key(args)
+        if fast is not None and self._guards:
+            fast = ((fast[0], self._guard_values()), fast[1])
         if fast is not None:
             concrete = self._fast.get(fast[0])
             if concrete is not None:
@@ -295,9 +301,16 @@ class Function:
         return (names + [f"arg{i}" for i in range(len(names), n)])[:n]
 
     def _key(self, arguments):
+        if self._guards is None:
+            self._guards = _guards_of(self.python_function)
+        guarded = (("captured", self._guard_values()),) if self._guards else ()
         if self._input_signature is not None:
-            return ("input_signature",)
-        return tuple(_structure_key(v, name) for name, v in arguments)
+            return ("input_signature", *guarded)
+        return tuple(_structure_key(v, name) for name, v in arguments) + guarded
+
+    def _guard_values(self) -> tuple:
+        """The current values of the outside Python values the graph bakes in."""
+        return tuple(get() for _, get in self._guards)
 
     def _concrete_for(self, arguments, key):
         """The concrete function for `key`: cached, or traced now (once: threads asking for it
@@ -471,6 +484,12 @@ class Function:
                     if old != new]
 
         closest = min((changed(old) for old, _ in reversed(self._traced_keys)), key=len)
+        if not closest and self._guards and key[-1][0] == "captured":
+            old = self._traced_keys[-1][0][-1][1]
+            for (what, _), before, now in zip(self._guards, old, key[-1][1]):
+                if before != now:
+                    return (f"{what} changed from {before!r} to {now!r} (the graph used its "
+                            "value as a constant)")
         if not closest:
             return "the arguments changed"
         name, old, new = closest[0]
@@ -514,7 +533,7 @@ class Function:
 
 def function(
     fn=None, *, input_signature=None, autograph=True, reduce_retracing=None, optimize=True,
-    max_traces=RETRACE_WARNING_THRESHOLD, on_retrace="warn",
+    max_traces=RETRACE_WARNING_THRESHOLD, on_retrace="warn", capture_guards=True,
 ):
     """Makes `fn` run as a graph: traced once per input signature, then compiled and cached.
 
@@ -526,9 +545,13 @@ def function(
     traces every shape exactly. `optimize=False` skips the optimizing graph passes (for
     debugging). Every retrace is logged at INFO with its reason; past `max_traces` graphs a
     retrace warns (`rt.errors.RetracingWarning`, so warning filters apply) or, with
-    `on_retrace="error"`, raises `rt.errors.RetraceError`.
+    `on_retrace="error"`, raises `rt.errors.RetraceError`. The Python constants `fn` reads
+    from outside (globals, closure variables, `self` attributes holding numbers, strings,
+    tuples of them) are baked into the graph, so they are part of the signature: when one
+    changes, the next call traces again (`capture_guards=False` keeps the first value).
     """
-    options = (input_signature, autograph, reduce_retracing, optimize, max_traces, on_retrace)
+    options = (input_signature, autograph, reduce_retracing, optimize, max_traces, on_retrace,
+               capture_guards)
     if fn is None:
         return lambda f: Function(f, *options)
     return Function(fn, *options)
@@ -543,6 +566,56 @@ def _as_tensor(value):
     from runtime.conversion import convert_to_tensor
 
     return convert_to_tensor(value)
+
+
+_GUARDED_TYPES = (bool, int, float, str, type(None))
+
+
+def _guardable(value) -> bool:
+    if type(value) is tuple:
+        return all(_guardable(v) for v in value)
+    return type(value) in _GUARDED_TYPES
+
+
+def _guards_of(fn) -> list:
+    """[(description, getter)] of the Python constants `fn` reads from outside, by their
+    current values: globals, closure variables and (for a bound method) `self` attributes."""
+    func, owner = (fn.__func__, fn.__self__) if isinstance(fn, types.MethodType) else (fn, None)
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return []
+    guards = []
+    names = getattr(func, "__globals__", {})
+    for name in code.co_names:
+        if name in names and _guardable(names[name]):
+            guards.append((f"the global '{name}'",
+                           lambda g=names, n=name: g.get(n, _MISSING)))
+    for name, cell in zip(code.co_freevars, func.__closure__ or ()):
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if _guardable(value):
+            guards.append((f"the closure variable '{name}'",
+                           lambda c=cell: c.cell_contents if _cell_set(c) else _MISSING))
+    state = getattr(owner, "__dict__", None)
+    if state is not None:
+        for name in code.co_names:
+            if name in state and _guardable(state[name]):
+                guards.append((f"the attribute 'self.{name}'",
+                               lambda d=state, n=name: d.get(n, _MISSING)))
+    return guards
+
+
+_MISSING = "<missing>"
+
+
+def _cell_set(cell) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 - raises ValueError for an empty cell
+    except ValueError:
+        return False
+    return True
 
 
 def _fast_key(args):

@@ -308,6 +308,14 @@ class Function:
             return ("input_signature", *guarded)
         return tuple(_structure_key(v, name) for name, v in arguments) + guarded
 
+    def current_traces(self) -> list:
+        """The concrete functions that calls run now: those traced with the current values of
+        the guarded outside constants (earlier values' graphs are kept, but not current)."""
+        if not self._guards:
+            return list(self._concrete.values())
+        now = ("captured", self._guard_values())
+        return [c for key, c in self._concrete.items() if key[-1] == now]
+
     def _guard_values(self) -> tuple:
         """The current values of the outside Python values the graph bakes in."""
         return tuple(get() for _, get in self._guards)

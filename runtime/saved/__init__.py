@@ -98,7 +98,8 @@ def _traces(function) -> tuple[list, bool]:
     if not isinstance(function, Function):
         raise SaveError(f"rt.saved.save takes an rt.function or a ConcreteFunction, got "
                         f"{type(function).__name__}.")
-    unique = list({id(c): c for c in function._concrete.values()}.values())
+    current = function.current_traces()
+    unique = list({id(c): c for c in current}.values())
     if not unique:
         raise SaveError(f"rt.function '{function.__name__}' has not been traced, so it has no "
                         "signature to save; call it or use get_concrete_function(...) first.")

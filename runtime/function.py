@@ -13,6 +13,7 @@ caches are only read with `get`.
 
 from __future__ import annotations
 
+import dis
 import inspect
 import logging
 import threading
@@ -592,30 +593,38 @@ def _guards_of(fn) -> list:
     code = getattr(func, "__code__", None)
     if code is None:
         return []
+    written = {i.argval for i in dis.get_instructions(code) if i.opname in _WRITES}
+    read = [name for name in code.co_names if name not in written]
     guards = []
     names = getattr(func, "__globals__", {})
-    for name in code.co_names:
+    for name in read:
         if name in names and _guardable(names[name]):
             guards.append((f"the global '{name}'",
-                           lambda g=names, n=name: g.get(n, _MISSING)))
+                           lambda g=names, n=name: _guarded(g.get(n, _MISSING))))
     for name, cell in zip(code.co_freevars, func.__closure__ or ()):
-        try:
-            value = cell.cell_contents
-        except ValueError:
+        if name in written or not _cell_set(cell) or not _guardable(cell.cell_contents):
             continue
-        if _guardable(value):
-            guards.append((f"the closure variable '{name}'",
-                           lambda c=cell: c.cell_contents if _cell_set(c) else _MISSING))
+        guards.append((f"the closure variable '{name}'",
+                       lambda c=cell: _guarded(c.cell_contents) if _cell_set(c) else _MISSING))
     state = getattr(owner, "__dict__", None)
     if state is not None:
-        for name in code.co_names:
+        for name in read:
             if name in state and _guardable(state[name]):
                 guards.append((f"the attribute 'self.{name}'",
-                               lambda d=state, n=name: d.get(n, _MISSING)))
+                               lambda d=state, n=name: _guarded(d.get(n, _MISSING))))
     return guards
 
 
+# Names the function itself assigns are its state, not constants it reads.
+_WRITES = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL", "STORE_ATTR", "DELETE_ATTR",
+                     "STORE_DEREF", "DELETE_DEREF"})
 _MISSING = "<missing>"
+_NOT_A_CONSTANT = "<not a Python constant>"
+
+
+def _guarded(value):
+    """A guarded name's value as it goes into the signature (a marker for other objects)."""
+    return value if _guardable(value) else _NOT_A_CONSTANT
 
 
 def _cell_set(cell) -> bool:

@@ -14,6 +14,7 @@ caches are only read with `get`.
 from __future__ import annotations
 
 import dis
+import html
 import inspect
 import logging
 import threading
@@ -538,6 +539,28 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<rt.function {self.__name__}>"
+
+    def _repr_html_(self) -> str:
+        """Notebooks: its traced signatures, each with its graph, and the converted code
+        (folded sections)."""
+        def section(title, text):
+            return (f"<details><summary>{html.escape(title)}</summary>"
+                    f"<pre>{html.escape(text)}</pre></details>")
+
+        traces = self.current_traces()
+        parts = [f"<b>rt.function {html.escape(self.__name__)}</b>: "
+                 f"{len(traces) or 'no'} traced signature{'' if len(traces) == 1 else 's'}"]
+        for concrete in traces:
+            parts.append(section(concrete.pretty_printed_signature().replace("\n", " "),
+                                 str(concrete.graph)))
+        if self._autograph:
+            import autograph
+
+            try:
+                parts.append(section("converted code", autograph.to_code(self.python_function)))
+            except Exception as e:  # noqa: BLE001 - no source: say so instead of the code
+                parts.append(f"<p>converted code: not available ({html.escape(str(e))})</p>")
+        return "\n".join(parts)
 
 
 def function(

@@ -263,3 +263,18 @@ def test_numpy_numbers_are_tensor_inputs_keyed_by_dtype():
     assert f(np.array(1.0, np.float32)).numpy() == 2.0  # the same signature as a 0-d array
     assert f.experimental_get_tracing_count() == 1
     assert f(np.int64(3)).dtype is rt.int64 and f.experimental_get_tracing_count() == 2
+
+
+def _halve_if_big(x):
+    if x > 10:
+        x = x / 2
+    return x
+
+
+def test_notebook_view_lists_signatures_graphs_and_converted_code():
+    f = rt.function(_halve_if_big)
+    assert "no traced signatures" in f._repr_html_()
+    f(rt.constant(20.0))
+    page = f._repr_html_()
+    assert "1 traced signature" in page and "float32 Tensor" in page
+    assert "<details><summary>converted code</summary>" in page and "ag__.if_stmt" in page

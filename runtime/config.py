@@ -4,13 +4,16 @@ from __future__ import annotations
 
 _run_functions_eagerly = False
 _optimize_graphs = True
+_check_functions = False
+_any_call_switch = False  # either switch above that changes how calls run: one test per call
 
 
 def run_functions_eagerly(run_eagerly: bool) -> None:
     """When True, `rt.function`-decorated functions run their Python body on every call
     instead of a traced graph (for debugging). Set it back to False afterwards."""
-    global _run_functions_eagerly
+    global _run_functions_eagerly, _any_call_switch
     _run_functions_eagerly = bool(run_eagerly)
+    _any_call_switch = _run_functions_eagerly or _check_functions
 
 
 def functions_run_eagerly() -> bool:
@@ -26,3 +29,15 @@ def optimize_graphs(enabled: bool) -> None:
 
 def graphs_optimized() -> bool:
     return _optimize_graphs
+
+
+def check_functions(enabled: bool) -> None:
+    """When True, every `rt.function` call checks its graph against plain Python, as
+    `rt.function(..., check=True)` does (for debugging: slow, and effects run twice)."""
+    global _check_functions, _any_call_switch
+    _check_functions = bool(enabled)
+    _any_call_switch = _run_functions_eagerly or _check_functions
+
+
+def checking_functions() -> bool:
+    return _check_functions

@@ -19,6 +19,10 @@ class RetraceError(Error):
     """An `rt.function` with `on_retrace="error"` would trace more than `max_traces` graphs."""
 
 
+class CheckError(Error):
+    """`check=True`: a graph gave another result than its function run as plain Python."""
+
+
 class RetracingWarning(UserWarning):
     """An `rt.function` traced more graphs than its `max_traces` (each trace is slow)."""
 

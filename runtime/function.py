@@ -170,7 +170,9 @@ class Function:
     def __init__(
         self, fn, input_signature=None, autograph=True, reduce_retracing=None, optimize=True,
         max_traces=RETRACE_WARNING_THRESHOLD, on_retrace="warn", capture_guards=True,
+        check=False,
     ):
+        self._check = check
         if on_retrace not in ("warn", "error"):
             raise ValueError(f'on_retrace must be "warn" or "error", not {on_retrace!r}.')
         self._max_traces, self._on_retrace = max_traces, on_retrace
@@ -226,13 +228,16 @@ class Function:
             self._max_traces,
             self._on_retrace,
             self._guards is None or bool(self._guards),
+            self._check,
         )
 
     # ---- calling -----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if config._run_functions_eagerly:
-            return self.python_function(*args, **kwargs)
-        fast = None if kwargs else _fast_key(args)
+        if config._any_call_switch:
+            if config._run_functions_eagerly:
+                return self.python_function(*args, **kwargs)
+            return self._call_general(args, kwargs)
+        fast = None if kwargs or self._check else _fast_key(args)
         if fast is not None and self._guards:
             fast = ((fast[0], self._guard_values()), fast[1])
         if fast is not None:
@@ -249,7 +254,12 @@ class Function:
         values = [
             _as_value(v) for v in nest.flatten([v for _, v in arguments]) if is_tensor_leaf(v)
         ]
-        return concrete._call_values(values)
+        result = concrete._call_values(values)
+        if self._check or config.checking_functions():
+            from runtime import checking
+
+            checking.check_call(self, concrete, args, kwargs, values, result)
+        return result
 
     def _bind(self, args, kwargs) -> list:
         """[(parameter name, value), ...] in signature order, defaults applied."""
@@ -565,7 +575,7 @@ class Function:
 
 def function(
     fn=None, *, input_signature=None, autograph=True, reduce_retracing=None, optimize=True,
-    max_traces=RETRACE_WARNING_THRESHOLD, on_retrace="warn", capture_guards=True,
+    max_traces=RETRACE_WARNING_THRESHOLD, on_retrace="warn", capture_guards=True, check=False,
 ):
     """Makes `fn` run as a graph: traced once per input signature, then compiled and cached.
 
@@ -581,9 +591,12 @@ def function(
     from outside (globals, closure variables, `self` attributes holding numbers, strings,
     tuples of them) are baked into the graph, so they are part of the signature: when one
     changes, the next call traces again (`capture_guards=False` keeps the first value).
+    `check=True` (or `rt.config.check_functions(True)` for all) runs `fn` as plain Python
+    beside the graph on every call and raises `rt.errors.CheckError` at a difference, naming
+    where the values part (see runtime/checking.py); for debugging: effects run twice.
     """
     options = (input_signature, autograph, reduce_retracing, optimize, max_traces, on_retrace,
-               capture_guards)
+               capture_guards, check)
     if fn is None:
         return lambda f: Function(f, *options)
     return Function(fn, *options)

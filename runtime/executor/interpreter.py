@@ -14,11 +14,17 @@ from runtime.tensor import EagerTensor, SymbolicTensor, normalize
 
 def run_graph(graph: Graph, inputs: list) -> list:
     """The values of `graph.outputs` for input values `inputs` (one per `graph.inputs`)."""
+    env = run_graph_values(graph, inputs)
+    return [env[id(t)] for t in graph.outputs]
+
+
+def run_graph_values(graph: Graph, inputs: list) -> dict:
+    """The value of every tensor of `graph` (not of its sub-graphs), by `id(tensor)`."""
     env = {id(p): v for p, v in zip(graph.inputs, inputs)}
     for op in graph.operations:
         if op.type != "Placeholder":
             _run_op(op, env)
-    return [env[id(t)] for t in graph.outputs]
+    return env
 
 
 def _run_op(op: Operation, env: dict) -> None:

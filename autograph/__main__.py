@@ -25,7 +25,8 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _load(target: str):
+def load_target(target: str):
+    """The function (or `Class.method`) NAME of the file FILE.py, from "FILE.py:NAME"."""
     path, sep, name = target.rpartition(":")
     if not sep or not path or not name:
         raise SystemExit(f"error: expected FILE.py:NAME, got {target!r}")
@@ -47,7 +48,7 @@ def _load(target: str):
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
-    fn = _load(args.target)
+    fn = load_target(args.target)
     try:
         print(autograph.to_code(fn), end="")
     except (TypeError, autograph.ConversionError) as e:

@@ -53,3 +53,16 @@ def test_explain_reports_what_each_line_became():
 def test_explain_takes_functions_only():
     with pytest.raises(TypeError, match="takes a Python function"):
         rt.explain(len, 3)
+
+
+def test_command_line_explains_a_function_of_a_file(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "mod.py").write_text(
+        "def f(x, k):\n    for i in range(k):\n        x = x + i\n    return x\n")
+    run = subprocess.run([sys.executable, "-m", "runtime", "explain", f"{tmp_path}/mod.py:f",
+                          "1.5", "py:3"], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("rt.explain: f(x: float32 Tensor, shape=(), k: 3)")
+    assert "Python loop, unrolled while tracing: 3 iterations" in run.stdout

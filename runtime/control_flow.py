@@ -13,8 +13,6 @@ dtypes, weakness and shapes agree with what the body gives.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from runtime import context, nest
@@ -32,8 +30,6 @@ from runtime.ops.registry import CONTROL_FLOW, apply, constant_in_graph, define_
 from runtime.source_info import user_origin
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.tensor_list import TensorList, present
-
-_names = itertools.count()
 
 IF = define_op(
     "If",
@@ -150,7 +146,7 @@ def cond(pred, true_fn, false_fn, names=None):
             )
         )
     graph = context.current_graph()
-    n = next(_names)
+    n = graph.next_construct_id()
     branches = [Graph(f"cond_{n}_true", outer=graph), Graph(f"cond_{n}_false", outer=graph)]
     results = []
     for g, fn in zip(branches, (true_fn, false_fn)):
@@ -359,7 +355,7 @@ def _loop_inputs(graph, state, names):
 def _trace_loop(graph, cond, body, structure, state, names):
     """The cond and body graphs for loop variables described by `state`, and the body's flat
     outputs (tensors of the body graph, or Python scalars)."""
-    n = next(_names)
+    n = graph.next_construct_id()
     cond_g, body_g = Graph(f"while_{n}_cond", outer=graph), Graph(f"while_{n}_body", outer=graph)
     with cond_g.as_default():
         args = nest.pack_sequence_as(structure, _loop_inputs(cond_g, state, names))

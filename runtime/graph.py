@@ -29,11 +29,13 @@ class _Names:
     def __init__(self):
         self.used: set[str] = set()
         self._next = 0
+        self.constructs = 0  # control-flow ops named so far (their sub-graphs' names)
 
     def copy(self) -> _Names:
         names = _Names()
         names.used = set(self.used)
         names._next = self._next
+        names.constructs = self.constructs
         return names
 
     def next_id(self) -> int:
@@ -95,6 +97,12 @@ class Graph:
     def as_default(self):
         """`with graph.as_default():` sends new ops to this graph."""
         return context.building(self)
+
+    def next_construct_id(self) -> int:
+        """A number for naming the sub-graphs of a new control-flow op (per graph family, so
+        tracing a function twice names them the same)."""
+        self._names.constructs += 1
+        return self._names.constructs - 1
 
     def create_op(self, opdef, inputs, attrs, output_specs, origin=None, name=None) -> Operation:
         """Adds an operation; inputs from an enclosing graph are captured first. `name` is the

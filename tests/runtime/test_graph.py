@@ -91,3 +91,19 @@ def test_get_operation_by_name():
     assert graph.get_operation(op.name) is op
     with pytest.raises(KeyError, match="no_such_op"):
         graph.get_operation("no_such_op")
+
+
+def _loop_with_branch(x):
+    i = 0
+    while i < 3:
+        if x > 0:
+            x = x - 1.0
+        i += 1
+    return x
+
+
+def test_tracing_a_function_twice_prints_the_same_graph():
+    first = rt.function(_loop_with_branch).get_concrete_function(rt.constant(1.0))
+    second = rt.function(_loop_with_branch).get_concrete_function(rt.constant(1.0))
+    assert str(first.traced_graph) == str(second.traced_graph)
+    assert "while_0_body" in str(first.traced_graph)

@@ -11,7 +11,7 @@ from autograph import backends, errors, operators, origins
 from autograph.conversion import ConversionCache
 from autograph.operators import py_builtins, traced_paths
 
-_LIBRARY_MODULES = {"autograph", "numpy", "gast", "builtins", "pytest", "_pytest", "hypothesis"}
+_LIBRARY_MODULES = {"autograph", "numpy", "gast", "builtins"}  # and all installed packages:
 _LIBRARY_PATHS = tuple(
     {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
 )

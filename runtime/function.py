@@ -22,6 +22,7 @@ import types
 import warnings
 import weakref
 
+import autograph
 from runtime import config, context, nest
 from runtime.errors import Error, RetraceError, RetracingWarning, with_origin
 from runtime.executor import codegen
@@ -356,10 +357,7 @@ class Function:
         if not self._autograph:
             return self.python_function
         if self._converted is None:
-            import autograph
-
-            to_graph = getattr(autograph, "to_graph", None)
-            self._converted = to_graph(self.python_function) if to_graph else self.python_function
+            self._converted = autograph.to_graph(self.python_function)
         return self._converted
 
     def _trace(self, arguments, key):
@@ -564,8 +562,6 @@ class Function:
             parts.append(section(concrete.pretty_printed_signature().replace("\n", " "),
                                  str(concrete.graph)))
         if self._autograph:
-            import autograph
-
             try:
                 parts.append(section("converted code", autograph.to_code(self.python_function)))
             except Exception as e:  # noqa: BLE001 - no source: say so instead of the code

@@ -7,9 +7,10 @@ traced graph itself differs from Python (conversion or tracing), and at which ou
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-from runtime import nest
 from runtime.errors import CheckError, with_origin
 from runtime.executor.interpreter import run_graph_values
 from runtime.tensor import Tensor
@@ -17,7 +18,15 @@ from runtime.tensor import Tensor
 
 def check_call(function, concrete, args, kwargs, values, result) -> None:
     """Raises CheckError when `result` (the graph's) differs from `function` run eagerly;
-    `values` are the numpy values of the graph's inputs."""
+    `values` are the numpy values of the graph's inputs. A graph with effects (variables,
+    printing, random numbers) is not checked: running it again would repeat them."""
+    if _has_effects(concrete.graph):
+        if not getattr(function, "_check_skipped", False):
+            function._check_skipped = True
+            warnings.warn(f"check=True does not check rt.function '{function.__name__}': it has "
+                          "effects (variables, printing, random numbers) that a second run "
+                          "would repeat.", stacklevel=4)
+        return
     expected = function.python_function(*args, **kwargs)
     problem = _difference(result, expected)
     if problem is None:
@@ -27,16 +36,42 @@ def check_call(function, concrete, args, kwargs, values, result) -> None:
                      f"{problem}. {where}")
 
 
-def _difference(actual, expected) -> str | None:
-    flat_a, flat_e = nest.flatten(actual), nest.flatten(expected)
-    if len(flat_a) != len(flat_e):
-        return f"the graph returns {len(flat_a)} values, Python {len(flat_e)}"
-    for i, (a, e) in enumerate(zip(flat_a, flat_e)):
-        x = np.asarray(a.numpy() if isinstance(a, Tensor) else a)
-        y = np.asarray(e.numpy() if isinstance(e, Tensor) else e)
-        if not _close(x, y):
-            return f"output {i} is {x!r} in the graph but {y!r} in Python"
+def _has_effects(graph) -> bool:
+    return any(op.opdef.stateful or any(_has_effects(g) for g in op.subgraphs())
+               for op in graph.operations)
+
+
+def _difference(actual, expected, path="the result") -> str | None:
+    """How the graph's result differs from Python's (structure, dtype, value), or None."""
+    if isinstance(expected, (list, tuple, dict)):
+        if type(actual) is not type(expected) or len(actual) != len(expected) or (
+                isinstance(expected, dict) and actual.keys() != expected.keys()):
+            return f"{path} is {_kind(actual)} in the graph but {_kind(expected)} in Python"
+        keys = expected.keys() if isinstance(expected, dict) else range(len(expected))
+        for k in keys:
+            found = _difference(actual[k], expected[k], f"{path}[{k!r}]")
+            if found is not None:
+                return found
+        return None
+    if expected is None or isinstance(expected, str):
+        return None if actual == expected else (
+            f"{path} is {actual!r} in the graph but {expected!r} in Python")
+    x = np.asarray(actual.numpy() if isinstance(actual, Tensor) else actual)
+    y = np.asarray(expected.numpy() if isinstance(expected, Tensor) else expected)
+    weak = type(expected) in (bool, int, float)  # a Python number: any dtype of its kind
+    same_kind = x.dtype.kind == y.dtype.kind or (weak and x.dtype.kind in "iuf"
+                                                and y.dtype.kind in "iuf")
+    if not same_kind or (not weak and x.dtype != y.dtype) or not _close(x, y):
+        return f"{path} is {x!r} in the graph but {y!r} in Python"
     return None
+
+
+def _kind(value) -> str:
+    if isinstance(value, dict):
+        return f"a dict with keys {sorted(map(repr, value))}"
+    if isinstance(value, (list, tuple)):
+        return f"a {type(value).__name__} of {len(value)}"
+    return f"a {type(value).__name__}"
 
 
 def _close(x, y) -> bool:

@@ -131,6 +131,33 @@ class TensorList:
             "a list built by graph code can be iterated by a `for` loop that autograph converts "
             "(it becomes a graph loop); elsewhere, stack it first: rt.unstack(rt.stack(lst)).")
 
+    def __eq__(self, other):
+        raise TypeError(with_origin(
+            "comparing a list built by graph code with == or != is not supported (Python "
+            "compares the items, a graph would need one answer for every length); compare "
+            "stacked tensors instead: rt.reduce_all(rt.stack(a) == rt.stack(b)).", user_origin()))
+
+    __ne__ = __eq__
+    __hash__ = None
+
+    def __contains__(self, item):
+        raise TypeError(with_origin(
+            "`in` on a list built by graph code is not supported; use rt.reduce_any("
+            "rt.stack(lst) == item).", user_origin()))
+
+    def _unsupported(name):
+        def method(self, *args, **kwargs):
+            raise TypeError(with_origin(
+                f"lst.{name}() is not supported on a list built by graph code (append, pop(), "
+                "extend, indexing and item assignment are); stack it into a tensor first.",
+                user_origin()))
+        method.__name__ = name
+        return method
+
+    sort, reverse, insert, remove, index, count, copy, clear = map(
+        _unsupported, ("sort", "reverse", "insert", "remove", "index", "count", "copy", "clear"))
+    del _unsupported
+
     def __bool__(self):
         raise OperatorNotAllowedInGraphError(
             "the truth value of a list built by graph code depends on its length, a tensor; "

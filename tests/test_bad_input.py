@@ -125,3 +125,12 @@ def test_a_function_without_source_warns_at_the_call_and_its_error_says_why():
             r"convert f \(could not get source code\)"):
         f(rt.constant(1.0))
     assert warned[0].filename == __file__
+
+
+def test_zip_over_tensors_iterated_in_python_is_a_located_error():
+    def indices(a):
+        return [i for i, _ in enumerate(a)]
+
+    f = rt.function(indices, input_signature=[rt.TensorSpec([None])])
+    with pytest.raises(TypeError, match="can only be the iterable of a `for`"):
+        f(rt.constant([1.0, 2.0]))

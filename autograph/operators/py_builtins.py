@@ -6,16 +6,32 @@ through the tensor type."""
 from __future__ import annotations
 
 import builtins
-from typing import NamedTuple
 
 from autograph import backends
+from autograph.errors import at
 from autograph.operators.formatting import format_string
+from autograph.origins import caller_origin
 
 
-class StagedZip(NamedTuple):
-    """`zip` (or `enumerate`) over staged tensors: a `for` over it becomes one graph loop."""
+class StagedZip:
+    """`zip` (or `enumerate`) over staged tensors: a `for` over it becomes one graph loop.
+    Anything else that iterates it (`list(...)`, a comprehension that stays Python) is an
+    error at the user's line, not one item."""
 
-    iterables: tuple
+    __slots__ = ("iterables",)
+
+    def __init__(self, iterables: tuple):
+        self.iterables = iterables
+
+    def __iter__(self):
+        raise TypeError(at(
+            "zip/enumerate over graph tensors can only be the iterable of a `for` statement that "
+            "autograph converts (it becomes a graph loop); here it is iterated in Python (by "
+            "list(), a comprehension or unpacking). Write the loop as a `for` statement, or "
+            "assign the comprehension to a name (`ys = [... for ... in zip(...)]`).",
+            caller_origin()))
+
+    __len__ = __iter__
 
 
 def print_(*values, sep=" ", end="\n", file=None, flush=False):

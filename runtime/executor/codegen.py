@@ -56,12 +56,16 @@ class _Emitter:
         """A new Python name for `tensor` (after its op's name; values are bound by identity,
         so two ops of one name, e.g. in a hand-edited saved file, still get two variables)."""
         op = tensor.op
-        base = op.name if len(op.outputs) == 1 else f"{op.name}_{tensor.index}"
+        name = self._fresh(op.name if len(op.outputs) == 1 else f"{op.name}_{tensor.index}")
+        self.names[id(tensor)] = name
+        return name
+
+    def _fresh(self, base: str) -> str:
+        """`base`, or `base_v<n>` if taken: a Python name no other value of the code has."""
         name, n = base, 1
         while name in self._taken:
             name, n = f"{base}_v{n}", n + 1
         self._taken.add(name)
-        self.names[id(tensor)] = name
         return name
 
     def _global(self, prefix: str, value) -> str:
@@ -152,7 +156,7 @@ class _Emitter:
             self.emit(indent, f"{var} = {init}", op)
         counter = None
         if limit is not None:
-            counter = f"iterations_{next(self._loop_ids)}"
+            counter = self._fresh(f"iterations_{next(self._loop_ids)}")
             self.emit(indent, f"{counter} = 0")
         self.emit(indent, "while True:", op)
         inner = indent + "    "

@@ -135,3 +135,15 @@ def test_items_a_staged_list_cannot_hold_are_a_located_error():
     assert isinstance(graph, TypeError)
     assert "not a tuple: keep one list per part" in str(graph)
     assert "for i in rt.range(n):" in str(graph)  # the loop that makes it a staged list
+
+
+def test_comparing_or_sorting_a_staged_list_is_a_located_error():
+    def equal(n):
+        a = []
+        for i in rt.range(n):
+            a.append(i)
+        return a == [0, 1]
+
+    python, eager, graph = outcomes(equal, 2)
+    assert python is True and eager is True
+    assert isinstance(graph, TypeError) and "return a == [0, 1]" in str(graph)

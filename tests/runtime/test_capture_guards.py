@@ -64,3 +64,55 @@ def test_guards_can_be_turned_off():
         assert f(rt.constant(1.0)).numpy() == 3.0  # the value baked in at the first trace
     finally:
         SCALE = 3
+
+
+def test_guard_keys_tell_types_signed_zeros_and_objects_apart():
+    global SCALE
+    f = rt.function(scaled)
+    try:
+        SCALE = 1
+        assert f(rt.constant(3)).dtype is rt.int32
+        SCALE = 1.0  # equal to 1, but a float: a float result, as in Python
+        assert f(rt.constant(3.0)).numpy() == 3.0 and f.experimental_get_tracing_count() == 2
+        SCALE = np.float32(4.0)  # not a Python constant: keyed by identity
+        assert f(rt.constant(3.0)).numpy() == 12.0
+        SCALE = np.float32(7.0)
+        assert f(rt.constant(3.0)).numpy() == 21.0
+    finally:
+        SCALE = 3
+
+
+def test_reads_in_nested_functions_and_class_attributes_are_guarded():
+    global SCALE
+
+    def nested(x):
+        return (lambda v: v * SCALE)(x)
+
+    f = rt.function(nested)
+    try:
+        assert f(rt.constant(1.0)).numpy() == 3.0
+        SCALE = 5
+        assert f(rt.constant(1.0)).numpy() == 5.0
+    finally:
+        SCALE = 3
+
+    class Model:
+        gain = 2.0
+
+        @rt.function
+        def __call__(self, x):
+            return x * self.gain
+
+    model = Model()
+    assert model(rt.constant(1.0)).numpy() == 2.0
+    Model.gain = 4.0
+    assert model(rt.constant(1.0)).numpy() == 4.0
+
+
+def test_attribute_names_are_not_mistaken_for_globals():
+    f = rt.function(lambda x: x.shape[0] + x)
+    for shape in range(3):  # noqa: B007 - a global named like the attribute `x.shape`
+        globals()["shape"] = shape
+        f(rt.constant([1.0]))
+    globals().pop("shape", None)
+    assert f.experimental_get_tracing_count() == 1

@@ -26,7 +26,7 @@ def test_check_names_the_op_a_broken_pass_changed(monkeypatch):
     with pytest.raises(rt.errors.CheckError) as info:
         f(rt.constant([1.0, 2.0]))
     message = str(info.value)
-    assert "output 0 is array([5., 9.]" in message and "array([4., 7.]" in message
+    assert "the result is array([5., 9.]" in message and "array([4., 7.]" in message
     assert "The values first part at Const op" in message  # the constant the pass changed
     assert "a pass changed the result" in message and "y = x * 3.0" in message
 
@@ -40,3 +40,27 @@ def test_check_passes_when_graph_and_python_agree():
         np.testing.assert_array_equal(g(rt.constant([1.0])).numpy(), [4.0])
     finally:
         rt.config.check_functions(False)
+
+
+def int_or_float(x):
+    return (x, 3)
+
+
+@pytest.mark.no_round_trip
+def test_check_sees_structure_and_dtype_and_skips_functions_with_effects(monkeypatch):
+    from runtime import checking
+
+    assert checking._difference((rt.constant(3),), [3]) is not None  # tuple vs list
+    assert checking._difference(rt.constant(3), 3.0) is None  # a Python number: its kind
+    assert checking._difference(rt.constant(3.0), np.float64(3.0)) is not None  # dtypes
+    assert checking._difference({"a": 1}, {"b": 1}) is not None
+    v = rt.Variable(0.0)
+
+    def bump(x):
+        v.assign_add(1.0)
+        return x + v
+
+    f = rt.function(bump, check=True)
+    with pytest.warns(UserWarning, match="has effects"):
+        f(rt.constant(1.0))
+    assert v.numpy() == 1.0  # the effect ran once

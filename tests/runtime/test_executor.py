@@ -113,3 +113,12 @@ def test_values_are_bound_by_identity_not_by_op_name():
 
     run, _ = codegen.compile_graph(concrete.graph)
     assert run(np.float32(1.0))[0] == 5.0
+
+
+def test_the_loop_counter_of_compiled_code_never_takes_a_users_name():
+    def f(iterations_0):
+        r = rt.while_loop(lambda i: i < 100, lambda i: (i + iterations_0,),
+                          (rt.constant(0),), maximum_iterations=3)
+        return r[0] + iterations_0
+
+    assert rt.function(f, autograph=False)(rt.constant(5)).numpy() == 20

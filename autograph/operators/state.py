@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import copy
 import numbers
+import sys
 from collections.abc import Sequence
 
 from autograph import backends
 from autograph.errors import AutoGraphError, at
 from autograph.operators import structures
 from autograph.operators.special_values import MaybeUndefined, Undefined, UndefinedReturn
-from autograph.origins import caller_origin
+from autograph.origins import REGISTRY, caller_origin
 
 RETURN_VALUE = "<return value>"
 
@@ -407,6 +408,7 @@ def step_for(backend, name, original, samples):
         resized = [v for v in values if _resized(backend, v, original)]
         if resized:  # the items give the item type: any list that has some
             samples = [v for v in (*resized, original) if not isinstance(v, list) or v]
+            _check_alias(name, original, original)
             return Stacked(name, (samples or resized)[0])
         if not original:
             return Absent(original)
@@ -415,6 +417,10 @@ def step_for(backend, name, original, samples):
     assigned = [(label, v.value if isinstance(v, MaybeUndefined) else v)
                 for label, v in samples if not isinstance(v, Undefined)]
     carried = Carried(backend, name, assigned)
+    for path in carried.lists.found:
+        inner = _at(original, path)
+        if type(inner) is list:
+            _check_alias(name + "".join(f"[{k!r}]" for k in path), inner, original)
     if any(isinstance(v, UndefinedReturn) for v in (original, *values)):
         return ReturnFill(carried)
     # A path not seen may leave it unassigned; where every path assigns it, the flags are all
@@ -452,6 +458,56 @@ def probe_value(backend, value, staged_lists=False):
     leaves, tree = structures.flatten(value)
     return structures.unflatten(tree, iter(
         [backend.placeholder(leaf) if stageable(backend, leaf) else leaf for leaf in leaves]))
+
+
+def _at(value, path):
+    """The value at `path` (keys from the top) inside `value`, or None."""
+    for key in path:
+        try:
+            value = value[key]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value
+
+
+def _check_alias(name, lst, root) -> None:
+    """A Python list that a staged construct turns into a staged list must be reachable only
+    as `name`: another name for it (`b = a`), or another place in the same variable, would
+    keep the old Python list and silently miss the construct's changes. Checks the locals of
+    the converted function that runs the construct (one level into their containers)."""
+    frame = sys._getframe(1)
+    while frame is not None and not REGISTRY.is_generated(frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is None:
+        return
+    variable = name.split("[")[0]
+    others = []
+    for local, value in frame.f_locals.items():
+        if local == variable:
+            if _occurrences(value, lst) > 1:
+                others.append(f"another place in '{variable}'")
+        elif value is lst:
+            others.append(f"'{local}'")
+        elif type(value) in (list, tuple, dict) and any(
+                v is lst for v in (value.values() if type(value) is dict else value)):
+            others.append(f"an item of '{local}'")
+    if others:
+        raise AutoGraphError(at(
+            f"'{name}' is changed in length by a graph `if`/loop, so it becomes a staged list "
+            f"there, but the same Python list is also {', '.join(others)}, which would keep the "
+            "old list and miss the changes. Give the list one name (copy it where a second "
+            "one is needed: `b = list(a)`).", caller_origin()))
+
+
+def _occurrences(value, target) -> int:
+    """How many times the object `target` is `value` or inside its containers."""
+    if value is target:
+        return 1
+    if type(value) is dict:
+        return sum(_occurrences(v, target) for v in value.values())
+    if type(value) in (list, tuple):
+        return sum(_occurrences(v, target) for v in value)
+    return 0
 
 
 def _holds_list(value) -> bool:

@@ -147,3 +147,30 @@ def test_comparing_or_sorting_a_staged_list_is_a_located_error():
     python, eager, graph = outcomes(equal, 2)
     assert python is True and eager is True
     assert isinstance(graph, TypeError) and "return a == [0, 1]" in str(graph)
+
+
+def second_name(x):
+    a = [1]
+    b = a
+    if x > 0:
+        a.append(5)
+    return len(b)
+
+
+def list_also_in_a_dict(n):
+    items = [1]
+    d = {"x": items}
+    for i in rt.range(n):
+        d["x"].append(i)
+    return len(items)
+
+
+def test_a_staged_list_with_another_name_is_a_located_error():
+    # Python: 2 and 3; a staged list under one name would leave the other name's list as it
+    # was (1 and 1): refused instead, at the construct.
+    for fn, arg, line in ((second_name, 1, "if x > 0:"),
+                          (list_also_in_a_dict, 2, "for i in rt.range(n):")):
+        python, eager, graph = outcomes(fn, arg)
+        assert python == eager and python > 1
+        assert isinstance(graph, autograph.AutoGraphError)
+        assert "but the same Python list is also" in str(graph) and line in str(graph)

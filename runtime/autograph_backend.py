@@ -20,7 +20,12 @@ from runtime.conversion import (
     is_weak,
     python_scalar_fits,
 )
-from runtime.errors import InvalidArgumentError, OperatorNotAllowedInGraphError, with_origin
+from runtime.errors import (
+    GraphLimitError,
+    InvalidArgumentError,
+    OperatorNotAllowedInGraphError,
+    with_origin,
+)
 from runtime.graph import Graph
 from runtime.ops import array_ops, creation_ops, io_ops, math_ops, reduction_ops, string_ops
 from runtime.ops.registry import constant_in_graph
@@ -73,7 +78,7 @@ class RuntimeBackend(autograph.Backend):
     """Stages control flow on `SymbolicTensor`s with `rt.cond` / `rt.while_loop`."""
 
     modules = ("runtime",)
-    limit_errors = (OperatorNotAllowedInGraphError,)
+    limit_errors = (OperatorNotAllowedInGraphError, GraphLimitError)
 
     def raises_as_python(self, exc) -> bool:
         # Raised in an op's own code (its argument checks and inference, runtime/ops/): the

@@ -15,6 +15,11 @@ class OperatorNotAllowedInGraphError(Error, TypeError):
     """A symbolic tensor was used where a Python value is needed (bool, len, iteration)."""
 
 
+class GraphLimitError(InvalidArgumentError):
+    """An op needs what a graph does not know while tracing (e.g. the size of an unknown dim):
+    a limit of graphs, not an error Python would raise."""
+
+
 class RetraceError(Error):
     """An `rt.function` with `on_retrace="error"` would trace more than `max_traces` graphs."""
 

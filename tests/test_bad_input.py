@@ -134,3 +134,17 @@ def test_zip_over_tensors_iterated_in_python_is_a_located_error():
     f = rt.function(indices, input_signature=[rt.TensorSpec([None])])
     with pytest.raises(TypeError, match="can only be the iterable of a `for`"):
         f(rt.constant([1.0, 2.0]))
+
+
+def test_a_graph_limit_on_a_staged_path_is_raised_while_tracing():
+    # unstack needs the size of the axis: a limit of graphs, not an error Python raises, so it
+    # is not deferred to when the graph takes the path (Python would never raise it).
+    def f(x):
+        total = x[0]
+        if total > 0:
+            total = rt.reduce_sum(rt.stack(rt.unstack(x)))
+        return total
+
+    g = rt.function(f, input_signature=[rt.TensorSpec([None])])
+    with pytest.raises(rt.errors.GraphLimitError, match="unknown while tracing"):
+        g.get_concrete_function()

@@ -9,7 +9,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.conversion import convert_to_tensor, is_weak, weak_join
-from runtime.errors import InvalidArgumentError, with_origin
+from runtime.errors import GraphLimitError, InvalidArgumentError, with_origin
 from runtime.ops import list_ops, shapes
 from runtime.ops.registry import ELEMENTWISE, apply, define_op
 from runtime.source_info import user_origin
@@ -119,7 +119,8 @@ def _squeeze_infer(inputs, *, axis):
     x = inputs[0]
     if axis is None:
         if any(d is None for d in x.shape):
-            raise InvalidArgumentError("squeeze: name the axes when some dims are unknown")
+            raise GraphLimitError(
+                "squeeze: name the axes when some dims are unknown")
         return [(x.dtype, tuple(d for d in x.shape if d != 1))]
     axes = {shapes.normalize_axis(a, len(x.shape), "squeeze") for a in axis}
     for a in axes:
@@ -238,7 +239,8 @@ def unstack(value, num=None, axis=0):
     a = shapes.static_check(shapes.normalize_axis, axis, value.ndim, "unstack")
     num = value.shape[a] if num is None else num
     if num is None:
-        raise ValueError("unstack: the size of the axis is unknown while tracing; pass num=.")
+        raise GraphLimitError(
+            "unstack: the size of the axis is unknown while tracing; pass num=.")
     out = apply(UNSTACK, [value], {"num": int(num), "axis": a})
     return out if isinstance(out, list) else [out]
 
@@ -271,7 +273,7 @@ def _split_sizes(dim, num_or_size_splits, axis):
     if isinstance(num_or_size_splits, (int, np.integer)):
         n = int(num_or_size_splits)
         if dim is None:
-            raise InvalidArgumentError(
+            raise GraphLimitError(
                 f"split: the size of axis {axis} is unknown while tracing, so it cannot be "
                 f"split into {n} equal parts; pass the sizes of the parts instead.")
         if n <= 0 or dim % n:
@@ -283,7 +285,7 @@ def _split_sizes(dim, num_or_size_splits, axis):
         raise InvalidArgumentError(f"split: bad sizes {sizes} (at most one -1, the rest >= 0)")
     if -1 in sizes:
         if dim is None:
-            raise InvalidArgumentError(
+            raise GraphLimitError(
                 "split: a -1 size needs the size of the axis, which is unknown while tracing")
         rest = dim - (sum(sizes) + 1)
         if rest < 0:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime import dtypes
-from runtime.errors import InvalidArgumentError
+from runtime.errors import GraphLimitError, InvalidArgumentError, OperatorNotAllowedInGraphError
 from runtime.ops.registry import apply, define_op
 
 
@@ -38,8 +38,8 @@ def _own(item):
 
 def _join(shape, other, what: str):
     """The item shape that both `shape` and `other` have (unknown where they differ)."""
-    if len(shape) != len(other):
-        raise InvalidArgumentError(
+    if len(shape) != len(other):  # a graph limit: Python lists hold anything
+        raise GraphLimitError(
             f"{what}: the items of a staged list must have one rank, got shapes {list(shape)} "
             f"and {list(other)}; stack them into a tensor of one shape first."
         )
@@ -52,8 +52,8 @@ def _check_list(value, what: str):
 
 
 def _check_item(lst, item, what: str):
-    if item.dtype is not lst.dtype.element:
-        raise TypeError(
+    if item.dtype is not lst.dtype.element:  # a graph limit: Python lists hold anything
+        raise OperatorNotAllowedInGraphError(
             f"{what}: a list of {lst.dtype.element.name} items cannot take a {item.dtype.name} "
             "item; use rt.cast so that all items have one dtype."
         )

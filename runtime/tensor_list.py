@@ -50,7 +50,7 @@ class TensorList:
             dtype = sample.handle.dtype if isinstance(sample, TensorList) else sample.dtype
             element_shape = _item_tensor(sample, dtype).shape
         elif dtype is None:
-            raise ValueError("cannot tell the dtype of the items of an empty list")
+            _empty_item()
         items = [_item_tensor(item, dtype) for item in items]
         return cls(list_ops.from_items(items, dtype, tuple(element_shape or ())))
 
@@ -189,6 +189,13 @@ def item_spec(item) -> tuple:
     return tensor.dtype, tuple(tensor.shape)
 
 
+def _empty_item():
+    raise OperatorNotAllowedInGraphError(with_origin(
+        "An empty Python list cannot be an item of a list built by graph code: a graph needs "
+        "the dtype of the items, which an empty list does not show. Start it with an item, or "
+        "use a tensor of known dtype (e.g. rt.zeros([0], rt.int32)).", user_origin()))
+
+
 def _check_item_type(item):
     if not isinstance(item, (list, Tensor)) and not is_python_scalar(item) and not hasattr(
             item, "dtype"):
@@ -204,6 +211,8 @@ def _as_item(item):
     if item is None or isinstance(item, (Tensor, TensorList)):
         return item
     _check_item_type(item)
+    if isinstance(item, list) and not item:
+        _empty_item()
     if isinstance(item, list) and any(_is_list_like(v) for v in item):
         return TensorList.from_items(item)
     if isinstance(item, list) and item and all(isinstance(v, SymbolicTensor) for v in item):

@@ -174,3 +174,18 @@ def test_a_staged_list_with_another_name_is_a_located_error():
         assert python == eager and python > 1
         assert isinstance(graph, autograph.AutoGraphError)
         assert "but the same Python list is also" in str(graph) and line in str(graph)
+
+
+def empty_row(n):
+    rows = [[1]]
+    for _ in rt.range(n):
+        rows.append([])
+    return len(rows)
+
+
+def test_an_empty_list_item_is_a_located_error():
+    python, eager, graph = outcomes(empty_row, 2)
+    assert python == 3 and eager == 3
+    assert isinstance(graph, rt.errors.OperatorNotAllowedInGraphError)
+    assert "An empty Python list cannot be an item" in str(graph)
+    assert "rows.append([])" in str(graph)

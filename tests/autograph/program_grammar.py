@@ -12,6 +12,17 @@ branches and loops; variables assigned on some paths only (`z`, `d['j']`, a loop
 after its loop); `and`/`or` values and conditional expressions; returns of scalars, vectors,
 tuples, lists, dicts and `None` (one structure per program, plus bare `return`s).
 
+Lists that staged code changes (`rt.TensorList` in a graph): a float list `lst`, an int list
+`la`, a list of vectors `lv` and a list of int lists `rows`, starting empty or with Python numbers
+or values. Statements `L.append(v)`, `v = L.pop()` (which may pop an empty list), `L = L + [v]`,
+`L = [v] + L`, `L += [v]`, `L.extend([v, w])`, `L[i] = v`, `L = []`, a row built by a loop and
+appended to `rows`; `for v in L` (L is not lengthened or shortened in its body) and
+`for i in range(len(L))`; reads `L[i]` (int or tensor index, negative too), `rows[i][j]`,
+`len(L)`, `rt.reduce_sum(rt.stack(L))`, `rt.reduce_sum(rt.concat(lv, 0))`, truth `if L:`; returns
+of a list, `rt.stack(L)` or `rt.concat(lv, 0)` in the return structure. Lists of tensors packed
+where an op wants a tensor: `rt.reduce_sum([v, w])`, `rt.concat([[v], q[1:]], 0)`. The oracle's
+`rt.stack`, `rt.concat` and `rt.reduce_sum` are numpy's (test_differential.PLAIN_RUNTIME).
+
 Expressions are typed (int, float, vector) so that the numpy oracle never promotes where the
 runtime raises by design (int32 with float32, Python float with int32). Values stay small and
 float arithmetic exact, so the three runs can be compared bit for bit: assignments wrap with
@@ -29,6 +40,46 @@ import numpy as np
 from hypothesis import strategies as st
 
 INT, FLOAT, VEC = "int", "float", "vec"
+# Lists: of ints, of floats, of vectors, of int lists; ITEM gives the kind of their items.
+LINT, LFLOAT, LVEC, LROWS = "list[int]", "list[float]", "list[vec]", "list[list[int]]"
+LISTS = (LINT, LFLOAT, LVEC, LROWS)
+ITEM = {LINT: INT, LFLOAT: FLOAT, LVEC: VEC, LROWS: LINT}
+KINDS = (INT, FLOAT, VEC, *LISTS)
+# Forms that known bugs make fail, off so that CI passes (turn one on to fuzz it; each comment
+# gives a minimal program):
+#
+# List operations that may fail: `L.pop()` of an empty list, `L[i]` and `L[i] = v` with `i` out
+# of range, `rt.stack(L)`/`rt.concat(L, 0)` of an empty list or `rt.stack` of ragged rows.
+# Bug 1: the graph drops a failing list op whose result no output needs, so it returns where
+# Python raises: `la = [1]`, `for i in rt.range(n): la.pop()`, `return n` (n=3).
+# Bug 2: `L.pop()` of an empty Python list on a path Python does not take fails the trace with
+# a bare IndexError (`la = []`, `if x > 100: la.pop()`, `return x`; also `for i in rt.range(0)`).
+# Off: `if L: L.pop()`, `(L[i] if L else 0)`, `if L: L[i] = v` with `i` in range, and
+# `rt.stack(L + [v])`, `rt.concat(rows + [[n]], 0)`.
+FAILING_LIST_OPS = False
+# `L[i] = v` in a staged `if` where `L` is a staged list: `la = [1]`, `for i in rt.range(n):
+# la.append(i)`, `if n > 10: la[0] = 3`, `return n` raises "Tensor listsetitem_N belongs to
+# another graph (cond_N_true)" where Python returns. Off: no `L[i] = v`, and `lst` is either a
+# list whose items are assigned (`lst[0] = v`) or one whose length changes, not both.
+STAGED_SETITEM = False
+# A row holding Python numbers and tensors (`[0, i]`) put in a list by staged code becomes a
+# tensor: `rows = []`, `if n > 0: rows.append([0, n])`, `return rows` gives `[tensor([0, 2])]`
+# where Python gives `[[0, 2]]`; in a staged loop (`for i in rt.range(n): rows.append([0, i])`)
+# the graph raises "Tensor ... belongs to another graph (autograph_dry_run)". Off: the items of
+# rows are tensors (`[x, (e + n) % 53 - 26]`).
+MIXED_ROWS = False
+# A row that is another list changed in place afterwards (`rows.append(la)` then `la.append(i)`
+# in a staged loop; Python sees the change through both) raises "Tensor ... belongs to another
+# graph (autograph_dry_run)"; `rows[0].append(v)` changes an item in place. Off: rows are
+# fresh lists.
+ALIASED_ROWS = False
+# Empty rows (`rows.append([])`, a row built by a loop that runs zero times). Not a bug: the
+# graph refuses them with a located error (a graph needs the items' dtype), and an empty Python
+# list packs as float32, so `rt.concat(rows + [[n]], 0)` raises a dtype error eagerly where
+# numpy concatenates. Off: rows are never empty.
+EMPTY_ROWS = False
+DECLARED_LISTS = ("lst", "la", "lv", "rows")
+GUARDS = {LINT: "0", LFLOAT: "0.5", LVEC: "p", LROWS: "[n]"}  # what `L + [v]` adds
 MAX_DEPTH = 3  # compound statements nest at most this deep
 MAX_LOOPS = 3  # loops per program
 LITERALS = {INT: ("1", "0", "2", "-3"), FLOAT: ("0.5", "1", "-2.25", "1.5"), VEC: ()}
@@ -39,15 +90,28 @@ _LOOP_NAMES = tuple(f"{k}{d}" for k in "ik" for d in range(MAX_DEPTH + 1))
 # Every name a choice may pick, in a fixed order (see `_Writer.choose`).
 NAMES = {INT: ("x", "y", "n", "a", "b", "G", "d['k']", "box.attr", "c", "z", "v", *_LOOP_NAMES),
          FLOAT: ("u", "p[0]", "p[-1]", "s", "t", "q[1]", "lst[-1]", *_LOOP_NAMES),
-         VEC: ("p", "q")}
+         VEC: ("p", "q", *_LOOP_NAMES), LINT: ("la", *_LOOP_NAMES), LFLOAT: ("lst",),
+         LVEC: ("lv",), LROWS: ("rows",)}
 TARGETS = {INT: ("a", "b", "G", "d['k']", "d['j']", "box.attr", "z"),
-           FLOAT: ("s", "t", "lst[0]", "lst[1]"), VEC: ("q",)}
+           FLOAT: ("s", "t", "lst[0]", "lst[1]"), VEC: ("q",), LINT: ("la",), LFLOAT: ("lst",),
+           LVEC: ("lv",), LROWS: ("rows",)}
 STABLE = {INT: ("x", "y", "n", *_LOOP_NAMES), FLOAT: ("u", "p[0]", "p[1]", *_LOOP_NAMES), VEC: ()}
 CALLS = {INT: ("g()", "inner({arg})"), FLOAT: ("g()",), VEC: ()}
-EXPRESSIONS = ("atom", "atom", "binary", "binary", "ifexp", "boolop", "call")
-CONDITIONS = ("compare", "compare", "compare", "not", "and", "or", "truth", "python")
+EXPRESSIONS = ("atom", "atom", "binary", "binary", "ifexp", "boolop", "call", "item", "len",
+               "reduce", "pack")
+CONDITIONS = ("compare", "compare", "compare", "not", "and", "or", "truth", "python", "list")
 STATEMENTS = ("assign", "assign", "augassign", "return", "if", "if", "while", "for", "for",
-              "try", "break", "continue", "bump")
+              "try", "break", "continue", "bump", "list", "list", "row")
+LIST_CHANGES = ("append", "append", "pop", "plus", "prepend", "iadd", "extend", "setitem", "pop",
+                "clear", "append_to_item")
+INDICES = ("0", "-1", "1", "-2", "{atom} % 3", "len({lst}) - 1", "-len({lst})")
+SAFE_INDICES = ("0", "-1", "{atom} % len({lst})", "len({lst}) - 1", "-len({lst})")
+DEFAULTS = {INT: "0", FLOAT: "0.5", VEC: "p"}  # `(L[i] if L else default)`
+FOR_FORMS = ("range", "rt.range", "vector", "list", "items", "range_len")
+# Values of list items: they never grow (so a loop over a list is a loop over stable values).
+# Float items are written so that a list of Python numbers is a float list (`- 26.0`).
+LIST_INITS = {INT: ("0", "x", "1", "n", "-3", "y"), FLOAT: ("0.5", "u", "-1.5", "p[0]", "1.0"),
+              VEC: ("p", "p * 2", "p + u")}
 CHECK_HELPER = '''
 def check(v):
     if v > 1:
@@ -78,6 +142,9 @@ class Features:
     inner: bool = False  # `inner(v)`: a nested function with a branch, reading the body's variables
     try_: bool = False
     undefined: bool = False  # `z` is assigned in the body only (maybe on some paths)
+    int_list: bool = False  # `la`, an int list
+    vec_list: bool = False  # `lv`, a list of vectors
+    rows: bool = False  # `rows`, a list of int lists
 
 
 RARE_FEATURES = ("global_", "nonlocal_")  # drawn one time in four
@@ -96,6 +163,12 @@ class Scope:
     python_ints: tuple = ()
     depth: int = 0
     in_loop: bool = False
+    frozen: tuple = ()  # lists a `for` iterates: not lengthened or shortened in place
+
+    def lists(self, kinds=LISTS, mutable=False):
+        """(kind, name) of the readable (or changeable) lists of `kinds`."""
+        table = self.targets if mutable else self.atoms
+        return [(kind, name) for kind in kinds for name in table[kind]]
 
     def add(self, kind, name, stable=False, python=False, target=False, readable=True):
         def grow(table, yes=True):
@@ -104,6 +177,10 @@ class Scope:
             self, atoms=grow(self.atoms, readable), stable=grow(self.stable, stable),
             targets=grow(self.targets, target),
             python_ints=self.python_ints + ((name,) if python else ()))
+
+    def without_target(self, kind, name):
+        return dataclasses.replace(
+            self, targets={**self.targets, kind: tuple(t for t in self.targets[kind] if t != name)})
 
     def with_call(self, kind, call):
         return dataclasses.replace(self, calls={**self.calls, kind: self.calls[kind] + (call,)})
@@ -162,14 +239,22 @@ class _Writer:
     def expr(self, scope, kind, depth=0):
         forms = {"atom"}
         if depth < 2:
-            forms |= {"binary", "ifexp"}
+            forms |= {"binary", "ifexp", "pack"}
             if kind != VEC:  # a vector's truth value is ambiguous
                 forms.add("boolop")
             if scope.calls[kind]:
                 forms.add("call")
+            if self.item_lists(scope, kind):
+                forms.add("item")
+            if kind == INT and scope.lists():
+                forms.add("len")
+            if self.summed_lists(scope, kind):
+                forms.add("reduce")
         form = self.choose(EXPRESSIONS, [f for f in EXPRESSIONS if f in forms])
         if form == "atom":
             return self.atom(scope, kind)
+        if form in ("item", "len", "reduce", "pack"):
+            return getattr(self, "list_" + form)(scope, kind, depth)
         if form == "binary":
             op = self.pick(["+", "-", "*"])
             left = self.expr(scope, kind, depth + 1)
@@ -192,7 +277,11 @@ class _Writer:
             forms |= {"not", "and", "or", "truth"}
         if scope.python_ints:
             forms.add("python")
+        if scope.lists():
+            forms.add("list")
         form = self.choose(CONDITIONS, [f for f in CONDITIONS if f in forms])
+        if form == "list":  # a list's truth value: not empty
+            return self.a_list(scope)[1]
         if form == "compare":
             kind = self.pick([INT, FLOAT])
             op = self.pick(["<", ">", "<=", ">=", "==", "!="])
@@ -206,10 +295,158 @@ class _Writer:
             return f"{name} % 2 == {self.draw(st.integers(0, 1))}"
         return f"({self.condition(scope, depth + 1)}) {form} ({self.condition(scope, depth + 1)})"
 
+    # ---- lists -------------------------------------------------------------------------------
+    def a_list(self, scope, kinds=LISTS, mutable=False):
+        """(kind, name) of one of the lists of `kinds` in `scope` (there must be one)."""
+        lists = scope.lists(kinds, mutable)
+        options = [(kind, name) for kind in kinds for name in NAMES[kind]]
+        return self.choose(options, lists)
+
+    def item_lists(self, scope, kind):
+        """The lists whose items (or, for rows, items of items) are of `kind`."""
+        return scope.lists([k for k in LISTS if ITEM[k] == kind or (kind == INT and k == LROWS)])
+
+    def summed_lists(self, scope, kind):
+        return scope.lists({INT: (LINT, LROWS), FLOAT: (LFLOAT, LVEC)}.get(kind, ()))
+
+    def index(self, scope, name, safe=False):
+        """An index of the list `name`: an int or an int tensor, maybe negative, maybe past its
+        end (Python raises IndexError, and so must the graph) unless `safe` (then `name` must
+        not be empty) or FAILING_LIST_OPS is off."""
+        safe = safe or not FAILING_LIST_OPS
+        index = self.pick(SAFE_INDICES if safe else INDICES)
+        return index.format(atom=self.atom(scope, INT), lst=name)
+
+    def guarded(self, name, expr, default):
+        """`expr` (which reads `name`), or `default` where `name` is empty (if the reads that
+        fail are off)."""
+        return expr if FAILING_LIST_OPS else f"({expr} if {name} else {default})"
+
+    def list_item(self, scope, kind, depth):
+        lists = self.item_lists(scope, kind)
+        kind_of, name = self.choose(lists, lists)
+        item = f"{name}[{self.index(scope, name)}]"
+        if kind_of == LROWS:  # an item of an item (rows hold no empty row unless EMPTY_ROWS)
+            item = f"{item}[{self.index(scope, item, safe=not EMPTY_ROWS)}]"
+        return self.guarded(name, item, DEFAULTS[kind])
+
+    def list_len(self, scope, kind, depth):
+        kind_of, name = self.a_list(scope)
+        if kind_of == LROWS and self.draw(st.booleans()):
+            return self.guarded(name, f"len({name}[{self.index(scope, name)}])", "0")
+        return f"len({name})"
+
+    def stacked(self, kind, name, op=None):
+        """`rt.stack` or `rt.concat` (of vectors or rows) of the list `name` of `kind`."""
+        op = op or self.pick(["stack", "concat"])
+        op = op if kind in (LVEC, LROWS) else "stack"
+        if not FAILING_LIST_OPS:
+            op = "concat" if kind == LROWS else op  # rows may be ragged
+            name = f"{name} + [{GUARDS[kind]}]"  # never empty
+        return f"rt.{op}({name}{', 0' if op == 'concat' else ''})"
+
+    def list_reduce(self, scope, kind, depth):
+        lists = self.summed_lists(scope, kind)
+        kind_of, name = self.choose(lists, lists)
+        return f"rt.reduce_sum({self.stacked(kind_of, name)})"
+
+    def list_pack(self, scope, kind, depth):
+        """A Python list of values (tensors in a graph) where an op wants a tensor."""
+        if kind == VEC:  # the vector shifted by one, with a new first item
+            value, vector = self.expr(scope, FLOAT, depth + 1), self.atom(scope, VEC)
+            return f"rt.concat([[{value}], {vector}[1:]], 0)"
+        items = [self.expr(scope, kind, depth + 1) for _ in range(self.draw(st.integers(1, 3)))]
+        if kind == FLOAT:  # not a list of Python ints only (an int32 tensor)
+            items.append("0.0")
+        return f"rt.reduce_sum([{', '.join(items)}])"
+
+    def list_value(self, scope, kind):
+        """A value to put in a list of `kind` items: one that never grows."""
+        if kind == LINT:
+            if ALIASED_ROWS and scope.lists((LINT,)) and self.chance(4):
+                return self.a_list(scope, (LINT,))[1]  # the row is that list, not a copy
+            least = 0 if EMPTY_ROWS else 1
+            values = [self.list_value(scope, INT) if MIXED_ROWS else self.row_item(scope)
+                      for _ in range(self.draw(st.integers(least, 3)))]
+            return f"[{', '.join(values)}]"
+        if self.draw(st.booleans()):
+            options = STABLE[kind] + LIST_INITS[kind]
+            available = [v for v in scope.stable[kind] + LIST_INITS[kind] if v not in _LOOP_NAMES
+                         or kind == INT]  # a float loop index may be a Python int
+            return self.choose(options, available)
+        value = _wrap(self.expr(scope, kind))
+        return value + ".0" if kind == FLOAT else value
+
+    def row_item(self, scope):
+        """An int that is a tensor in a graph (see MIXED_ROWS)."""
+        if self.draw(st.booleans()):
+            return self.pick(["x", "y", "n"])
+        return _wrap(f"({self.expr(scope, INT)} + n)")
+
+    def write_list(self, scope):
+        """A statement that changes a list (`L` is one the body may change)."""
+        kind, name = self.a_list(scope, mutable=True)
+        item = ITEM[kind]
+        changes = set(LIST_CHANGES) - {"append_to_item"}
+        if name in scope.frozen:  # the list a `for` iterates: rebinding it is fine
+            changes = {"plus", "prepend", "setitem", "clear"}
+        elif kind == LROWS and ALIASED_ROWS:
+            changes.add("append_to_item")
+        if not STAGED_SETITEM:
+            changes.discard("setitem")
+        if name == "lst" and not FAILING_LIST_OPS:  # `lst[0]`, `lst[1]`, `lst[-1]` stay valid
+            changes -= {"pop", "clear"}
+        change = self.choose(LIST_CHANGES, [c for c in LIST_CHANGES if c in changes])
+        if change == "append":
+            return [f"{name}.append({self.list_value(scope, item)})"], scope
+        if change == "pop":
+            targets = scope.targets[item]
+            if item in LISTS:
+                targets = [t for t in targets if t not in scope.frozen]
+            pop = f"{name}.pop()"
+            if targets and self.draw(st.booleans()):
+                pop = f"{self.choose(TARGETS[item], targets)} = {pop}"
+            return [pop] if FAILING_LIST_OPS else [f"if {name}:", "    " + pop], scope
+        if change == "plus":
+            return [f"{name} = {name} + [{self.list_value(scope, item)}]"], scope
+        if change == "prepend":
+            return [f"{name} = [{self.list_value(scope, item)}] + {name}"], scope
+        if change == "iadd":
+            return [f"{name} += [{self.list_value(scope, item)}]"], scope
+        if change == "extend":
+            values = [self.list_value(scope, item) for _ in range(self.draw(st.integers(0, 2)))]
+            return [f"{name}.extend([{', '.join(values)}])"], scope
+        if change == "setitem":
+            line = f"{name}[{self.index(scope, name)}] = {self.list_value(scope, item)}"
+            return [line] if FAILING_LIST_OPS else [f"if {name}:", "    " + line], scope
+        if change == "clear":
+            return [f"{name} = []"], scope
+        row = f"{name}[{self.index(scope, name)}]"  # append_to_item: changes an item in place
+        line = f"{row}.append({self.list_value(scope, INT)})"
+        return [line] if FAILING_LIST_OPS else [f"if {name}:", "    " + line], scope
+
+    def write_row(self, scope):
+        """A row built by a loop, appended to `rows`."""
+        self.loops += 1
+        index = f"i{scope.depth}"
+        iterable = self.pick(["rt.range(n)", "range(n)", "rt.range(2)", "range(2)", "rt.range(0)"])
+        body = scope.nested(in_loop=True).add(INT, index, stable=True)
+        value = self.list_value if MIXED_ROWS else lambda scope, kind: self.row_item(scope)
+        first = self.pick(["[]" if EMPTY_ROWS else "[x]", f"[{value(scope, INT)}]"])
+        return ["row = " + first, f"for {index} in {iterable}:",
+                f"    row.append({value(body, INT)})", "rows.append(row)"], scope
+
     def returned(self, scope, template):
         """An expression of the structure `template` (see `templates`)."""
         if template == "none":
             return "None"
+        if template[0] == "staged":  # the same list (or its stack) at every return
+            _, index, form = template
+            lists = [(k, n) for k, n in scope.lists() if n in DECLARED_LISTS]
+            if not lists:
+                return "None"
+            kind, name = lists[index % len(lists)]
+            return name if form == "list" else self.stacked(kind, name, form)
         if template == "container":
             return "d" if self.features.dict else "lst" if self.features.list else "None"
         if isinstance(template, str):
@@ -244,6 +481,11 @@ class _Writer:
         # lists are lists", adds it back.
         if self.features.nonlocal_:
             kinds.add("bump")
+        if scope.lists(mutable=True):
+            kinds.add("list")
+        if scope.targets[LROWS] and "rows" not in scope.frozen and scope.depth < MAX_DEPTH \
+                and self.loops < MAX_LOOPS:
+            kinds.add("row")
         if scope.depth < MAX_DEPTH:
             kinds.add("if")
             if self.loops < MAX_LOOPS:
@@ -263,6 +505,8 @@ class _Writer:
     def write_assign(self, scope):
         kind = self.pick([INT, FLOAT, VEC])
         target = self.choose(TARGETS[kind], scope.targets[kind])
+        if target.startswith("lst["):  # a float item (see LIST_INITS)
+            return [f"{target} = {self.list_value(scope, FLOAT)}"], scope
         return [f"{target} = {_wrap(self.expr(scope, kind))}"], scope
 
     def write_augassign(self, scope):
@@ -309,8 +553,10 @@ class _Writer:
     def write_for(self, scope):
         self.loops += 1
         index = f"i{scope.depth}"
-        form = self.pick(["range", "rt.range", "vector", "list"])
-        kind, python = INT, False
+        forms = ["range", "rt.range", "vector", "list"] + (["items", "range_len"]
+                                                            if scope.lists() else [])
+        form = self.choose(FOR_FORMS, forms)
+        kind, python, body = INT, False, scope.nested(in_loop=True)
         if form == "range":
             bound = self.pick([str(self.draw(st.integers(0, 4))), "n"])
             iterable, python = f"range({bound})", bound != "n"
@@ -318,11 +564,17 @@ class _Writer:
             iterable = f"rt.range({self.pick(['n', str(self.draw(st.integers(0, 4)))])})"
         elif form == "vector":
             iterable, kind = self.pick(["p", "q"]), FLOAT
-        else:
+        elif form == "list":
             kind = self.pick([INT, FLOAT])
             items = [self.atom(scope, kind) for _ in range(self.draw(st.integers(0, 3)))]
             iterable = f"[{', '.join(items)}]"
-        body = scope.nested(in_loop=True).add(kind, index, stable=True, python=python)
+        elif form == "items":  # the list is not lengthened or shortened in place in the body
+            list_kind, iterable = self.a_list(scope)
+            kind = ITEM[list_kind]
+            body = dataclasses.replace(body, frozen=body.frozen + (iterable,))
+        else:
+            iterable = f"range(len({self.a_list(scope)[1]}))"
+        body = body.add(kind, index, stable=kind in (INT, FLOAT), python=python)
         lines = [f"for {index} in {iterable}:", *_indent(self.block(body)), *self.loop_else(scope)]
         if self.chance(4):  # the index is read after the loop too
             scope = scope.add(kind, index, stable=True)
@@ -346,10 +598,15 @@ class _Writer:
 @st.composite
 def templates(draw, depth=0):
     """The structure every `return` of a program fills: a leaf type (`container` is `d` or
-    `lst` itself), or a tuple, list or dict of structures."""
-    leaves = [INT, FLOAT, VEC, "none", "container"]
+    `lst` itself; `("staged", i, form)` the i-th list the program declares, as it is, stacked or
+    concatenated), or a tuple, list or dict of structures."""
+    leaves = [INT, FLOAT, VEC, "none", "container", "staged"]
     if depth >= 2 or draw(st.integers(0, 2)) < 2:
-        return draw(st.sampled_from(leaves))
+        leaf = draw(st.sampled_from(leaves))
+        if leaf == "staged":
+            return (leaf, draw(st.integers(0, len(DECLARED_LISTS) - 1)),
+                    draw(st.sampled_from(["list", "list", "stack", "concat"])))
+        return leaf
     shape = draw(st.sampled_from(["tuple", "dict", "list"]))
     return shape, draw(st.lists(templates(depth + 1), min_size=1, max_size=3))
 
@@ -369,14 +626,16 @@ def _prologue(writer):
     lines = ["global G", "G = 0"] if writer.flag("global_") else []
     lines += [f"{name} = {pick(INITS[kind])}"
               for name, kind in (("a", INT), ("b", INT), ("s", FLOAT), ("t", FLOAT), ("q", VEC))]
-    scope = Scope(atoms={INT: ("x", "y", "n", "a", "b"),
+    none = {kind: () for kind in KINDS}
+    scope = Scope(atoms={**none, INT: ("x", "y", "n", "a", "b"),
                          FLOAT: ("u", "p[0]", "p[-1]", "s", "t", "q[1]"), VEC: ("p", "q")},
-                  stable={INT: ("x", "y", "n"), FLOAT: ("u", "p[0]", "p[1]"), VEC: ()},
-                  targets={INT: ("a", "b"), FLOAT: ("s", "t"), VEC: ("q",)},
-                  calls={INT: (), FLOAT: (), VEC: ()})
+                  stable={**none, INT: ("x", "y", "n"), FLOAT: ("u", "p[0]", "p[1]")},
+                  targets={**none, INT: ("a", "b"), FLOAT: ("s", "t"), VEC: ("q",)},
+                  calls=none)
     if writer.features.global_:
         scope = scope.add(INT, "G", target=True)
-    for feature in ("dict", "list", "box", "nonlocal_", "lambda_", "inner"):
+    for feature in ("dict", "list", "int_list", "vec_list", "rows", "box", "nonlocal_",
+                    "lambda_", "inner"):
         on = writer.flag(feature)
         more, declared = writer.span(_DECLARE[feature], writer, scope)  # drawn even when off,
         if on:  # so that turning a feature off changes one choice only (shrinking)
@@ -393,9 +652,32 @@ def _declare_dict(writer, scope):
 
 
 def _declare_list(writer, scope):
-    items = ", ".join(writer.pick(INITS[FLOAT]) for _ in range(2))
-    scope = scope.add(FLOAT, "lst[-1]").add(FLOAT, "lst[0]", target=True, readable=False)
-    return [f"lst = [{items}]"], scope.add(FLOAT, "lst[1]", target=True, readable=False)
+    """`lst`: its items 0 and 1 are assigned and its length changes (one or the other unless
+    STAGED_SETITEM)."""
+    items = ", ".join(writer.pick(LIST_INITS[FLOAT]) for _ in range(2))
+    assigned = writer.draw(st.booleans())
+    scope = scope.add(FLOAT, "lst[-1]").add(LFLOAT, "lst", target=STAGED_SETITEM or not assigned)
+    if STAGED_SETITEM or assigned:
+        scope = scope.add(FLOAT, "lst[0]", target=True, readable=False)
+        scope = scope.add(FLOAT, "lst[1]", target=True, readable=False)
+    return [f"lst = [{items}]"], scope
+
+
+def _declare_int_list(writer, scope):
+    items = [writer.pick(LIST_INITS[INT]) for _ in range(writer.draw(st.integers(0, 2)))]
+    return [f"la = [{', '.join(items)}]"], scope.add(LINT, "la", target=True)
+
+
+def _declare_vec_list(writer, scope):
+    items = [writer.pick(LIST_INITS[VEC]) for _ in range(writer.draw(st.integers(0, 1)))]
+    return [f"lv = [{', '.join(items)}]"], scope.add(LVEC, "lv", target=True)
+
+
+def _declare_rows(writer, scope):
+    items = LIST_INITS[INT] if MIXED_ROWS else ("x", "y", "n")
+    rows = [f"[{writer.pick(items)}, {writer.pick(items)}]"
+            for _ in range(writer.draw(st.integers(0, 2)))]
+    return [f"rows = [{', '.join(rows)}]"], scope.add(LROWS, "rows", target=True)
 
 
 def _declare_box(writer, scope):
@@ -428,7 +710,8 @@ def _declare_inner(writer, scope):
     return lines, scope.with_call(INT, "inner({arg})")
 
 
-_DECLARE = {"dict": _declare_dict, "list": _declare_list, "box": _declare_box,
+_DECLARE = {"dict": _declare_dict, "list": _declare_list, "int_list": _declare_int_list,
+            "vec_list": _declare_vec_list, "rows": _declare_rows, "box": _declare_box,
             "nonlocal_": _declare_nonlocal, "lambda_": _declare_lambda, "inner": _declare_inner}
 
 

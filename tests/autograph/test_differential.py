@@ -10,10 +10,12 @@ number of programs; they are then drawn at random on each run:
 
 A failure shows the (shrunk) program, the arguments and the three outcomes. Each program is
 written to a file of its own (conversion needs real source) and imported twice: once as is, and
-once with `rt.range` bound to Python's `range` for the plain-Python run. Programs that use the
+once with `rt` bound to `PLAIN_RUNTIME` for the plain-Python run: Python's `range` for
+`rt.range`, and numpy for `rt.stack`, `rt.concat` and `rt.reduce_sum`. Programs that use the
 module global `G` reset it first, so runs are independent.
 """
 
+import functools
 import importlib.util
 import itertools
 import os
@@ -21,6 +23,7 @@ import tempfile
 import traceback
 import types
 
+import numpy as np
 from hypothesis import HealthCheck, given, settings
 from program_grammar import cases
 from three_way import outcomes, same
@@ -30,7 +33,50 @@ import runtime as rt
 
 FUZZING = "FUZZ_PROGRAMS" in os.environ
 PROGRAMS = int(os.environ.get("FUZZ_PROGRAMS", 300))
-PLAIN_RUNTIME = types.SimpleNamespace(range=range)  # the oracle's `rt`: plain Python
+
+
+def _leaves(value):
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _leaves(item)
+    else:
+        yield value
+
+
+def _dtype(values):
+    """The dtype the runtime gives a tensor packed from `values` (nested lists of numbers and
+    arrays): Python numbers are weak, they take the dtype of the arrays they meet, else int32
+    or float32 (float32 for no numbers at all, as `rt.constant([])`)."""
+    leaves = list(_leaves(values))
+    strong = [np.asarray(v).dtype for v in leaves if type(v) not in (bool, int, float)]
+    if strong:
+        return functools.reduce(np.promote_types, strong)
+    if leaves and not any(type(v) is float for v in leaves):
+        return np.int32
+    return np.float32
+
+
+def _stack(values):
+    if not len(values):
+        raise ValueError("stack needs at least one tensor")
+    return np.asarray(values, _dtype(values))  # a ragged list raises
+
+
+def _concat(values, axis):
+    if not len(values):
+        raise ValueError("concat needs at least one tensor")
+    dtype = _dtype(values)
+    return np.concatenate([np.asarray(v, dtype) for v in values], axis)
+
+
+def _reduce_sum(value):
+    value = np.asarray(value, _dtype(value))
+    return value.sum(dtype=value.dtype)
+
+
+# The oracle's `rt`: plain Python, and numpy where the program packs or stacks lists.
+PLAIN_RUNTIME = types.SimpleNamespace(range=range, stack=_stack, concat=_concat,
+                                      reduce_sum=_reduce_sum)
 # Messages about the library's own objects: a tensor that escaped its graph ("Tensor t belongs
 # to another graph ..."), a symbolic tensor used as a Python object ("'SymbolicTensor' object
 # does not support item assignment"), also when relayed by an error the library raises.

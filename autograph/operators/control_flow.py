@@ -27,6 +27,7 @@ from autograph.operators.state import (
     Construct,
     LeafNames,
     Plan,
+    Stacked,
     loop_step,
     needs_other_path,
     probe_value,
@@ -247,6 +248,27 @@ def _build_loop(backend, construct, plan, test, body, iterated):
 
     plan.steps = [loop_step(backend, name, original, lambda i=i: probe(i))
                   for i, (name, original) in enumerate(zip(construct.names, construct.initial))]
+    if any(isinstance(step, Stacked) for step in plan.steps):
+        # The body sees staged lists, not the Python lists the probe ran with: their truth,
+        # length and items are tensors there, so paths the probe decided in Python may be
+        # staged (and assign variables the probe saw unassigned). Probe again, as it will run.
+        def staged_values():
+            return tuple(step.encode(backend, v, "before the loop")[0]
+                         if isinstance(step, Stacked) else probe_value(backend, v)
+                         for step, v in zip(plan.steps, construct.initial))
+
+        try:
+            again = construct.dry_run(
+                backend, body, staged_values,
+                lambda: () if iterated is None else (backend.item_placeholder(iterated),))
+        except Exception as e:
+            if traced_paths.raised_by_user(e) is None:
+                raise
+            again = construct.initial
+        plan.steps = [step if isinstance(step, Stacked)
+                      else loop_step(backend, name, original, lambda i=i: again[i])
+                      for i, (step, name, original) in enumerate(
+                          zip(plan.steps, construct.names, construct.initial))]
 
     def staged_test(*current):
         return test(*construct.variables(plan.decode(current)))

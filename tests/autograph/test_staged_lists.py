@@ -189,3 +189,19 @@ def test_an_empty_list_item_is_a_located_error():
     assert isinstance(graph, rt.errors.OperatorNotAllowedInGraphError)
     assert "An empty Python list cannot be an item" in str(graph)
     assert "rows.append([])" in str(graph)
+
+
+def return_once_the_list_has_items(n):
+    la = []
+    for i in rt.range(n):
+        if la:
+            return i
+        la.append(1)
+    return -1
+
+
+def test_a_path_decided_by_a_staged_list_is_traced_as_it_runs():
+    # The first dry run of the body sees `la` as the Python list [], so `if la:` looked like a
+    # Python False there and the `return` was dropped (the graph returned -1: silently wrong).
+    for n in (3, 1, 0):
+        assert_agree(return_once_the_list_has_items, n)

@@ -54,3 +54,16 @@ def test_static_shape_has_none_and_rt_shape_has_the_value():
 
     small, n = f(rt.zeros([4, 3]))
     assert bool(small.numpy()) and n.numpy() == 4
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_tensor_shapes_agree_three_ways(name):
+    """Plain Python on numpy values, converted code on eager tensors, and the graph."""
+    import sys
+
+    sys.path.insert(0, __file__.rsplit("/", 2)[0] + "/autograph")
+    from three_way import assert_agree
+
+    fn, _ = CASES[name]
+    for rows, t in [(4, 2), (1, 1)]:
+        assert_agree(fn, np.arange(rows * 3, dtype=np.float32).reshape(rows, 3), np.int32(t))

@@ -85,6 +85,8 @@ def main(argv=None) -> int:
     if not args.small:
         _progress("graph passes on chains of 1,000 and 4,000 ops")
         notes.append(scaling.pass_scaling())
+        _progress("loading a saved 4,000-op function against tracing it")
+        notes.append(scaling.load_versus_trace())
     if any(w.key == "W13" for w in chosen) and not args.small:
         _progress("W13 at 1,000 / 10,000 / 100,000 appends")
         notes.append(scaling.append_scaling(budget))

@@ -1,10 +1,11 @@
 """How times grow with size: the graph time of W13 (appending to a list in a tensor `for`
-loop) per append (flat: each append is O(1)), and the time of the graph passes on chains of
-1,000 and 4,000 ops (4x: linear)."""
+loop) per append (flat: each append is O(1)), the time of the graph passes on chains of
+1,000 and 4,000 ops (4x: linear), and loading a saved function against tracing it."""
 
 from __future__ import annotations
 
 import gc
+import tempfile
 import time
 
 import numpy as np
@@ -32,27 +33,56 @@ def pass_scaling() -> str:
     from runtime.passes import optimize_graph
 
     def chain_graph(n):
-        def chain(x):
-            for i in range(n):
-                x = x * 1.0 + float(i % 7)
-            return x
-
-        return rt.function(chain, autograph=False, optimize=False).get_concrete_function(
+        return rt.function(_chain(n), autograph=False, optimize=False).get_concrete_function(
             rt.constant(np.float32(1.0))).graph
 
     def best_seconds(graph):
-        best = float("inf")
-        for _ in range(5):
-            copy = graph.copy()
-            gc.disable()
-            try:
-                start = time.perf_counter()
-                optimize_graph(copy)
-                best = min(best, time.perf_counter() - start)
-            finally:
-                gc.enable()
-        return best
+        copies = [graph.copy() for _ in range(5)]  # copied outside the timed part
+        return _best_seconds(lambda: optimize_graph(copies.pop()), 5)
 
     small, large = best_seconds(chain_graph(1000)), best_seconds(chain_graph(4000))
     return (f"graph passes: {small * 1e3:.1f} ms on 1,000 ops, {large * 1e3:.1f} ms on 4,000 "
             f"({large / small:.1f}x; 4x when linear)")
+
+
+def load_versus_trace() -> str:
+    """A line giving the best time to trace a 4,000-op function and call it once, against the
+    best time to load it from a directory and call it once."""
+    x = rt.constant(np.float32(1.0))
+
+    def trace():
+        rt.function(_chain(2000, sines=True), autograph=False)(x)
+
+    with tempfile.TemporaryDirectory() as directory:
+        traced = rt.function(_chain(2000, sines=True), autograph=False)
+        traced(x)
+        rt.saved.save(traced, directory)
+        loading = _best_seconds(lambda: rt.saved.load(directory)(x), 3)
+    tracing = _best_seconds(trace, 3)
+    return (f"saved functions: load + first call {loading * 1e3:.0f} ms, trace + first call "
+            f"{tracing * 1e3:.0f} ms on a 2,000-step chain ({loading / tracing:.2f}x)")
+
+
+def _chain(n, sines=False):
+    def chain(x):
+        for i in range(n):
+            x = x * 1.0 + float(i % 7)
+            if sines and i % 50 == 0:
+                x = rt.sin(x)
+        return x
+
+    return chain
+
+
+def _best_seconds(run, repeats: int) -> float:
+    """The best wall time of `run()` over `repeats` runs, with the garbage collector off."""
+    best = float("inf")
+    for _ in range(repeats):
+        gc.disable()
+        try:
+            start = time.perf_counter()
+            run()
+            best = min(best, time.perf_counter() - start)
+        finally:
+            gc.enable()
+    return best

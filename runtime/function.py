@@ -47,7 +47,8 @@ class ConcreteFunction:
     """One traced graph for one input signature, compiled to Python over numpy.
 
     `graph` is what runs (after the optimizing passes); `traced_graph` is the graph as traced
-    (only pruned), kept for inspection.
+    (only pruned), kept for inspection (for a loaded function: the graph as saved);
+    `optimized` says whether the optimizing passes ran.
     """
 
     def __init__(
@@ -58,9 +59,11 @@ class ConcreteFunction:
         arg_specs,
         structured_outputs,
         traced_graph: Graph | None = None,
+        optimized: bool | None = None,
     ):
         self.graph = graph
         self.traced_graph = traced_graph if traced_graph is not None else graph
+        self.optimized = graph is not self.traced_graph if optimized is None else optimized
         self.name = name
         self._arg_names = arg_names
         self.structured_input_signature = arg_specs

@@ -41,8 +41,9 @@ def run_passes(graph, optimize: bool = True):
     return optimized
 
 
-def optimize_graph(graph) -> None:
-    """Runs the optimizing passes on `graph`, in place."""
+def optimize_graph(graph, fuse: bool = True) -> None:
+    """Runs the optimizing passes on `graph`, in place; `fuse=False` stops before fusion (the
+    graph then holds only ops a saved file may hold)."""
     constant_folding.transform(graph)
     for _ in range(MAX_INLINING_ROUNDS):
         if not dead_branch.transform(graph):
@@ -53,4 +54,17 @@ def optimize_graph(graph) -> None:
     licm.transform(graph)
     cse.transform(graph)
     prune.transform(graph)
-    fusion.transform(graph)
+    if fuse:
+        fusion.transform(graph)
+
+
+def compile_ready(graph, fuse: bool):
+    """The graph to compile for a graph the optimizing passes (all but fusion) already ran on,
+    as `rt.saved` stores them: pruned, then fused on a copy when fusion finds something to do
+    (so `graph` keeps only ops a saved file may hold)."""
+    prune.transform(graph)
+    if not fuse or not config.graphs_optimized() or not fusion.finds_groups(graph):
+        return graph
+    fused = graph.copy()
+    fusion.transform(fused)
+    return fused

@@ -17,15 +17,10 @@ The size of a result is judged before its kernel runs, so folding never allocate
 says: from the op's own shape inference on its constant inputs (for Range and Where, whose
 result size depends on the values, from those values; StridedSlice with constant bounds is
 measured on a zero-stride view). An op whose result size is not known in advance is not folded.
-Inside `work_budget(n)` (loading a saved function uses it), all folding together does at most
-`n` element operations (items read and written; multiply-adds for MatMul); ops beyond the
-budget are not folded.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import math
 
 import numpy as np
@@ -36,20 +31,6 @@ from runtime.passes.rewrite import add_const, graphs_outer_first, invariant_inpu
 from runtime.tensor import SymbolicTensor
 
 MAX_FOLDED_ELEMENTS = 1 << 16
-# Ops whose kernel reads only the shapes of its inputs: their work does not grow with them.
-_SHAPE_ONLY = frozenset({"Shape", "Size", "Rank"})
-_budget: contextvars.ContextVar = contextvars.ContextVar("folding_budget", default=None)
-
-
-@contextlib.contextmanager
-def work_budget(limit: int):
-    """Within the block, all constant folding together does at most `limit` element operations;
-    an op that would need more than what is left is not folded (it runs when the graph runs)."""
-    token = _budget.set([limit])
-    try:
-        yield
-    finally:
-        _budget.reset(token)
 
 
 def transform(graph: Graph) -> None:
@@ -100,7 +81,7 @@ def _evaluate(op) -> list[np.ndarray] | None:
     """The op's output values as arrays, or None when folding must not happen."""
     args = [_runtime_value(t) for t in op.inputs]
     elements = _result_elements(op, args)
-    if elements is None or elements > MAX_FOLDED_ELEMENTS or not _spend(_work(op, args, elements)):
+    if elements is None or elements > MAX_FOLDED_ELEMENTS:
         return None
     try:
         with np.errstate(all="raise"):
@@ -175,22 +156,3 @@ def _slice_elements(op, args) -> int | None:
         return view[_index_tuple(spec, args[1:])].size
     except Exception:  # noqa: BLE001 - left to fail at run time
         return None
-
-
-def _work(op, args, elements: int) -> int:
-    """Element operations of the kernel: items read and written (multiply-adds for MatMul)."""
-    if op.type in _SHAPE_ONLY:
-        return elements
-    if op.type == "MatMul" and np.ndim(args[0]):
-        return elements * np.shape(args[0])[-1] + sum(np.size(a) for a in args)
-    return elements + sum(np.size(a) for a in args)
-
-
-def _spend(work: int) -> bool:
-    budget = _budget.get()
-    if budget is None:
-        return True
-    if work > budget[0]:
-        return False
-    budget[0] -= work
-    return True

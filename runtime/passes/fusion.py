@@ -46,6 +46,11 @@ def transform(graph: Graph) -> None:
             _replace_groups(g, groups)
 
 
+def finds_groups(graph: Graph) -> bool:
+    """Whether `transform` would change `graph` (or one of its sub-graphs)."""
+    return any(_find_groups(g) for g, _ in graphs_outer_first(graph))
+
+
 def _fusable(op: Operation) -> bool:
     if op.type not in UFUNC_FORMS or not is_pure(op) or len(op.outputs) != 1:
         return False

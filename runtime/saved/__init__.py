@@ -21,11 +21,9 @@ function; the limits:
     `values.MAX_STRING_ITEMS` (2**20) items in all (each item is a Python object).
   * Shapes in the file have at most 64 dims, and huge declared dims allocate nothing: no kernel
     runs while a file is checked.
-  * Constant folding at load time never runs a kernel whose result would have more than
-    `constant_folding.MAX_FOLDED_ELEMENTS` (65536) elements, judged from the op's inferred
-    shapes (or from the input values, for Range and Where) before the kernel runs, and all
-    folding of one load does at most `MAX_LOAD_FOLDING_WORK` (2**28) element operations;
-    what is not folded runs (or fails) when the function is called.
+  * No kernel runs while loading: a file holds each graph as the optimizing passes left it
+    (before fusion), so loading only checks it, fuses big elementwise chains and compiles it;
+    what a graph computes runs (or fails) when the function is called.
 The limits are module constants that a program trusting bigger files can raise.
 """
 
@@ -38,7 +36,8 @@ import numpy as np
 
 from runtime import nest
 from runtime.function import ConcreteFunction, Function
-from runtime.passes import constant_folding, run_passes
+from runtime.graph import Graph
+from runtime.passes import compile_ready, optimize_graph
 from runtime.saved import storage
 from runtime.saved.errors import LoadError, SaveError
 from runtime.saved.graphs import GraphDecoder, GraphEncoder, expect_keys, expect_list
@@ -65,9 +64,6 @@ _DOCUMENT_KEYS = {"format", "version", "arrays_sha256", "name", "parameters",
                   "converts_python_values", "variables", "functions"}
 _FUNCTION_KEYS = {"name", "arg_names", "inputs", "outputs", "optimize", "graph"}
 _VARIABLE_KEYS = {"name", "dtype", "shape", "value", "trainable"}
-# Element operations (items read and written, multiply-adds for MatMul) that constant folding
-# may spend on all the graphs of one load: repeated ops on big constants cannot make it slow.
-MAX_LOAD_FOLDING_WORK = 1 << 28
 _PARAMETER_KINDS = {k.name: k for k in (
     inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD,
     inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD,
@@ -143,11 +139,20 @@ def _encode_concrete(concrete, encoder: GraphEncoder, arrays) -> dict:
         outputs = encode(mark_outputs(concrete.structured_outputs), arrays, _signature_leaf)
     except SaveError as e:
         raise SaveError(f"{concrete.name}: its return value cannot be saved: {e}") from None
-    # The graph as traced: loading runs the optimizing passes again (their products, such as
-    # FusedElementwise kernels, are never read from a file).
     return {"name": concrete.name, "arg_names": list(concrete._arg_names), "inputs": inputs,
-            "outputs": outputs, "optimize": concrete.graph is not concrete.traced_graph,
-            "graph": encoder.encode(concrete.traced_graph)}
+            "outputs": outputs, "optimize": concrete.optimized,
+            "graph": encoder.encode(_portable_graph(concrete))}
+
+
+def _portable_graph(concrete) -> Graph:
+    """The graph to save: the traced graph after the optimizing passes but fusion, so loading
+    needs no pass but fusion (whose FusedElementwise kernels are never read from a file). Its
+    outputs stand where the traced graph's stand, as in `concrete.graph`."""
+    if not concrete.optimized:
+        return concrete.traced_graph
+    graph = concrete.traced_graph.copy()
+    optimize_graph(graph, fuse=False)
+    return graph
 
 
 def _encode_variable(variable, arrays) -> dict:
@@ -184,8 +189,7 @@ def _load(directory) -> LoadedFunction:
     functions = expect_list(document["functions"], "functions")
     if not functions:
         raise LoadError("it holds no functions.")
-    with constant_folding.work_budget(MAX_LOAD_FOLDING_WORK):
-        concretes = [_decode_concrete(entry, decoder, arrays) for entry in functions]
+    concretes = [_decode_concrete(entry, decoder, arrays) for entry in functions]
     return LoadedFunction(name, signature, concretes, variables.values(), converts)
 
 
@@ -265,9 +269,10 @@ def _decode_concrete(entry, decoder: GraphDecoder, arrays) -> ConcreteFunction:
     if not outputs_match(structure, graph.outputs):
         raise LoadError(f"function {name!r}: its output structure does not match its graph.")
     try:
-        optimized = run_passes(graph, entry["optimize"])
-        outputs = unmark_outputs(structure, optimized.outputs)
-        return ConcreteFunction(optimized, name, arg_names, inputs, outputs, traced_graph=graph)
+        compiled = compile_ready(graph, fuse=entry["optimize"])
+        outputs = unmark_outputs(structure, compiled.outputs)
+        return ConcreteFunction(compiled, name, arg_names, inputs, outputs, traced_graph=graph,
+                                optimized=entry["optimize"])
     except Exception as e:  # noqa: BLE001 - a graph that does not compile is a bad file
         raise LoadError(f"function {name!r} does not compile: {e}") from None
 

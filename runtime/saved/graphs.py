@@ -45,8 +45,8 @@ from runtime.source_info import Origin
 from runtime.variables import Variable
 
 _GRAPH_KEYS = {"name", "inputs", "outputs", "operations"}
-# Op types that only graph passes create. Files hold graphs as traced, so these never appear in
-# them; FusedElementwise in particular generates Python source from its attrs.
+# Op types that only the fusion pass creates. Files hold graphs before fusion (loading fuses),
+# so these never appear in them; FusedElementwise generates Python source from its attrs.
 BUILT_BY_PASSES = frozenset({"FusedElementwise"})
 _OP_KEYS = {"name", "op", "inputs", "attrs", "outputs", "origin"}
 

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
+from runtime.passes import constant_folding, cse, dead_branch, licm, power, simplify
 from runtime.saved import storage
 
 # ---- functions to save (built with rt.cond / rt.while_loop: no converter needed) -------------
@@ -79,7 +80,7 @@ def test_round_trip_keeps_outputs_and_graph(tmp_path):
     original = f.get_concrete_function(x, w, b)
     restored = loaded.concrete_functions[0]
     restored.graph.lint()
-    assert str(restored.traced_graph) == str(original.traced_graph)
+    assert str(restored.traced_graph) == str(original.graph)  # saved as it ran (nothing fused)
     assert [op.type for op in restored.graph.walk()] == [op.type for op in original.graph.walk()]
 
 
@@ -161,15 +162,25 @@ def test_variables_keep_their_values_and_can_be_updated(tmp_path):
     np.testing.assert_array_equal(v.numpy(), [1.5, 2.5])  # the original is a different variable
 
 
-def test_optimized_graphs_are_saved_as_traced_and_optimized_again(tmp_path):
-    f = _function(lambda x: rt.tanh(x * 2.0 + 1.0) - x)  # big enough to be fused
+def test_graphs_are_saved_optimized_and_loading_runs_no_pass_but_fusion(tmp_path, monkeypatch):
+    f = _function(lambda x: rt.tanh(x * 2.0 + 1.0) - x * (3.0 - 2.0))  # big enough to be fused
     x = rt.constant(np.linspace(-1, 1, 1 << 16, dtype=np.float32))
     expected = f(x)
     assert "FusedElementwise" in [op.type for op in f.get_concrete_function(x).graph.operations]
-    loaded = _round_trip(f, tmp_path)
+    rt.saved.save(f, tmp_path)
+    text = (tmp_path / storage.JSON_FILE).read_text()
+    assert "FusedElementwise" not in text
+    # saved optimized: (3.0 - 2.0) folded, x * 1.0 simplified: one Sub and one Mul are left
+    assert text.count('"op": "Sub"') == 1 and text.count('"op": "Mul"') == 1
+
+    def refuse(graph):
+        raise AssertionError("an optimizing pass ran while loading")
+
+    for module in (constant_folding, dead_branch, simplify, power, licm, cse):
+        monkeypatch.setattr(module, "transform", refuse)
+    loaded = rt.saved.load(tmp_path)
     _assert_same(expected, loaded(x))
     assert "FusedElementwise" in [op.type for op in loaded.concrete_functions[0].graph.operations]
-    assert "FusedElementwise" not in (tmp_path / storage.JSON_FILE).read_text()
 
 
 def test_untraced_function_and_non_plain_arguments_cannot_be_saved(tmp_path):

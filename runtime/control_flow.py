@@ -26,23 +26,11 @@ from runtime.conversion import (
 from runtime.errors import with_origin
 from runtime.graph import Graph
 from runtime.ops import math_ops
-from runtime.ops.registry import CONTROL_FLOW, apply, constant_in_graph, define_op
+from runtime.ops.control_flow_ops import IF, WHILE, if_attrs, while_attrs
+from runtime.ops.registry import apply, constant_in_graph
 from runtime.source_info import user_origin
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.tensor_list import TensorList, present
-
-IF = define_op(
-    "If",
-    infer=lambda inputs, *, specs, **attrs: list(specs),
-    kernel=None,  # the executor inlines the branches
-    groups=[CONTROL_FLOW],
-)
-WHILE = define_op(
-    "While",
-    infer=lambda inputs, *, specs, **attrs: list(specs),
-    kernel=None,  # the executor emits a Python `while`
-    groups=[CONTROL_FLOW],
-)
 
 
 def _describe(names, index: int) -> str:
@@ -192,8 +180,7 @@ def cond(pred, true_fn, false_fn, names=None):
     for g, o in zip(branches, outs):
         g.outputs = o
     captured = _unify_captures(branches, 0)
-    attrs = {"then_branch": branches[0], "else_branch": branches[1], "specs": tuple(specs)}
-    result = apply(IF, [pred, *captured], attrs)
+    result = apply(IF, [pred, *captured], if_attrs(branches[0], branches[1], specs))
     result = [result] if isinstance(result, SymbolicTensor) else result
     flat = list(t_flat)
     for pos, tensor, is_weak in zip(positions, result, weak):
@@ -283,12 +270,8 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, names=None):
     body_g.outputs = [_as_dtype(body_g, out, s[0]) for out, s in zip(outs, state)]
     flat = [_loop_initial(graph, v, s[0], names, i) for i, (v, s) in enumerate(zip(initial, state))]
     captured = _unify_captures([cond_g, body_g], len(flat))
-    attrs = {
-        "cond": cond_g,
-        "body": body_g,
-        "maximum_iterations": maximum_iterations,
-        "specs": tuple((dtype, shape) for dtype, _, shape in state),
-    }
+    specs = [(dtype, shape) for dtype, _, shape in state]
+    attrs = while_attrs(cond_g, body_g, maximum_iterations, specs)
     result = apply(WHILE, [*flat, *captured], attrs)
     result = [result] if isinstance(result, SymbolicTensor) else result
     for tensor, (_, weak, _) in zip(result, state):

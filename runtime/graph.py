@@ -12,7 +12,7 @@ import re
 import numpy as np
 
 from runtime import context
-from runtime.ops.registry import CONTROL_FLOW
+from runtime.ops.registry import CONTROL_FLOW, PLACEHOLDER
 from runtime.tensor import SymbolicTensor, shape_str
 
 
@@ -64,6 +64,10 @@ class Operation:
     def type(self) -> str:
         return self.opdef.name
 
+    def kernel_attrs(self) -> dict:
+        """The attrs the op's kernel receives (sub-graphs and output specs are the executor's)."""
+        return {k: v for k, v in self.attrs.items() if k != "specs" and not isinstance(v, Graph)}
+
     def subgraphs(self):
         """The sub-graphs held in attrs (branches of an If, cond and body of a While); only
         control-flow ops hold any."""
@@ -108,7 +112,7 @@ class Graph:
         """Adds an operation; inputs from an enclosing graph are captured first. `name` is the
         wanted op name (made unique); placeholders default to their `name` attr."""
         inputs = [self.capture(t) if t.op.graph is not self else t for t in inputs]
-        if name is None and opdef.name == "Placeholder":
+        if name is None and opdef is PLACEHOLDER:
             name = attrs.get("name")
         name = self._unique_name(name, opdef)
         op = Operation(self, name, opdef, inputs, attrs, output_specs, origin)
@@ -212,7 +216,7 @@ class Graph:
             for t in graph.outputs:
                 _check(id(t.op) in seen, f"output {t.name} of {graph.name} is not in the graph")
             for t in graph.inputs:
-                _check(t.op.type == "Placeholder", f"input {t.name} is not a placeholder")
+                _check(t.op.opdef is PLACEHOLDER, f"input {t.name} is not a placeholder")
 
     # ---- printing and export -----------------------------------------------------------------
     def __str__(self) -> str:
@@ -287,7 +291,7 @@ def _format_graph(graph: Graph, indent: str):
     ins = ", ".join(f"{t.op.name}: {_spec_str(t)}" for t in graph.inputs)
     yield f"{indent}graph {graph.name}({ins}):"
     for op in graph.operations:
-        if op.type == "Placeholder":
+        if op.opdef is PLACEHOLDER:
             continue
         outs = ", ".join(op.name if len(op.outputs) == 1 else t.name for t in op.outputs)
         specs = ", ".join(_spec_str(t) for t in op.outputs)

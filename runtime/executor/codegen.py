@@ -17,7 +17,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from runtime.graph import Graph, Operation
-from runtime.ops.registry import FRESH_OUTPUT
+from runtime.ops import control_flow_ops as cf
+from runtime.ops.control_flow_ops import IF, WHILE
+from runtime.ops.math_ops import ADD, LESS
+from runtime.ops.registry import CONST, FRESH_OUTPUT, PLACEHOLDER
 from runtime.tensor import SymbolicTensor
 
 _file_ids = itertools.count()
@@ -31,11 +34,6 @@ class Generated:
     globals: dict
     line_ops: dict = field(default_factory=dict)
     filename: str = "<graph>"
-
-
-def resolve_attrs(op: Operation) -> dict:
-    """The attrs an op's kernel receives (sub-graphs and output specs are the executor's)."""
-    return {k: v for k, v in op.attrs.items() if k != "specs" and not isinstance(v, Graph)}
 
 
 class _Emitter:
@@ -86,25 +84,25 @@ class _Emitter:
     def body(self, graph: Graph, indent: str, skip: Operation | None = None) -> None:
         dead_after = _arrays_dead_after(graph)
         for index, op in enumerate(graph.operations):
-            if op.type == "Placeholder" or op is skip:
+            if op.opdef is PLACEHOLDER or op is skip:
                 continue
-            handler = getattr(self, f"_emit_{op.type}", None)
+            statement = _STATEMENTS.get(op.opdef)
             dead = dead_after.get(index)
-            if handler is not None:
-                handler(op, indent)
+            if statement is not None:
+                statement(self, op, indent)
             else:
                 self._emit_kernel(op, indent, dead or ())
             if dead:
                 self.emit(indent, f"del {', '.join(self.name_of(t) for t in dead)}")
 
-    def _emit_Const(self, op: Operation, indent: str) -> None:
+    def _emit_const(self, op: Operation, indent: str) -> None:
         value = op.attrs["value"]
         value = value[()] if value.ndim == 0 else value
         self.globals[self._define(op.outputs[0])] = value
 
     def _emit_kernel(self, op: Operation, indent: str, dying=()) -> None:
         args = [self.name_of(t) for t in op.inputs]
-        attrs = resolve_attrs(op)
+        attrs = op.kernel_attrs()
         if op.opdef.emit is not None:
             expr = op.opdef.emit(args, attrs)
         else:
@@ -127,11 +125,12 @@ class _Emitter:
         for placeholder, name in zip(sub.inputs, outer_names):
             self.names[id(placeholder)] = name
 
-    def _emit_If(self, op: Operation, indent: str) -> None:
-        pred, *captured = [self.name_of(t) for t in op.inputs]
+    def _emit_if(self, op: Operation, indent: str) -> None:
+        pred = self.name_of(cf.predicate(op))
+        captured = [self.name_of(t) for t in cf.captured(op)]
         outs = [self._define(t) for t in op.outputs]
         self.emit(indent, f"if {pred}:", op)
-        for i, branch in enumerate((op.attrs["then_branch"], op.attrs["else_branch"])):
+        for i, branch in enumerate(cf.branches(op)):
             if i:
                 self.emit(indent, "else:")
             self._bind_inputs(branch, captured)
@@ -142,16 +141,16 @@ class _Emitter:
             if len(self.lines) == start:
                 self.emit(indent + "    ", "pass")
 
-    def _emit_While(self, op: Operation, indent: str) -> None:
+    def _emit_while(self, op: Operation, indent: str) -> None:
         counted = _counted_loop(op)
         if counted is not None:
             self._emit_counted_loop(op, indent, *counted)
             return
-        n = len(op.outputs)
-        inputs = [self.name_of(t) for t in op.inputs]
+        n = cf.loop_count(op)
+        inputs = [self.name_of(t) for t in cf.sub_graph_inputs(op)]
         loop_vars = [self._define(t) for t in op.outputs]
-        cond, body = op.attrs["cond"], op.attrs["body"]
-        limit = op.attrs.get("maximum_iterations")
+        cond, body = cf.loop_cond(op), cf.loop_body(op)
+        limit = cf.iteration_limit(op)
         for var, init in zip(loop_vars, inputs[:n]):
             self.emit(indent, f"{var} = {init}", op)
         counter = None
@@ -177,15 +176,15 @@ class _Emitter:
     def _emit_counted_loop(self, op, indent, k, limit, step, step_op) -> None:
         """`while i < limit: ...; i = i + step` as `for i in <numpy range>:` (the test and the
         increment are the costliest part of small loops)."""
-        n = len(op.outputs)
-        inputs = [self.name_of(t) for t in op.inputs]
+        n = cf.loop_count(op)
+        inputs = [self.name_of(t) for t in cf.sub_graph_inputs(op)]
         loop_vars = [self._define(t) for t in op.outputs]
-        cond, body = op.attrs["cond"], op.attrs["body"]
+        cond, body = cf.loop_cond(op), cf.loop_body(op)
         for i, (var, init) in enumerate(zip(loop_vars, inputs[:n])):
             if i != k:
                 self.emit(indent, f"{var} = {init}", op)
         outer_names = loop_vars + inputs[n:]
-        if limit.op.type == "Const":
+        if limit.op.opdef is CONST:
             limit_name = self._global(limit.op.name, limit.op.attrs["value"][()])
         else:
             limit_name = outer_names[_index_of(cond.inputs, limit)]
@@ -243,32 +242,34 @@ def _index_of(tensors, tensor) -> int:
 def _counted_loop(op: Operation):
     """(k, limit, step, step_op) when a While op counts loop variable k up to a loop-invariant
     limit by a positive constant step, and its test is only `k < limit`; else None."""
-    if op.attrs.get("maximum_iterations") is not None:
+    if cf.iteration_limit(op) is not None:
         return None
-    n = len(op.outputs)
-    cond, body = op.attrs["cond"], op.attrs["body"]
+    n = cf.loop_count(op)
+    cond, body = cf.loop_cond(op), cf.loop_body(op)
     test = cond.outputs[0].op
-    others = [o for o in cond.operations if o.type not in ("Placeholder", "Const")]
-    if others != [test] or test.type != "Less":
+    others = [o for o in cond.operations if o.opdef is not PLACEHOLDER and o.opdef is not CONST]
+    if others != [test] or test.opdef is not LESS:
         return None
     counter, limit = test.inputs
-    if counter.op.type != "Placeholder" or counter.shape != () or not counter.dtype.is_integer:
+    if counter.op.opdef is not PLACEHOLDER or counter.shape != () or (
+        not counter.dtype.is_integer
+    ):
         return None
     k = _index_of(cond.inputs, counter)
     if k >= n:
         return None
-    if limit.op.type == "Placeholder":
+    if limit.op.opdef is PLACEHOLDER:
         j = _index_of(cond.inputs, limit)
         if j < n and body.outputs[j] is not body.inputs[j]:
             return None
-    elif limit.op.type != "Const" or limit.shape != ():
+    elif limit.op.opdef is not CONST or limit.shape != ():
         return None
     step_op = body.outputs[k].op
-    if step_op.type != "Add":
+    if step_op.opdef is not ADD:
         return None
     a, b = step_op.inputs
     increment = b if a is body.inputs[k] else a if b is body.inputs[k] else None
-    if increment is None or increment.op.type != "Const" or increment.shape != ():
+    if increment is None or increment.op.opdef is not CONST or increment.shape != ():
         return None
     step = int(increment.op.attrs["value"])
     return (k, limit, step, step_op) if step > 0 else None
@@ -307,12 +308,17 @@ def _arrays_dead_after(graph: Graph) -> dict[int, list[SymbolicTensor]]:
     kept = {id(t) for t in graph.outputs}
     dead: dict[int, list[SymbolicTensor]] = {}
     for index, t in last_use.values():
-        if id(t) in kept or t.op.type in ("Placeholder", "Const") or t.op.graph is not graph:
+        if id(t) in kept or t.op.opdef in _NOT_TEMPORARY or t.op.graph is not graph:
             continue
         if len(t.shape) == 0:
             continue
         dead.setdefault(index, []).append(t)
     return dead
+
+
+_NOT_TEMPORARY = (PLACEHOLDER, CONST)  # arguments and constants outlive every op
+# Ops that the executor writes as statements of its own rather than as a kernel call.
+_STATEMENTS = {CONST: _Emitter._emit_const, IF: _Emitter._emit_if, WHILE: _Emitter._emit_while}
 
 
 def generate(graph: Graph, function_name: str = "run") -> Generated:

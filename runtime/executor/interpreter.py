@@ -7,8 +7,10 @@ are wrapped with the op and the user's source line that created it.
 from __future__ import annotations
 
 from runtime.errors import Error, InvalidArgumentError, with_origin
-from runtime.executor.codegen import resolve_attrs
 from runtime.graph import Graph, Operation
+from runtime.ops import control_flow_ops as cf
+from runtime.ops.control_flow_ops import IF, WHILE
+from runtime.ops.registry import CONST, PLACEHOLDER
 from runtime.tensor import EagerTensor, SymbolicTensor, normalize
 
 
@@ -22,7 +24,7 @@ def run_graph_values(graph: Graph, inputs: list) -> dict:
     """The value of every tensor of `graph` (not of its sub-graphs), by `id(tensor)`."""
     env = {id(p): v for p, v in zip(graph.inputs, inputs)}
     for op in graph.operations:
-        if op.type != "Placeholder":
+        if op.opdef is not PLACEHOLDER:
             _run_op(op, env)
     return env
 
@@ -30,16 +32,15 @@ def run_graph_values(graph: Graph, inputs: list) -> dict:
 def _run_op(op: Operation, env: dict) -> None:
     args = [env[id(t)] for t in op.inputs]
     try:
-        if op.type == "If":
-            branch = op.attrs["then_branch"] if args[0] else op.attrs["else_branch"]
-            results = run_graph(branch, args[1:])
-        elif op.type == "While":
+        if op.opdef is IF:
+            results = run_graph(cf.taken_branch(op, args[0]), args[1:])
+        elif op.opdef is WHILE:
             results = _run_while(op, args)
-        elif op.type == "Const":
+        elif op.opdef is CONST:
             value = op.attrs["value"]
             results = [value[()] if value.ndim == 0 else value]
         else:
-            out = op.opdef.kernel(*args, **resolve_attrs(op))
+            out = op.opdef.kernel(*args, **op.kernel_attrs())
             results = list(out) if isinstance(out, tuple) else [out]
     except Error as e:
         if getattr(e, "_rt_located", False):
@@ -52,14 +53,14 @@ def _run_op(op: Operation, env: dict) -> None:
 
 
 def _run_while(op: Operation, args: list) -> list:
-    n = len(op.outputs)
+    n = cf.loop_count(op)
     values, captured = args[:n], args[n:]
-    limit = op.attrs.get("maximum_iterations")
+    limit = cf.iteration_limit(op)
     i = 0
-    while run_graph(op.attrs["cond"], values + captured)[0]:
+    while run_graph(cf.loop_cond(op), values + captured)[0]:
         if limit is not None and i >= limit:
             break
-        values = run_graph(op.attrs["body"], values + captured)
+        values = run_graph(cf.loop_body(op), values + captured)
         i += 1
     return values
 
@@ -84,7 +85,7 @@ def evaluate_outside(tensor: SymbolicTensor) -> EagerTensor:
         op = stack.pop()
         if id(op) in needed:
             continue
-        if op.type == "Placeholder":
+        if op.opdef is PLACEHOLDER:
             raise ValueError(
                 with_origin(
                     "This value depends on the function's inputs, so it cannot initialise a "

@@ -11,7 +11,7 @@ from runtime import dtypes
 from runtime.conversion import convert_to_tensor, is_weak, weak_join
 from runtime.errors import GraphLimitError, InvalidArgumentError, with_origin
 from runtime.ops import list_ops, shapes
-from runtime.ops.registry import ELEMENTWISE, apply, define_op
+from runtime.ops.registry import ELEMENTWISE, FUSED, apply, define_op, lacks
 from runtime.source_info import user_origin
 from runtime.tensor import Tensor, normalize
 from runtime.tensor_list import TensorList
@@ -385,6 +385,7 @@ IDENTITY = define_op(
     groups=[ELEMENTWISE],
     emit=lambda a, attrs: a[0],
 )
+lacks(FUSED, "its input itself: nothing to compute", IDENTITY)
 
 
 def identity(input):  # noqa: A002 - TensorFlow's name

@@ -13,7 +13,7 @@ from runtime import dtypes
 from runtime.conversion import convert_to_tensor
 from runtime.errors import InvalidArgumentError, with_origin
 from runtime.ops import array_ops, math_ops, shapes
-from runtime.ops.registry import ELEMENTWISE, apply, define_op
+from runtime.ops.registry import ELEMENTWISE, FUSED, apply, define_op, lacks
 from runtime.source_info import user_origin
 from runtime.tensor import EagerTensor, SymbolicTensor, eager, normalize
 
@@ -82,6 +82,7 @@ def _like(name, kernel):
 
 ZEROS_LIKE = _like("ZerosLike", np.zeros_like)
 ONES_LIKE = _like("OnesLike", np.ones_like)
+lacks(FUSED, "reads only its input's shape: nothing to fuse", ZEROS_LIKE, ONES_LIKE)
 
 
 def zeros_like(input, dtype=None):  # noqa: A002 - TensorFlow's name

@@ -35,44 +35,6 @@ import numpy as np
 
 from runtime.ops.registry import define_op
 
-# How each fusable op type runs as ufunc steps: args are "a"/"b" (the op's operands), "prev"
-# (the previous step's value) or a Python number; it mirrors the op's kernel exactly.
-UFUNC_FORMS = {
-    "Add": (("add", "a", "b"),),
-    "Sub": (("subtract", "a", "b"),),
-    "Mul": (("multiply", "a", "b"),),
-    "RealDiv": (("true_divide", "a", "b"),),
-    "FloorDiv": (("floor_divide", "a", "b"),),
-    "FloorMod": (("remainder", "a", "b"),),
-    "Maximum": (("maximum", "a", "b"),),
-    "Minimum": (("minimum", "a", "b"),),
-    "Equal": (("equal", "a", "b"),),
-    "NotEqual": (("not_equal", "a", "b"),),
-    "Less": (("less", "a", "b"),),
-    "LessEqual": (("less_equal", "a", "b"),),
-    "Greater": (("greater", "a", "b"),),
-    "GreaterEqual": (("greater_equal", "a", "b"),),
-    "LogicalAnd": (("logical_and", "a", "b"),),
-    "LogicalOr": (("logical_or", "a", "b"),),
-    "LogicalXor": (("logical_xor", "a", "b"),),
-    "LogicalNot": (("logical_not", "a"),),
-    "Neg": (("negative", "a"),),
-    "Abs": (("absolute", "a"),),
-    "Sign": (("sign", "a"),),
-    "Exp": (("exp", "a"),),
-    "Log": (("log", "a"),),
-    "Sqrt": (("sqrt", "a"),),
-    "Square": (("square", "a"),),
-    "Sin": (("sin", "a"),),
-    "Cos": (("cos", "a"),),
-    "Tanh": (("tanh", "a"),),
-    "Floor": (("floor", "a"),),
-    "Ceil": (("ceil", "a"),),
-    "Relu": (("maximum", "a", 0),),  # np.maximum(x, 0)
-    "Sigmoid": (("negative", "a"), ("exp", "prev"), ("add", 1, "prev"), ("true_divide", 1, "prev")),
-}
-
-
 # Arrays at least this big are shared out block by block between the calling thread and a
 # helper thread (numpy releases the GIL inside ufunc loops, so both run at once on two cores),
 # but only while another core is idle: a helper thread that has to wait for a core holds up the

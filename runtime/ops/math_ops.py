@@ -10,7 +10,15 @@ from runtime import dtypes
 from runtime.conversion import binary_operands, convert_to_tensor, weak_result
 from runtime.errors import InvalidArgumentError, with_origin
 from runtime.ops import array_ops, shapes
-from runtime.ops.registry import ELEMENTWISE, FRESH_OUTPUT, apply, define_op
+from runtime.ops.registry import (
+    ELEMENTWISE,
+    FRESH_OUTPUT,
+    FUSED,
+    apply,
+    define_op,
+    lacks,
+    register_rules,
+)
 from runtime.source_info import user_origin
 from runtime.tensor import normalize
 
@@ -93,6 +101,48 @@ CEIL = _elementwise("Ceil", np.ceil)
 LOGICAL_NOT = _elementwise(
     "LogicalNot", np.logical_not, lambda a, attrs: f"(~{a[0]})", dtypes.bool_
 )
+
+
+# How each op runs as ufunc steps inside a FusedElementwise kernel (ops/fused_ops.py): args are
+# "a"/"b" (the op's operands), "prev" (the previous step's value) or a Python number; each form
+# mirrors the op's kernel exactly (same ufuncs, same operand order).
+register_rules(FUSED, {
+    ADD: (("add", "a", "b"),),
+    SUB: (("subtract", "a", "b"),),
+    MUL: (("multiply", "a", "b"),),
+    DIV: (("true_divide", "a", "b"),),
+    FLOORDIV: (("floor_divide", "a", "b"),),
+    MOD: (("remainder", "a", "b"),),
+    MAXIMUM: (("maximum", "a", "b"),),
+    MINIMUM: (("minimum", "a", "b"),),
+    EQUAL: (("equal", "a", "b"),),
+    NOT_EQUAL: (("not_equal", "a", "b"),),
+    LESS: (("less", "a", "b"),),
+    LESS_EQUAL: (("less_equal", "a", "b"),),
+    GREATER: (("greater", "a", "b"),),
+    GREATER_EQUAL: (("greater_equal", "a", "b"),),
+    LOGICAL_AND: (("logical_and", "a", "b"),),
+    LOGICAL_OR: (("logical_or", "a", "b"),),
+    LOGICAL_XOR: (("logical_xor", "a", "b"),),
+    LOGICAL_NOT: (("logical_not", "a"),),
+    NEG: (("negative", "a"),),
+    ABS: (("absolute", "a"),),
+    SIGN: (("sign", "a"),),
+    EXP: (("exp", "a"),),
+    LOG: (("log", "a"),),
+    SQRT: (("sqrt", "a"),),
+    SQUARE: (("square", "a"),),
+    SIN: (("sin", "a"),),
+    COS: (("cos", "a"),),
+    TANH: (("tanh", "a"),),
+    FLOOR: (("floor", "a"),),
+    CEIL: (("ceil", "a"),),
+    RELU: (("maximum", "a", 0),),  # np.maximum(x, 0)
+    SIGMOID: (("negative", "a"), ("exp", "prev"), ("add", 1, "prev"), ("true_divide", 1, "prev")),
+})
+lacks(FUSED, "np.power is not fused yet (the power pass rewrites x**2 and x**0.5 first)", POW)
+lacks(FUSED, "strings: the fused kernel runs numeric ufuncs", STRING_EQUAL, STRING_NOT_EQUAL)
+lacks(FUSED, "np.round is not a ufunc; not fused yet", ROUND)
 
 
 _NUMBERS = frozenset(d for d in dtypes.ALL if not (d.is_bool or d.is_string))
@@ -226,6 +276,7 @@ WHERE = define_op(
     kernel=_where_kernel,
     groups=[ELEMENTWISE],
 )
+lacks(FUSED, "np.where picks between operands: not a ufunc step yet", WHERE)
 
 
 WHERE_INDICES = define_op(
@@ -259,6 +310,7 @@ CAST = define_op(
     kernel=_cast_kernel,
     groups=[ELEMENTWISE],
 )
+lacks(FUSED, "changes the dtype: the fused kernel's steps keep their operands' dtype", CAST)
 
 
 def cast(x, dtype):
@@ -282,6 +334,7 @@ CLIP = define_op(
     kernel=_clip_kernel,
     groups=[ELEMENTWISE],
 )
+lacks(FUSED, "three operands (a minimum of a maximum): not fused yet", CLIP)
 
 
 def clip_by_value(t, clip_value_min, clip_value_max):

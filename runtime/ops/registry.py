@@ -1,9 +1,14 @@
 """Op definitions and how an op call runs: eagerly on numpy, or as a new node of a graph.
 
 Each op type is defined once, by `define_op`: its name, shape/dtype inference, numpy kernel,
-whether it is stateful, the groups that passes test (elementwise, reduction, ...), and optionally
-a Python expression the executor emits instead of a kernel call. Later layers attach gradients
-and export rules to the same `OpDef`.
+whether it is stateful, the groups that passes test (elementwise, reduction, ...), optionally a
+Python expression the executor emits instead of a kernel call, and a `verify` check of attrs
+that inference does not look at (sub-graphs). Everything else the project knows about an op is
+a rule of one of the `RULE_KINDS`, registered against the OpDef object (next to the op, or in
+the module of that rule kind, which imports the op objects): `register_rule(kind, OP)(rule)`,
+or `lacks(kind, reason, OP, ...)` for an op that has no such rule. tests/runtime/
+test_op_rules.py checks that every op has every rule kind or says why not. runtime/README.md
+shows how to add an op and a rule kind.
 """
 
 from __future__ import annotations
@@ -25,6 +30,21 @@ CONTROL_FLOW = "control_flow"
 READS_STATE = "reads_state"  # may be pruned, never merged, folded or moved
 FRESH_OUTPUT = "fresh_output"  # the result is a new array, never a view of an input
 
+# Rule kinds: what else is known per op, and where the rules of each kind are registered.
+FUSED = "fused"  # ufunc steps that run the op inside a FusedElementwise kernel (ops/fused_ops.py)
+KNOWN_VALUE = "known_value"  # the op's value while tracing, from what is static (ops/shapes.py)
+ONNX = "onnx"  # the ONNX nodes of the op (onnx/rules.py)
+GRADIENT = "gradient"  # reverse-mode rule (planned: the gradients issue)
+JAX = "jax"  # lowering to jax.lax / jax.numpy (planned: the native backends issue)
+RULE_KINDS = {
+    FUSED: "ELEMENTWISE ops: steps (ufunc name, operands) with the kernel's exact ufuncs",
+    KNOWN_VALUE: "optional: rule(op, known) -> the op's value as a tuple of ints (None items "
+                 "unknown), used to keep shape dims known while tracing",
+    ONNX: "rule(builder, op, input_names) -> output names",
+    GRADIENT: "planned",
+    JAX: "planned",
+}
+
 
 @dataclass(eq=False)
 class OpDef:
@@ -33,7 +53,9 @@ class OpDef:
     infer(inputs, **attrs) -> [(dtype, shape), ...] for the outputs (inputs are tensors, shapes
     may hold None); kernel(*numpy_values, **attrs) -> value (or a tuple for several outputs);
     emit(input_names, attrs) -> a Python expression string, when the op has one that is faster
-    than calling the kernel (e.g. `a + b` on numpy scalars).
+    than calling the kernel (e.g. `a + b` on numpy scalars); verify(inputs, attrs, specs) raises
+    ValueError when attrs that inference does not read (sub-graphs) do not fit the op.
+    `rules` maps a rule kind to the op's rule; `lacking` maps a kind to why the op has none.
     """
 
     name: str
@@ -43,7 +65,13 @@ class OpDef:
     groups: frozenset = field(default_factory=frozenset)
     emit: Callable | None = None
     tuple_outputs: bool = False  # the kernel returns a tuple (ops with a variable output count)
-    gradient: Callable | None = None  # filled by the autodiff layer
+    verify: Callable | None = None
+    rules: dict = field(default_factory=dict)
+    lacking: dict = field(default_factory=dict)
+
+    def rule(self, kind: str):
+        """The op's rule of `kind`, or None."""
+        return self.rules.get(kind)
 
     def __repr__(self) -> str:
         return f"OpDef({self.name})"
@@ -53,14 +81,48 @@ REGISTRY: dict[str, OpDef] = {}
 
 
 def define_op(
-    name, *, infer, kernel, stateful=False, groups=(), emit=None, tuple_outputs=False
+    name, *, infer, kernel, stateful=False, groups=(), emit=None, tuple_outputs=False,
+    verify=None, rules=None,
 ) -> OpDef:
-    """Defines and registers an op type."""
+    """Defines and registers an op type; `rules` maps rule kinds to the op's rules."""
     if name in REGISTRY:
         raise ValueError(f"Op {name!r} is defined twice.")
-    opdef = OpDef(name, infer, kernel, stateful, frozenset(groups), emit, tuple_outputs)
+    opdef = OpDef(name, infer, kernel, stateful, frozenset(groups), emit, tuple_outputs, verify)
+    for kind, rule in (rules or {}).items():
+        register_rule(kind, opdef)(rule)
     REGISTRY[name] = opdef
     return opdef
+
+
+def register_rule(kind: str, *opdefs: OpDef):
+    """Decorator: the decorated function (or value) is the `kind` rule of each of `opdefs`."""
+    if kind not in RULE_KINDS:
+        raise ValueError(f"unknown rule kind {kind!r}; the kinds are {sorted(RULE_KINDS)}.")
+
+    def register(rule):
+        for opdef in opdefs:
+            if kind in opdef.rules or kind in opdef.lacking:
+                raise ValueError(f"{opdef.name} already has a {kind} rule (or says it lacks one).")
+            opdef.rules[kind] = rule
+        return rule
+
+    return register
+
+
+def register_rules(kind: str, table: dict) -> None:
+    """Registers `table[opdef]` as the `kind` rule of each `opdef` of the table."""
+    for opdef, rule in table.items():
+        register_rule(kind, opdef)(rule)
+
+
+def lacks(kind: str, reason: str, *opdefs: OpDef) -> None:
+    """Records that each of `opdefs` has no `kind` rule, and why."""
+    if kind not in RULE_KINDS:
+        raise ValueError(f"unknown rule kind {kind!r}; the kinds are {sorted(RULE_KINDS)}.")
+    for opdef in opdefs:
+        if kind in opdef.rules or kind in opdef.lacking:
+            raise ValueError(f"{opdef.name} already has a {kind} rule (or says it lacks one).")
+        opdef.lacking[kind] = reason
 
 
 def _no_kernel(*_, **__):

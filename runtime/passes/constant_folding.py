@@ -25,9 +25,13 @@ import math
 
 import numpy as np
 
-from runtime.executor.codegen import resolve_attrs
 from runtime.graph import Graph
-from runtime.passes.rewrite import add_const, graphs_outer_first, invariant_inputs, is_pure, rewrite
+from runtime.ops.array_ops import GETITEM, UNSTACK
+from runtime.ops.control_flow_ops import invariant_inputs
+from runtime.ops.creation_ops import RANGE
+from runtime.ops.math_ops import WHERE_INDICES
+from runtime.ops.registry import CONST, PLACEHOLDER
+from runtime.passes.rewrite import add_const, graphs_outer_first, is_pure, rewrite
 from runtime.tensor import SymbolicTensor
 
 MAX_FOLDED_ELEMENTS = 1 << 16
@@ -44,12 +48,12 @@ def _fold_graph(graph: Graph, owner) -> None:
     if owner is not None:
         outer_consts = {
             id(inner): outer for inner, outer in invariant_inputs(owner, graph)
-            if outer.op.type == "Const"
+            if outer.op.opdef is CONST
         }
     graph_outputs = {id(t) for t in graph.outputs}
 
     def visit(op):
-        if op.type == "Placeholder":
+        if op.opdef is PLACEHOLDER:
             outer = outer_consts.get(id(op.outputs[0]))
             if outer is None:
                 return None
@@ -67,9 +71,9 @@ def _fold_graph(graph: Graph, owner) -> None:
 
 
 def _foldable(op, graph_outputs) -> bool:
-    if op.type == "Const" or not is_pure(op) or op.opdef.kernel is None or not op.outputs:
+    if op.opdef is CONST or not is_pure(op) or op.opdef.kernel is None or not op.outputs:
         return False
-    if not all(t.op.type == "Const" for t in op.inputs):
+    if not all(t.op.opdef is CONST for t in op.inputs):
         return False
     for t in op.outputs:
         if t.dtype.is_string or t.dtype.is_list or id(t) in graph_outputs and len(t.shape) > 0:
@@ -85,7 +89,7 @@ def _evaluate(op) -> list[np.ndarray] | None:
         return None
     try:
         with np.errstate(all="raise"):
-            result = op.opdef.kernel(*args, **resolve_attrs(op))
+            result = op.opdef.kernel(*args, **op.kernel_attrs())
     except Exception:  # noqa: BLE001 - any failure is left to happen at run time, as traced
         return None
     results = list(result) if isinstance(result, tuple) else [result]
@@ -107,11 +111,11 @@ def _runtime_value(t: SymbolicTensor):
 def _result_elements(op, args) -> int | None:
     """How many elements the op's kernel returns (an upper bound), known without running it; None
     when it is not known in advance."""
-    if op.type == "Range":  # the kernel ignores the `length` attr: the values decide
+    if op.opdef is RANGE:  # the kernel ignores the `length` attr: the values decide
         return _range_length(*args)
-    if op.type == "Where":  # one row of coordinates per true element
+    if op.opdef is WHERE_INDICES:  # one row of coordinates per true element
         return int(np.count_nonzero(args[0])) * np.ndim(args[0])
-    if op.type == "Unpack" and _axis_size(args[0], op.attrs["axis"]) != len(op.outputs):
+    if op.opdef is UNSTACK and _axis_size(args[0], op.attrs["axis"]) != len(op.outputs):
         return None  # the kernel makes one result per item of the axis, whatever `num` says
     try:
         inferred = op.opdef.infer(op.inputs, **op.attrs)
@@ -119,7 +123,7 @@ def _result_elements(op, args) -> int | None:
         return None
     total = 0
     for _, shape in inferred:
-        if any(d is None for d in shape) and op.type == "StridedSlice":
+        if any(d is None for d in shape) and op.opdef is GETITEM:
             return _slice_elements(op, args)
         if any(d is None or d < 0 for d in shape):
             return None

@@ -10,6 +10,9 @@ never run. Values are unchanged: the same ops run on the same inputs.
 from __future__ import annotations
 
 from runtime.graph import Graph
+from runtime.ops import control_flow_ops as cf
+from runtime.ops.control_flow_ops import IF
+from runtime.ops.registry import PLACEHOLDER
 from runtime.passes.rewrite import const_value, graphs_outer_first, rewrite
 
 
@@ -19,14 +22,13 @@ def transform(graph: Graph) -> int:
     for g, _ in graphs_outer_first(graph):
         def visit(op, g=g):
             nonlocal inlined
-            if op.type != "If":
+            if op.opdef is not IF:
                 return None
-            pred = const_value(op.inputs[0])
+            pred = const_value(cf.predicate(op))
             if pred is None:
                 return None
             inlined += 1
-            branch = op.attrs["then_branch"] if pred else op.attrs["else_branch"]
-            return _inline(g, branch, op.inputs[1:])
+            return _inline(g, cf.taken_branch(op, pred), cf.captured(op))
 
         rewrite(g, visit)
     return inlined
@@ -36,7 +38,7 @@ def _inline(graph: Graph, branch: Graph, inputs: list):
     """Moves the ops of `branch` to the end of `graph`'s op list; returns its outputs there."""
     mapping = {id(p): t for p, t in zip(branch.inputs, inputs)}
     for op in branch.operations:
-        if op.type == "Placeholder":
+        if op.opdef is PLACEHOLDER:
             continue
         op.graph = graph
         op.inputs = [mapping.get(id(t), t) for t in op.inputs]

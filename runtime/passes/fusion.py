@@ -4,9 +4,9 @@ Guarantees after this pass: in every graph and sub-graph, each maximal run of `M
 fusable ops that the greedy sweep below can merge is one `FusedElementwise` op
 (runtime/ops/fused_ops.py), which evaluates the chain block by block with `out=` buffers.
 
-Fusable: an op with a ufunc form in `UFUNC_FORMS` whose output shape is fully known with at
-least `MIN_ELEMENTS` elements, and whose every input is either of that exact shape or a scalar
-(rank 0). Scalar and small-array code stays on the fast `a + b` path.
+Fusable: an op with a FUSED rule (its ufunc form, registered next to the op) whose output
+shape is fully known with at least `MIN_ELEMENTS` elements, and whose every input is either of
+that exact shape or a scalar (rank 0). Scalar and small-array code stays on the fast `a + b` path.
 
 The sweep (in graph order) adds a fusable op to the groups of its inputs' producers that have
 its shape and are still open, merging them. A group closes as soon as an op outside it reads
@@ -19,7 +19,8 @@ scratch buffers. Results are bit-identical to the unfused ops (see fused_ops.py)
 from __future__ import annotations
 
 from runtime.graph import Graph, Operation
-from runtime.ops.fused_ops import FUSED_ELEMENTWISE, UFUNC_FORMS
+from runtime.ops.fused_ops import FUSED_ELEMENTWISE
+from runtime.ops.registry import FUSED
 from runtime.passes.rewrite import graphs_outer_first, is_pure
 from runtime.tensor import SymbolicTensor
 
@@ -52,7 +53,7 @@ def finds_groups(graph: Graph) -> bool:
 
 
 def _fusable(op: Operation) -> bool:
-    if op.type not in UFUNC_FORMS or not is_pure(op) or len(op.outputs) != 1:
+    if op.opdef.rule(FUSED) is None or not is_pure(op) or len(op.outputs) != 1:
         return False
     out = op.outputs[0]
     if not out.shape.is_fully_defined() or _size(out.shape) < MIN_ELEMENTS or out.dtype.is_string:
@@ -152,7 +153,7 @@ def _fused_op(graph: Graph, group: _Group, results: list[SymbolicTensor]) -> Ope
                     inputs.append(t)
                 operands.append(("in", input_index[id(t)]))
         prev = None
-        for name, *args in UFUNC_FORMS[op.type]:
+        for name, *args in op.opdef.rule(FUSED):
             refs = tuple(_ref(a, operands, prev) for a in args)
             prev = ("slot", len(slot_dtypes))
             slot_dtypes.append(op.outputs[0].dtype.name)

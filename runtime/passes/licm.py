@@ -18,6 +18,8 @@ division by zero, then appears although the unoptimized loop would not have run 
 from __future__ import annotations
 
 from runtime.graph import Graph, Operation
+from runtime.ops import control_flow_ops as cf
+from runtime.ops.control_flow_ops import WHILE
 from runtime.ops.registry import CONST, ELEMENTWISE, REDUCTION
 from runtime.passes.rewrite import is_pure
 from runtime.tensor import SymbolicTensor
@@ -25,22 +27,21 @@ from runtime.tensor import SymbolicTensor
 
 def transform(graph: Graph) -> None:
     """Hoists loop-invariant ops out of every While in `graph`, in place."""
-    loops = [op for op in graph.walk() if op.type == "While"]
+    loops = [op for op in graph.walk() if op.opdef is WHILE]
     for loop in reversed(loops):  # inner loops first: walk() lists enclosing ops first
         _hoist(loop)
 
 
 def _hoist(loop: Operation) -> None:
     outer = loop.graph
-    n = len(loop.outputs)
     moved: list[Operation] = []
     outer_consts: dict[int, SymbolicTensor] = {}
     for sub in loop.subgraphs():
         # inner tensor id -> the outer tensor holding the same value
-        invariant = {id(p): t for p, t in zip(sub.inputs[n:], loop.inputs[n:])}
+        invariant = {id(p): t for p, t in cf.invariant_inputs(loop, sub)}
         kept, hoisted = [], []
         for op in sub.operations:
-            if op.type == "Const":
+            if op.opdef is CONST:
                 invariant[id(op.outputs[0])] = _outer_const(outer, op, outer_consts, moved)
                 kept.append(op)
             elif _hoistable(op) and all(id(t) in invariant for t in op.inputs):
@@ -56,7 +57,7 @@ def _hoist(loop: Operation) -> None:
         sub.operations = kept
         moved.extend(hoisted)
         _route_into_loop(loop, sub, hoisted)
-    if any(op.type != "Const" for op in moved):
+    if any(op.opdef is not CONST for op in moved):
         at = outer.operations.index(loop)
         outer.operations[at:at] = moved
 
@@ -107,18 +108,8 @@ def _route_into_loop(loop: Operation, sub: Graph, hoisted: list[Operation]) -> N
         return
     replacement = {}
     for key, outer_tensor in used.items():
-        loop.inputs.append(outer_tensor)
-        for g in loop.subgraphs():
-            placeholder = _new_placeholder(g, outer_tensor)
-            if g is sub:
-                replacement[key] = placeholder
+        placeholders = cf.add_capture(loop, outer_tensor, f"capture_{outer_tensor.op.name}")
+        replacement[key] = placeholders[id(sub)]
     for op in sub.operations:
         op.inputs = [replacement.get(id(t), t) for t in op.inputs]
     sub.outputs = [replacement.get(id(t), t) for t in sub.outputs]
-
-
-def _new_placeholder(g: Graph, outer_tensor: SymbolicTensor) -> SymbolicTensor:
-    placeholder = g.add_input(outer_tensor.dtype, outer_tensor.shape,
-                              name=f"capture_{outer_tensor.op.name}")
-    g.operations.insert(0, g.operations.pop())  # placeholders come first
-    return placeholder

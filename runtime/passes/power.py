@@ -15,7 +15,7 @@ that bit for bit). `x ** 2` through `np.power` on a big array is much slower tha
 from __future__ import annotations
 
 from runtime.graph import Graph
-from runtime.ops.math_ops import MUL, SQRT, SQUARE
+from runtime.ops.math_ops import MUL, POW, SQRT, SQUARE
 from runtime.passes.rewrite import all_equal_to, const_value, graphs_outer_first, rewrite
 
 
@@ -26,7 +26,7 @@ def transform(graph: Graph) -> None:
 
 
 def _visit(graph: Graph, op):
-    if op.type != "Pow":
+    if op.opdef is not POW:
         return None
     x, exponent = op.inputs
     out = op.outputs[0]

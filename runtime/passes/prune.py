@@ -9,6 +9,7 @@ an op whose result is unused never runs (seed S7).
 from __future__ import annotations
 
 from runtime.graph import Graph
+from runtime.ops.registry import PLACEHOLDER
 
 
 def transform(graph: Graph) -> None:
@@ -31,5 +32,5 @@ def _prune_one(graph: Graph) -> None:
         live.add(id(op))
         work.extend(t.op for t in op.inputs)
     graph.operations = [
-        op for op in graph.operations if id(op) in live or op.type == "Placeholder"
+        op for op in graph.operations if id(op) in live or op.opdef is PLACEHOLDER
     ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.graph import Graph, Operation
-from runtime.ops.registry import CONST, CONTROL_FLOW, READS_STATE
+from runtime.ops.registry import CONST, CONTROL_FLOW, PLACEHOLDER, READS_STATE
 from runtime.tensor import SymbolicTensor
 
 
@@ -50,27 +50,18 @@ def graphs_outer_first(graph: Graph):
                 stack.extend((sub, op) for sub in reversed(op.subgraphs()))
 
 
-def invariant_inputs(op: Operation, sub: Graph) -> list[tuple[SymbolicTensor, SymbolicTensor]]:
-    """(placeholder of `sub`, outer tensor) pairs whose value is the same on every run of `sub`:
-    all inputs of an If branch, the captured (non loop variable) inputs of a While."""
-    if op.type == "If":
-        return list(zip(sub.inputs, op.inputs[1:]))
-    n = len(op.outputs)
-    return list(zip(sub.inputs[n:], op.inputs[n:]))
-
-
 def is_pure(op: Operation) -> bool:
     """True if running `op` twice, or once earlier, gives the same values and effects: not
     stateful, does not read variables, not control flow, not a placeholder."""
     groups = op.opdef.groups
     return not (
-        op.stateful or READS_STATE in groups or CONTROL_FLOW in groups or op.type == "Placeholder"
+        op.stateful or READS_STATE in groups or CONTROL_FLOW in groups or op.opdef is PLACEHOLDER
     )
 
 
 def const_value(t: SymbolicTensor):
     """The ndarray value of `t` when a Const op makes it, else None."""
-    return t.op.attrs["value"] if t.op.type == "Const" else None
+    return t.op.attrs["value"] if t.op.opdef is CONST else None
 
 
 def add_const(graph: Graph, value: np.ndarray, dtype, origin) -> SymbolicTensor:

@@ -18,6 +18,8 @@ import numpy as np
 
 from runtime.graph import Graph
 from runtime.ops import shapes
+from runtime.ops.array_ops import IDENTITY, TRANSPOSE
+from runtime.ops.math_ops import ADD, CAST, DIV, LOGICAL_AND, LOGICAL_NOT, LOGICAL_OR, MUL, NEG, SUB
 from runtime.passes import constant_folding
 from runtime.passes.rewrite import (
     add_const,
@@ -35,7 +37,7 @@ def transform(graph: Graph) -> None:
 
 
 def _visit(op):
-    rule = _RULES.get(op.type)
+    rule = _RULES.get(op.opdef)
     if rule is None:
         return None
     x = rule(op)
@@ -89,10 +91,10 @@ def _logical(neutral: bool):
     return rule
 
 
-def _double(op_type, numeric_only):
+def _double(opdef, numeric_only):
     def rule(op):
         inner = op.inputs[0]
-        if inner.op.type != op_type:
+        if inner.op.opdef is not opdef:
             return None
         if numeric_only and (inner.dtype.is_bool or inner.dtype.is_string):
             return None
@@ -106,23 +108,24 @@ def _transpose(op):
     if list(perm) == list(range(len(perm))):
         return op.inputs[0]
     inner = op.inputs[0]
-    if inner.op.type != "Transpose":
+    if inner.op.opdef is not TRANSPOSE:
         return None
     inner_perm = inner.op.attrs["perm"]
     composed = [inner_perm[p] for p in perm]
     return inner.op.inputs[0] if composed == list(range(len(perm))) else None
 
 
+# The rewrites, by op (this pass's own table: the patterns span several ops).
 _RULES = {
-    "Mul": lambda op: _neutral_operand(op, 1, commutative=True),
-    "RealDiv": lambda op: _neutral_operand(op, 1, commutative=False),
-    "Sub": _sub,
-    "Add": _add,
-    "Neg": _double("Neg", numeric_only=True),
-    "LogicalNot": _double("LogicalNot", numeric_only=False),
-    "LogicalAnd": _logical(neutral=True),
-    "LogicalOr": _logical(neutral=False),
-    "Transpose": _transpose,
-    "Cast": lambda op: op.inputs[0] if op.inputs[0].dtype is op.attrs["dtype"] else None,
-    "Identity": lambda op: op.inputs[0],
+    MUL: lambda op: _neutral_operand(op, 1, commutative=True),
+    DIV: lambda op: _neutral_operand(op, 1, commutative=False),
+    SUB: _sub,
+    ADD: _add,
+    NEG: _double(NEG, numeric_only=True),
+    LOGICAL_NOT: _double(LOGICAL_NOT, numeric_only=False),
+    LOGICAL_AND: _logical(neutral=True),
+    LOGICAL_OR: _logical(neutral=False),
+    TRANSPOSE: _transpose,
+    CAST: lambda op: op.inputs[0] if op.inputs[0].dtype is op.attrs["dtype"] else None,
+    IDENTITY: lambda op: op.inputs[0],
 }

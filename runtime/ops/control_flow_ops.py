@@ -1,0 +1,172 @@
+"""The `If` and `While` ops and their layout: the one module that knows what their inputs,
+attrs and sub-graph placeholders mean. Builders, passes, executors, save/load and export use
+the accessors below instead of indexing inputs or reading attrs by key.
+
+If     inputs  [predicate, *captured]
+       attrs   then_branch, else_branch: graphs whose inputs take the captured values and
+               whose outputs are the If's outputs; specs: the (dtype, shape) of each output
+While  inputs  [*loop_vars, *captured]
+       attrs   cond: graph (loop_vars + captured) -> one scalar bool; body: graph
+               (loop_vars + captured) -> new loop_vars; maximum_iterations: None or an int;
+               specs: the (dtype, shape) of each loop variable (= each output)
+"""
+
+from __future__ import annotations
+
+from runtime import dtypes
+from runtime.graph import Graph
+from runtime.ops.registry import CONTROL_FLOW, define_op
+
+
+def _check_if(inputs, attrs, specs) -> None:
+    if set(attrs) != {"then_branch", "else_branch", "specs"}:
+        raise ValueError(f"If takes then_branch, else_branch and specs; got {sorted(attrs)}.")
+    out = [d for d, _ in _checked_specs(attrs["specs"])]
+    if not inputs or not inputs[0].dtype.is_bool or len(inputs[0].shape) != 0:
+        raise ValueError("the first input of If must be a scalar bool.")
+    captured = [t.dtype for t in inputs[1:]]
+    _check_signature(attrs["then_branch"], captured, out, "then_branch")
+    _check_signature(attrs["else_branch"], captured, out, "else_branch")
+
+
+def _check_while(inputs, attrs, specs) -> None:
+    if set(attrs) != {"cond", "body", "maximum_iterations", "specs"}:
+        raise ValueError("While takes cond, body, maximum_iterations and specs; got "
+                         f"{sorted(attrs)}.")
+    loop = [d for d, _ in _checked_specs(attrs["specs"])]
+    limit = attrs["maximum_iterations"]
+    if limit is not None and (type(limit) is not int or limit < 0):
+        raise ValueError(f"maximum_iterations must be None or an int >= 0, got {limit!r}.")
+    all_inputs = [t.dtype for t in inputs]
+    if all_inputs[:len(loop)] != loop:
+        raise ValueError("the loop variables of While do not match its specs.")
+    _check_signature(attrs["cond"], all_inputs, [dtypes.bool_], "cond")
+    if len(attrs["cond"].outputs[0].shape) != 0:
+        raise ValueError("the cond of While must return a scalar bool.")
+    _check_signature(attrs["body"], all_inputs, loop, "body")
+
+
+IF = define_op(
+    "If",
+    infer=lambda inputs, *, specs, **attrs: list(specs),
+    kernel=None,  # the executor inlines the branches
+    groups=[CONTROL_FLOW],
+    verify=_check_if,
+)
+WHILE = define_op(
+    "While",
+    infer=lambda inputs, *, specs, **attrs: list(specs),
+    kernel=None,  # the executor emits a Python `while`
+    groups=[CONTROL_FLOW],
+    verify=_check_while,
+)
+
+
+# ---- building -----------------------------------------------------------------------------------
+
+def if_attrs(then_branch, else_branch, specs) -> dict:
+    """The attrs of an If op."""
+    return {"then_branch": then_branch, "else_branch": else_branch, "specs": tuple(specs)}
+
+
+def while_attrs(cond, body, maximum_iterations, specs) -> dict:
+    """The attrs of a While op."""
+    return {"cond": cond, "body": body, "maximum_iterations": maximum_iterations,
+            "specs": tuple(specs)}
+
+
+# ---- reading ------------------------------------------------------------------------------------
+
+def predicate(op):
+    """The scalar bool input that picks an If's branch."""
+    return op.inputs[0]
+
+
+def branches(op) -> tuple:
+    """(then_branch, else_branch) of an If."""
+    return op.attrs["then_branch"], op.attrs["else_branch"]
+
+
+def taken_branch(op, value):
+    """The branch of an If that runs when its predicate is `value`."""
+    return op.attrs["then_branch"] if value else op.attrs["else_branch"]
+
+
+def loop_count(op) -> int:
+    """How many loop variables a While carries (the rest of its inputs are captured)."""
+    return len(op.outputs)
+
+
+def loop_vars(op) -> list:
+    """The initial values of a While's loop variables."""
+    return op.inputs[:len(op.outputs)]
+
+
+def loop_cond(op):
+    return op.attrs["cond"]
+
+
+def loop_body(op):
+    return op.attrs["body"]
+
+
+def iteration_limit(op):
+    """A While's `maximum_iterations`: None or an int."""
+    return op.attrs["maximum_iterations"]
+
+
+def captured(op) -> list:
+    """The outer values an If or While passes to its sub-graphs besides its own (the predicate
+    of an If, the loop variables of a While)."""
+    return op.inputs[1:] if op.opdef is IF else op.inputs[len(op.outputs):]
+
+
+def sub_graph_inputs(op) -> list:
+    """The outer tensors bound to each sub-graph's inputs, in order (for every sub-graph of the
+    op: the branches of an If take the captured values; a While's cond and body take the loop
+    variables and then the captured values)."""
+    return op.inputs[1:] if op.opdef is IF else list(op.inputs)
+
+
+def invariant_inputs(op, sub) -> list:
+    """(placeholder of `sub`, outer tensor) pairs whose value is the same on every run of `sub`:
+    all inputs of an If branch, the captured (non loop variable) inputs of a While."""
+    if op.opdef is IF:
+        return list(zip(sub.inputs, op.inputs[1:]))
+    n = len(op.outputs)
+    return list(zip(sub.inputs[n:], op.inputs[n:]))
+
+
+# ---- changing -----------------------------------------------------------------------------------
+
+def add_capture(op, outer_tensor, name: str) -> dict:
+    """Makes `outer_tensor` a new captured input of `op`: one more input, and a new placeholder
+    (listed first among the ops) in each sub-graph. Returns {id(sub-graph): placeholder}."""
+    op.inputs.append(outer_tensor)
+    placeholders = {}
+    for sub in op.subgraphs():
+        placeholder = sub.add_input(outer_tensor.dtype, outer_tensor.shape, name=name)
+        sub.operations.insert(0, sub.operations.pop())  # placeholders come first
+        placeholders[id(sub)] = placeholder
+    return placeholders
+
+
+# ---- checking -----------------------------------------------------------------------------------
+
+def _checked_specs(specs) -> list:
+    if not isinstance(specs, tuple) or not all(
+        isinstance(s, tuple) and len(s) == 2 and isinstance(s[0], dtypes.DType)
+        and isinstance(s[1], tuple) and all(d is None or type(d) is int and d >= 0 for d in s[1])
+        for s in specs
+    ):
+        raise ValueError("attr 'specs' must be a tuple of (dtype, shape) pairs.")
+    return list(specs)
+
+
+def _check_signature(graph, dtypes_in, dtypes_out, what) -> None:
+    if not isinstance(graph, Graph):
+        raise ValueError(f"{what} must be a graph.")
+    if [t.dtype for t in graph.inputs] != list(dtypes_in):
+        raise ValueError(f"the inputs of {what} do not match the op's inputs.")
+    if [t.dtype for t in graph.outputs] != list(dtypes_out):
+        raise ValueError(f"the outputs of {what} do not match the op's outputs.")

@@ -111,7 +111,7 @@ class RuntimeBackend(autograph.Backend):
 
             def item(i):
                 return iterated[i]
-        elif not isinstance(iterated, tuple) and iterated.op.type == "Range":
+        elif not isinstance(iterated, tuple) and iterated.op.opdef is creation_ops.RANGE:
             start, limit, delta = iterated.op.inputs
             upward = math_ops.greater(delta, 0)
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from runtime.errors import CheckError, with_origin
 from runtime.executor.interpreter import run_graph_values
+from runtime.ops.registry import PLACEHOLDER
 from runtime.tensor import Tensor
 
 
@@ -90,7 +91,7 @@ def _first_divergent_op(concrete, values) -> str:
     by_name = {op.name: op for op in concrete.traced_graph.operations}
     for op in concrete.graph.operations:
         twin = by_name.get(op.name)
-        if twin is None or op.type == "Placeholder" or len(op.outputs) != len(twin.outputs):
+        if twin is None or op.opdef is PLACEHOLDER or len(op.outputs) != len(twin.outputs):
             continue
         for out, ref in zip(op.outputs, twin.outputs):
             got, want = compiled.get(id(out)), traced.get(id(ref))

@@ -22,6 +22,7 @@ import autograph
 from autograph.conversion import convert_function
 from runtime.executor import codegen
 from runtime.function import Function
+from runtime.ops.registry import PLACEHOLDER
 from runtime.passes import run_passes
 from runtime.signature import leaf_str
 from runtime.tensor import Tensor
@@ -115,7 +116,7 @@ def _ms(start) -> float:
 
 def _count_ops(graph, filename, counts, inside=None) -> None:
     for op in graph.operations:
-        if op.type in ("Placeholder",):
+        if op.opdef is PLACEHOLDER:
             continue
         origin = op.origin
         if origin is not None and origin.filename == filename:

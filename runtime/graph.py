@@ -193,7 +193,8 @@ class Graph:
 
     # ---- checking ----------------------------------------------------------------------------
     def lint(self) -> None:
-        """Checks the invariants: ownership, creation order is topological, unique names."""
+        """Checks the invariants: ownership, creation order is topological, unique names, and
+        each op's own check (`OpDef.verify`: sub-graphs match their If or While)."""
         names = set()
         stack = [self]
         while stack:
@@ -211,6 +212,12 @@ class Graph:
                     _check(id(t.op) in seen, f"{op.name} reads {t.name} before it is computed")
                 for i, t in enumerate(op.outputs):
                     _check(t.op is op and t.index == i, f"{op.name} output {i} is inconsistent")
+                if op.opdef.verify is not None:
+                    specs = [(t.dtype, t.shape) for t in op.outputs]
+                    try:
+                        op.opdef.verify(op.inputs, op.attrs, specs)
+                    except ValueError as e:
+                        _check(False, f"{op.name}: {e}")
                 seen.add(id(op))
                 stack.extend(op.subgraphs())
             for t in graph.outputs:

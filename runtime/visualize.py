@@ -20,11 +20,12 @@ import subprocess
 import numpy as np
 
 from runtime.graph import Graph
+from runtime.ops.registry import CONST, PLACEHOLDER
 from runtime.tensor import shape_str
 
 _STYLE = {
-    "Placeholder": 'shape=ellipse, fillcolor="#dbeafe"',
-    "Const": 'fillcolor="#e5e7eb"',
+    PLACEHOLDER: 'shape=ellipse, fillcolor="#dbeafe"',
+    CONST: 'fillcolor="#e5e7eb"',
     "control_flow": 'fillcolor="#dcfce7"',
     "stateful": 'fillcolor="#fed7aa"',
 }
@@ -48,13 +49,13 @@ def _node_id(op) -> str:
 
 def _node(op, indent: str) -> str:
     label = f"{op.type}\n{op.name}"
-    if op.type == "Const":
+    if op.opdef is CONST:
         value = op.attrs["value"]
         if value.size <= 4 and value.dtype != object:
             label += f"\n{np.array2string(value, separator=', ')}"
     if op.outputs:
         label += "\n" + ", ".join(_spec(t) for t in op.outputs)
-    style = _STYLE.get(op.type)
+    style = _STYLE.get(op.opdef)
     if style is None and op.subgraphs():
         style = _STYLE["control_flow"]
     elif style is None and op.stateful:

@@ -3,10 +3,11 @@
     rt.onnx.export(f.get_concrete_function(x), "model.onnx")
 
 `cond` becomes ONNX `If`, `while_loop` becomes `Loop`, and staged lists (rt.TensorList) become
-ONNX sequences (a list of lists has no export); each op type's export rule is one small
-function in `runtime.onnx.rules.RULES`. Variables are exported with their current values (ONNX
-models have no mutable state), so assignments cannot be exported; neither can prints, unless
-`drop_prints=True`. Ops without a rule raise ExportError naming the op and the user's line.
+ONNX sequences (a list of lists has no export); each op's export rule is one small function
+in `runtime.onnx.rules`, registered as the op's ONNX rule. Variables are exported with their
+current values (ONNX models have no mutable state), so assignments cannot be exported; neither
+can prints, unless `drop_prints=True`. Ops without a rule raise ExportError naming the op and
+the user's line.
 
 Importing this module needs neither onnx nor onnxruntime; `export` imports onnx when called.
 """
@@ -35,9 +36,10 @@ def export(function, path=None, *, drop_prints: bool = False):
 
 def supported_ops() -> list[str]:
     """The op types that have an ONNX export rule (needs onnx installed)."""
-    from runtime.onnx import rules
+    from runtime.onnx import rules  # noqa: F401 - registers the rules
+    from runtime.ops.registry import ONNX, REGISTRY
 
-    return sorted(rules.RULES)
+    return sorted(name for name, opdef in REGISTRY.items() if opdef.rule(ONNX) is not None)
 
 
 __all__ = ["export", "ExportError", "supported_ops", "OPSET"]

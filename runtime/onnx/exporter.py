@@ -1,4 +1,4 @@
-"""Walks a graph and builds the ONNX model, asking `rules.RULES` for each op's ONNX nodes.
+"""Walks a graph and builds the ONNX model, asking each op's ONNX rule for its ONNX nodes.
 
 Guarantees: every value gets a model-wide unique name; graph inputs keep the placeholder names;
 outputs are `output_0`, `output_1`, ...; sub-graphs (If branches, Loop bodies) read outer
@@ -15,6 +15,7 @@ from onnx import TensorProto, helper, numpy_helper
 from runtime.errors import with_origin
 from runtime.function import ConcreteFunction, Function
 from runtime.onnx import OPSET, ExportError
+from runtime.ops.registry import ONNX, PLACEHOLDER
 
 IR_VERSION = 10  # the IR version of opset 21
 
@@ -93,14 +94,14 @@ class Builder:
     def inline(self, graph, input_names) -> list[str]:
         """Adds the ops of `graph` with its placeholders bound to `input_names`; returns the
         names of its outputs."""
-        from runtime.onnx.rules import RULES
+        from runtime.onnx import rules  # noqa: F401 - registers the ONNX rules of the ops
 
         env = {id(t): name for t, name in zip(graph.inputs, input_names)}
         outer_op = self.op
         for op in graph.operations:
-            if op.type == "Placeholder":
+            if op.opdef is PLACEHOLDER:
                 continue
-            rule = RULES.get(op.type)
+            rule = op.opdef.rule(ONNX)
             if rule is None:
                 raise unsupported(op, "there is no ONNX export rule for this op type")
             self.op = op

@@ -1,10 +1,10 @@
-"""ONNX export rules, one per op type: `RULES[op_type](builder, op, inputs) -> output names`.
+"""ONNX export rules: each op's ONNX rule kind, `rule(builder, op, inputs) -> output names`.
 
 A rule gets the Builder of the ONNX graph being written, the Operation (its attrs, input and
 output dtypes/shapes, origin) and the ONNX names of its inputs; it adds nodes and returns one
-name per op output. Rules raise `unsupported(op, reason)` for what ONNX cannot express. Keeping
-the rules in this one table (rather than in an if-ladder) means each op's export sits in one
-place, ready to move onto its OpDef later.
+name per op output. Rules raise `unsupported(op, reason)` for what ONNX cannot express. The
+table at the end registers each rule against its op object (`op.opdef.rule(ONNX)`); ops that
+have none say why (`lacks`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,22 @@ from __future__ import annotations
 import numpy as np
 from onnx import helper
 
-from runtime import dtypes
+from runtime import dtypes, variables
 from runtime.onnx.exporter import elem_type, unsupported, value_info
+from runtime.ops import (
+    array_ops,
+    control_flow_ops,
+    creation_ops,
+    io_ops,
+    list_ops,
+    math_ops,
+    random_ops,
+    reduction_ops,
+    string_ops,
+)
+from runtime.ops import control_flow_ops as cf
+from runtime.ops.fused_ops import FUSED_ELEMENTWISE
+from runtime.ops.registry import CONST, ONNX, PLACEHOLDER, lacks, register_rules
 
 INT64_MAX = np.iinfo(np.int64).max
 INT64_MIN = np.iinfo(np.int64).min
@@ -356,7 +370,7 @@ def _string_format(b, op, x):
     text = op.outputs[0]
     consumers = [o for o in op.graph.operations if any(t is text for t in o.inputs)]
     only_printed = all(t is not text for t in op.graph.outputs) and all(
-        o.type == "PrintV2" for o in consumers)
+        o.opdef is io_ops.PRINT for o in consumers)
     if b.drop_prints and only_printed:
         return [b.const(np.array(b"", dtype=object))]  # unused: its prints are dropped
     hint = "; it only feeds prints, so drop_prints=True leaves it out" if only_printed else ""
@@ -465,17 +479,20 @@ def _list_concat(b, op, x):
 # ---- control flow -----------------------------------------------------------------------------
 
 def _if(b, op, x):
-    then_graph = b.subgraph(op.attrs["then_branch"], x[1:], f"{op.name}_then")
-    else_graph = b.subgraph(op.attrs["else_branch"], x[1:], f"{op.name}_else")
-    return b.node("If", [x[0]], len(op.outputs), then_branch=then_graph, else_branch=else_graph)
+    predicate, captured = cf.split_inputs(op, x)
+    then_branch, else_branch = cf.branches(op)
+    then_graph = b.subgraph(then_branch, captured, f"{op.name}_then")
+    else_graph = b.subgraph(else_branch, captured, f"{op.name}_else")
+    return b.node("If", [predicate], len(op.outputs), then_branch=then_graph,
+                  else_branch=else_graph)
 
 
 def _while(b, op, x):
     """`while cond(v): v = body(v)` as ONNX Loop: the condition is computed once before the loop
     and again at the end of every iteration (both copies of the cond graph are inlined)."""
-    cond, body, limit = op.attrs["cond"], op.attrs["body"], op.attrs["maximum_iterations"]
-    n = len(op.outputs)
-    loop_vars, captured = x[:n], x[n:]
+    cond, body, limit = cf.loop_cond(op), cf.loop_body(op), cf.iteration_limit(op)
+    n = cf.loop_count(op)
+    loop_vars, captured = cf.split_inputs(op, x)
     first_test = b.inline(cond, x)[0]
     child = b.child()
     child.op = op
@@ -486,116 +503,120 @@ def _while(b, op, x):
     test = child.inline(cond, results + captured)[0]
     inputs = [value_info(iteration, dtypes.int64, []), value_info(test_in, dtypes.bool_, [])]
     inputs += [value_info(name, dtype, shape)
-               for name, (dtype, shape) in zip(carried, op.attrs["specs"])]
+               for name, (dtype, shape) in zip(carried, cf.loop_specs(op))]
     specs = [(dtypes.bool_, ())] + [(t.dtype, t.shape) for t in op.outputs]
     loop_body = child.finish(f"{op.name}_body", inputs, [test] + results, specs)
     trips = b.const(np.int64(limit)) if limit is not None else ""
     return b.node("Loop", [trips, first_test, *loop_vars], n, body=loop_body)
 
 
-RULES = {
-    "Const": _const,
+register_rules(ONNX, {
+    CONST: _const,
     # arithmetic
-    "Add": _add,
-    "Sub": _same("Sub"),
-    "Mul": _same("Mul"),
-    "RealDiv": _real_div,
-    "FloorDiv": _floor_div,
-    "FloorMod": _floor_mod,
-    "Pow": _same("Pow"),
-    "Maximum": _same("Max"),
-    "Minimum": _same("Min"),
-    "Equal": _same("Equal"),
-    "NotEqual": _not_equal,
-    "StringEqual": _same("Equal"),
-    "StringNotEqual": _not_equal,
-    "Less": _same("Less"),
-    "LessEqual": _same("LessOrEqual"),
-    "Greater": _same("Greater"),
-    "GreaterEqual": _same("GreaterOrEqual"),
-    "LogicalAnd": _same("And"),
-    "LogicalOr": _same("Or"),
-    "LogicalXor": _same("Xor"),
-    "LogicalNot": _same("Not"),
-    "Neg": _neg,
-    "Abs": _same("Abs"),
-    "Sign": _same("Sign"),
-    "Exp": _floats_only("Exp"),
-    "Log": _floats_only("Log"),
-    "Sqrt": _floats_only("Sqrt"),
-    "Square": _square,
-    "Sin": _floats_only("Sin"),
-    "Cos": _floats_only("Cos"),
-    "Tanh": _floats_only("Tanh"),
-    "Sigmoid": _floats_only("Sigmoid"),
-    "Relu": _relu,
-    "Round": _round,
-    "Floor": _floats_only("Floor"),
-    "Ceil": _floats_only("Ceil"),
-    "Select": _same("Where"),
-    "Where": _nonzero,
-    "Cast": _cast,
-    "ClipByValue": _clip,
-    "MatMul": _same("MatMul"),
-    "Softmax": _softmax,
+    math_ops.ADD: _add,
+    math_ops.SUB: _same("Sub"),
+    math_ops.MUL: _same("Mul"),
+    math_ops.DIV: _real_div,
+    math_ops.FLOORDIV: _floor_div,
+    math_ops.MOD: _floor_mod,
+    math_ops.POW: _same("Pow"),
+    math_ops.MAXIMUM: _same("Max"),
+    math_ops.MINIMUM: _same("Min"),
+    math_ops.EQUAL: _same("Equal"),
+    math_ops.NOT_EQUAL: _not_equal,
+    math_ops.STRING_EQUAL: _same("Equal"),
+    math_ops.STRING_NOT_EQUAL: _not_equal,
+    math_ops.LESS: _same("Less"),
+    math_ops.LESS_EQUAL: _same("LessOrEqual"),
+    math_ops.GREATER: _same("Greater"),
+    math_ops.GREATER_EQUAL: _same("GreaterOrEqual"),
+    math_ops.LOGICAL_AND: _same("And"),
+    math_ops.LOGICAL_OR: _same("Or"),
+    math_ops.LOGICAL_XOR: _same("Xor"),
+    math_ops.LOGICAL_NOT: _same("Not"),
+    math_ops.NEG: _neg,
+    math_ops.ABS: _same("Abs"),
+    math_ops.SIGN: _same("Sign"),
+    math_ops.EXP: _floats_only("Exp"),
+    math_ops.LOG: _floats_only("Log"),
+    math_ops.SQRT: _floats_only("Sqrt"),
+    math_ops.SQUARE: _square,
+    math_ops.SIN: _floats_only("Sin"),
+    math_ops.COS: _floats_only("Cos"),
+    math_ops.TANH: _floats_only("Tanh"),
+    math_ops.SIGMOID: _floats_only("Sigmoid"),
+    math_ops.RELU: _relu,
+    math_ops.ROUND: _round,
+    math_ops.FLOOR: _floats_only("Floor"),
+    math_ops.CEIL: _floats_only("Ceil"),
+    math_ops.WHERE: _same("Where"),
+    math_ops.WHERE_INDICES: _nonzero,
+    math_ops.CAST: _cast,
+    math_ops.CLIP: _clip,
+    math_ops.MATMUL: _same("MatMul"),
+    math_ops.SOFTMAX: _softmax,
     # shapes and layout
-    "Reshape": _reshape,
-    "Transpose": _transpose,
-    "ExpandDims": _expand_dims,
-    "Squeeze": _squeeze,
-    "ConcatV2": _concat,
-    "Pack": _pack,
-    "Unpack": _unpack,
-    "SplitV": _split,
-    "Tile": _tile,
-    "BroadcastTo": _broadcast_to,
-    "DynamicReshape": _dynamic_reshape,
-    "DynamicTile": _dynamic_tile,
-    "DynamicBroadcastTo": _dynamic_broadcast_to,
-    "Identity": _same("Identity"),
-    "Shape": _shape,
-    "Size": _size,
-    "Rank": _rank,
-    "GatherV2": _gather,
-    "StridedSlice": _strided_slice,
+    array_ops.RESHAPE: _reshape,
+    array_ops.TRANSPOSE: _transpose,
+    array_ops.EXPAND_DIMS: _expand_dims,
+    array_ops.SQUEEZE: _squeeze,
+    array_ops.CONCAT: _concat,
+    array_ops.STACK: _pack,
+    array_ops.UNSTACK: _unpack,
+    array_ops.SPLIT: _split,
+    array_ops.TILE: _tile,
+    array_ops.BROADCAST_TO: _broadcast_to,
+    array_ops.DYNAMIC_RESHAPE: _dynamic_reshape,
+    array_ops.DYNAMIC_TILE: _dynamic_tile,
+    array_ops.DYNAMIC_BROADCAST_TO: _dynamic_broadcast_to,
+    array_ops.IDENTITY: _same("Identity"),
+    array_ops.SHAPE: _shape,
+    array_ops.SIZE: _size,
+    array_ops.RANK: _rank,
+    array_ops.GATHER: _gather,
+    array_ops.GETITEM: _strided_slice,
     # reductions
-    "Sum": _reduce("ReduceSum"),
-    "Mean": _reduce("ReduceMean"),
-    "Max": _reduce("ReduceMax"),
-    "Min": _reduce("ReduceMin"),
-    "Prod": _reduce("ReduceProd"),
-    "Any": _reduce_bool("ReduceMax"),
-    "All": _reduce_bool("ReduceMin"),
-    "ArgMax": _arg("ArgMax"),
-    "ArgMin": _arg("ArgMin"),
+    reduction_ops.SUM: _reduce("ReduceSum"),
+    reduction_ops.MEAN: _reduce("ReduceMean"),
+    reduction_ops.MAX: _reduce("ReduceMax"),
+    reduction_ops.MIN: _reduce("ReduceMin"),
+    reduction_ops.PROD: _reduce("ReduceProd"),
+    reduction_ops.ANY: _reduce_bool("ReduceMax"),
+    reduction_ops.ALL: _reduce_bool("ReduceMin"),
+    reduction_ops.ARGMAX: _arg("ArgMax"),
+    reduction_ops.ARGMIN: _arg("ArgMin"),
     # creation and random
-    "ZerosLike": _like(0),
-    "OnesLike": _like(1),
-    "Fill": _fill,
-    "LinSpace": _linspace,
-    "Range": _range,
-    "RandomUniform": _random("RandomUniform", "minval", "maxval", "low", "high"),
-    "RandomStandardNormal": _random("RandomNormal", "mean", "stddev", "mean", "scale"),
+    creation_ops.ZEROS_LIKE: _like(0),
+    creation_ops.ONES_LIKE: _like(1),
+    creation_ops.FILL: _fill,
+    creation_ops.LINSPACE: _linspace,
+    creation_ops.RANGE: _range,
+    random_ops.UNIFORM: _random("RandomUniform", "minval", "maxval", "low", "high"),
+    random_ops.NORMAL: _random("RandomNormal", "mean", "stddev", "mean", "scale"),
     # strings, side effects, state
-    "StringJoin": _string_join,
-    "StringFormat": _string_format,
-    "PrintV2": _print,
-    "Assert": _assert,
-    "ReadVariableOp": _read_variable,
-    "AssignVariableOp": _assign,
-    "AssignAddVariableOp": _assign,
-    "AssignSubVariableOp": _assign,
+    string_ops.STRING_JOIN: _string_join,
+    string_ops.STRING_FORMAT: _string_format,
+    io_ops.PRINT: _print,
+    io_ops.ASSERT: _assert,
+    variables.READ: _read_variable,
+    variables.ASSIGN: _assign,
+    variables.ASSIGN_ADD: _assign,
+    variables.ASSIGN_SUB: _assign,
     # staged lists
-    "ListFromItems": _sequence_op(_list_from_items),
-    "ListPushBack": _sequence_op(_push_back),
-    "ListPopBack": _sequence_op(_pop_back),
-    "ListLength": _sequence_op(_list_length),
-    "ListGetItem": _sequence_op(_get_item),
-    "ListSetItem": _sequence_op(_set_item),
-    "ListConcatLists": _sequence_op(_concat_lists),
-    "ListStack": _sequence_op(_list_stack),
-    "ListConcat": _sequence_op(_list_concat),
+    list_ops.LIST_FROM_ITEMS: _sequence_op(_list_from_items),
+    list_ops.LIST_PUSH_BACK: _sequence_op(_push_back),
+    list_ops.LIST_POP_BACK: _sequence_op(_pop_back),
+    list_ops.LIST_LENGTH: _sequence_op(_list_length),
+    list_ops.LIST_GET_ITEM: _sequence_op(_get_item),
+    list_ops.LIST_SET_ITEM: _sequence_op(_set_item),
+    list_ops.LIST_CONCAT_LISTS: _sequence_op(_concat_lists),
+    list_ops.LIST_STACK: _sequence_op(_list_stack),
+    list_ops.LIST_CONCAT: _sequence_op(_list_concat),
     # control flow
-    "If": _if,
-    "While": _while,
-}
+    control_flow_ops.IF: _if,
+    control_flow_ops.WHILE: _while,
+})
+lacks(ONNX, "graph inputs become inputs of the ONNX graph", PLACEHOLDER)
+lacks(ONNX, "made by the fusion pass; export uses the graph before the passes", FUSED_ELEMENTWISE)
+lacks(ONNX, "ONNX random ops take a static shape; this one's shape is computed at run time",
+      random_ops.DYNAMIC_UNIFORM)

@@ -11,7 +11,15 @@ from runtime import dtypes
 from runtime.conversion import convert_to_tensor, is_weak, weak_join
 from runtime.errors import GraphLimitError, InvalidArgumentError, with_origin
 from runtime.ops import list_ops, shapes
-from runtime.ops.registry import ELEMENTWISE, FUSED, apply, define_op, lacks
+from runtime.ops.registry import (
+    ELEMENTWISE,
+    FUSED,
+    KNOWN_VALUE,
+    apply,
+    define_op,
+    lacks,
+    register_rule,
+)
 from runtime.source_info import user_origin
 from runtime.tensor import Tensor, normalize
 from runtime.tensor_list import TensorList
@@ -203,6 +211,13 @@ def _stack_infer(inputs, *, axis):
 
 
 STACK = define_op("Pack", infer=_stack_infer, kernel=lambda *xs, axis: np.stack(xs, axis))
+
+
+@register_rule(KNOWN_VALUE, STACK)
+def _known_pack(op):
+    if all(len(t.shape) == 0 for t in op.inputs):
+        return tuple(shapes.known_value(t) for t in op.inputs)
+    return None
 
 
 def stack(values, axis=0):
@@ -399,6 +414,7 @@ SHAPE = define_op(
     infer=lambda inputs, *, out_type: [(out_type, (inputs[0].ndim,))],
     kernel=lambda x, *, out_type: np.array(np.shape(x), dtype=out_type.np_dtype),
 )
+register_rule(KNOWN_VALUE, SHAPE)(lambda op: tuple(op.inputs[0].shape))
 SIZE = define_op(
     "Size",
     infer=lambda inputs, *, out_type: [(out_type, ())],
@@ -568,6 +584,18 @@ def _getitem_kernel(x, *index_values, spec):
 
 
 GETITEM = define_op("StridedSlice", infer=_getitem_infer, kernel=_getitem_kernel)
+
+
+@register_rule(KNOWN_VALUE, GETITEM)
+def _known_dim(op):
+    """`rt.shape(x)[i]`: x's dim i, when known."""
+    spec = op.attrs.get("spec")
+    if op.inputs[0].op.opdef is SHAPE and spec and len(spec) == 1 and spec[0][0] == "int":
+        dims = tuple(op.inputs[0].op.inputs[0].shape)
+        index = spec[0][1]
+        if -len(dims) <= index < len(dims):
+            return dims[index]
+    return None
 
 
 def getitem(tensor, key):

@@ -128,6 +128,20 @@ def sub_graph_inputs(op) -> list:
     return op.inputs[1:] if op.opdef is IF else list(op.inputs)
 
 
+def split_inputs(op, values: list) -> tuple:
+    """`values` (one per input of `op`: names, run-time values...) split by the op's layout:
+    (predicate, captured) for an If, (loop_vars, captured) for a While."""
+    if op.opdef is IF:
+        return values[0], values[1:]
+    n = len(op.outputs)
+    return values[:n], values[n:]
+
+
+def loop_specs(op) -> tuple:
+    """The (dtype, shape) of each loop variable of a While."""
+    return op.attrs["specs"]
+
+
 def invariant_inputs(op, sub) -> list:
     """(placeholder of `sub`, outer tensor) pairs whose value is the same on every run of `sub`:
     all inputs of an If branch, the captured (non loop variable) inputs of a While."""

@@ -14,9 +14,11 @@ from runtime.ops.registry import (
     ELEMENTWISE,
     FRESH_OUTPUT,
     FUSED,
+    KNOWN_VALUE,
     apply,
     define_op,
     lacks,
+    register_rule,
     register_rules,
 )
 from runtime.source_info import user_origin
@@ -311,6 +313,7 @@ CAST = define_op(
     groups=[ELEMENTWISE],
 )
 lacks(FUSED, "changes the dtype: the fused kernel's steps keep their operands' dtype", CAST)
+register_rule(KNOWN_VALUE, CAST)(lambda op: shapes.known_value(op.inputs[0]))
 
 
 def cast(x, dtype):

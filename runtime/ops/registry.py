@@ -137,6 +137,12 @@ CONST = define_op(
 )
 
 
+@register_rule(KNOWN_VALUE, CONST)
+def _known_constant(op):
+    value = op.attrs["value"]
+    return int(value) if value.ndim == 0 else tuple(int(v) for v in np.ravel(value))
+
+
 def constant_in_graph(graph, tensor: EagerTensor) -> SymbolicTensor:
     """A Const op in `graph` holding the value of an eager tensor."""
     value = tensor._value

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.errors import InvalidArgumentError, with_origin
+from runtime.ops.registry import KNOWN_VALUE
 from runtime.source_info import user_origin
 from runtime.tensor import SymbolicTensor, Tensor
 
@@ -96,38 +97,26 @@ def is_dynamic(value) -> bool:
     return isinstance(value, (list, tuple)) and any(is_dynamic(v) for v in value)
 
 
+def known_value(tensor: SymbolicTensor):
+    """What tracing knows of the value of an integer tensor: a tuple for a 1-D tensor (None for
+    unknown items), an int for a scalar, None when nothing is known. Ops that can tell have a
+    KNOWN_VALUE rule (constants, `rt.shape(x)`, casts, packed scalars, an item of a shape)."""
+    rule = tensor.op.opdef.rule(KNOWN_VALUE)
+    return rule(tensor.op) if rule is not None else None
+
+
 def known_dims(shape_tensor) -> tuple:
     """The values of a 1-D integer shape tensor that are known while tracing (None for the
     others): from a constant, from `rt.shape(x)` (x's known dims), or from the items of a
     packed list that are constants or such dims."""
-    op = shape_tensor.op
-    if op.type == "Const":
-        return tuple(int(v) for v in np.ravel(op.attrs["value"]))
-    if op.type == "Shape":
-        return tuple(op.inputs[0].shape)
-    if op.type == "Cast":
-        return known_dims(op.inputs[0])
-    if op.type == "Pack" and all(len(t.shape) == 0 for t in op.inputs):
-        return tuple(_known_scalar(t) for t in op.inputs)
+    known = known_value(shape_tensor)
+    if isinstance(known, tuple):
+        return known
+    if known is not None:
+        return (known,)  # a scalar constant, as np.ravel reads it
     length = shape_tensor.shape[0] if len(shape_tensor.shape) == 1 else None
     if length is None:
         raise InvalidArgumentError(
             f"a shape must be a 1-D tensor of known length, got {shape_tensor.name} of shape "
             f"{list(shape_tensor.shape)}")
     return (None,) * length
-
-
-def _known_scalar(t):
-    op = t.op
-    if op.type == "Const":
-        return int(op.attrs["value"])
-    if op.type == "Cast":
-        return _known_scalar(op.inputs[0])
-    if op.type == "StridedSlice" and op.inputs[0].op.type == "Shape":
-        spec = op.attrs.get("spec")
-        if spec and len(spec) == 1 and spec[0][0] == "int":
-            dims = tuple(op.inputs[0].op.inputs[0].shape)
-            index = spec[0][1]
-            if -len(dims) <= index < len(dims):
-                return dims[index]
-    return None

@@ -30,7 +30,9 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.graph import Graph, is_valid_op_name
-from runtime.ops.registry import CONST, PLACEHOLDER, REGISTRY
+from runtime.ops import array_ops, creation_ops, io_ops, list_ops, random_ops, string_ops
+from runtime.ops.fused_ops import FUSED_ELEMENTWISE
+from runtime.ops.registry import CONST, CONTROL_FLOW, PLACEHOLDER, REGISTRY
 from runtime.saved.errors import LoadError
 from runtime.saved.values import (
     MAX_RANK,
@@ -45,9 +47,9 @@ from runtime.source_info import Origin
 from runtime.variables import Variable
 
 _GRAPH_KEYS = {"name", "inputs", "outputs", "operations"}
-# Op types that only the fusion pass creates. Files hold graphs before fusion (loading fuses),
-# so these never appear in them; FusedElementwise generates Python source from its attrs.
-BUILT_BY_PASSES = frozenset({"FusedElementwise"})
+# Ops that only the fusion pass creates. Files hold graphs before fusion (loading fuses), so
+# these never appear in them; FusedElementwise generates Python source from its attrs.
+BUILT_BY_PASSES = (FUSED_ELEMENTWISE,)
 _OP_KEYS = {"name", "op", "inputs", "attrs", "outputs", "origin"}
 
 
@@ -146,7 +148,7 @@ class GraphDecoder:
         opdef = REGISTRY.get(type_name) if isinstance(type_name, str) else None
         if opdef is None:
             raise LoadError(f"unknown op type {type_name!r} (not in this runtime's op registry).")
-        if type_name in BUILT_BY_PASSES:
+        if opdef in BUILT_BY_PASSES:
             raise LoadError(f"{type_name} ops are made by the optimizing passes when a graph is "
                             "loaded; a saved graph cannot contain them.")
         inputs = [_resolve(r, ops) for r in expect_list(data["inputs"], "inputs")]
@@ -239,12 +241,14 @@ def check_op(opdef, inputs, attrs: dict, specs: list) -> None:
         expected = _ATTR_TYPES.get(key)
         if expected is not None and not expected[0](value):
             raise LoadError(f"attr {key!r} must be {expected[1]}, got {value!r}.")
-    if opdef.name == "PrintV2" and sum(p is None for p in attrs.get("parts", ())) != len(inputs):
+    if opdef is io_ops.PRINT and sum(p is None for p in attrs.get("parts", ())) != len(inputs):
         raise LoadError("its 'parts' do not have one slot per input tensor.")
-    checker = _CONTROL_FLOW_CHECKS.get(opdef.name)
-    if checker is not None:
-        checker(inputs, attrs, specs)
-    else:
+    if opdef.verify is not None:
+        try:
+            opdef.verify(inputs, attrs, specs)
+        except ValueError as e:
+            raise LoadError(str(e)) from None
+    if CONTROL_FLOW not in opdef.groups:
         _check_lists(opdef, inputs, attrs)
     if opdef.kernel is not None:
         _check_kernel_attrs(opdef, inputs, attrs)
@@ -311,15 +315,16 @@ _ATTR_TYPES = {
 
 # How many leading inputs of each list op (runtime/ops/list_ops.py) are lists; its other inputs
 # are items and indices, which its inference checks.
-_LIST_OPERANDS = {"ListFromItems": 0, "ListPushBack": 1, "ListPopBack": 1, "ListLength": 1,
-                  "ListGetItem": 1, "ListSetItem": 1, "ListConcatLists": 2, "ListStack": 1,
-                  "ListConcat": 1}
+_LIST_OPERANDS = {list_ops.LIST_FROM_ITEMS: 0, list_ops.LIST_PUSH_BACK: 1,
+                  list_ops.LIST_POP_BACK: 1, list_ops.LIST_LENGTH: 1, list_ops.LIST_GET_ITEM: 1,
+                  list_ops.LIST_SET_ITEM: 1, list_ops.LIST_CONCAT_LISTS: 2,
+                  list_ops.LIST_STACK: 1, list_ops.LIST_CONCAT: 1}
 
 
 def _check_lists(opdef, inputs, attrs) -> None:
     """List tensors go only into list ops (whose list operands must be lists) and control
     flow: no other kernel can take a ListValue or make one."""
-    count = _LIST_OPERANDS.get(opdef.name)
+    count = _LIST_OPERANDS.get(opdef)
     if count is None:
         if any(t.dtype.is_list for t in inputs) or any(
             isinstance(v, dtypes.DType) and v.is_list for v in attrs.values()
@@ -346,8 +351,9 @@ def _check_const(inputs, attrs, specs) -> None:
 
 
 # The operand of each op whose inference reads its value as a shape (a 1-D int tensor).
-_SHAPE_OPERANDS = {"Fill": 0, "DynamicReshape": 1, "DynamicTile": 1, "DynamicBroadcastTo": 1,
-                   "DynamicRandomUniform": 0}
+_SHAPE_OPERANDS = {creation_ops.FILL: 0, array_ops.DYNAMIC_RESHAPE: 1,
+                   array_ops.DYNAMIC_TILE: 1, array_ops.DYNAMIC_BROADCAST_TO: 1,
+                   random_ops.DYNAMIC_UNIFORM: 0}
 MAX_FORMAT_WIDTH = 10_000  # the widest field (or precision) of a StringFormat template
 _PERCENT_FIELD = re.compile(r"%%|%(?:\([^)]*\))?[-#0 +]*(\d*)(?:\.(\d*))?")
 
@@ -356,15 +362,15 @@ def _check_inference_sizes(opdef, inputs, attrs, specs) -> None:
     """Bounds what the op's inference builds from values in the file, before it runs: it makes
     a list of Unpack's `num` outputs, a tuple of a shape operand's items, and formats a
     StringFormat template (field widths pad empty values)."""
-    if opdef.name == "Unpack" and attrs.get("num") != len(specs):
+    if opdef is array_ops.UNSTACK and attrs.get("num") != len(specs):
         raise LoadError(f"Unpack with num={attrs.get('num')!r} has {len(specs)} outputs.")
-    position = _SHAPE_OPERANDS.get(opdef.name)
+    position = _SHAPE_OPERANDS.get(opdef)
     if position is not None and position < len(inputs):
         shape = inputs[position].shape
         if len(shape) != 1 or shape[0] is not None and shape[0] > MAX_RANK:
             raise LoadError(f"the shape operand of {opdef.name} must be a 1-D tensor of at most "
                             f"{MAX_RANK} dims, got one of shape {list(shape)}.")
-    if opdef.name == "StringFormat" and isinstance(attrs.get("template"), str):
+    if opdef is string_ops.STRING_FORMAT and isinstance(attrs.get("template"), str):
         for width in _template_widths(attrs["template"], attrs.get("style")):
             if len(width) > 6 or int(width) > MAX_FORMAT_WIDTH:
                 raise LoadError(f"its template has a field of width {width[:20]}, more than "
@@ -406,53 +412,3 @@ def _check_kernel_attrs(opdef, inputs, attrs) -> None:
             signature.bind(*inputs, **kernel_attrs)
     except TypeError as e:
         raise LoadError(f"attrs {sorted(attrs)} do not fit {opdef.name}: {e}.") from None
-
-
-def _check_specs(specs) -> list:
-    if not isinstance(specs, tuple) or not all(
-        isinstance(s, tuple) and len(s) == 2 and isinstance(s[0], dtypes.DType)
-        and isinstance(s[1], tuple) and all(d is None or type(d) is int and d >= 0 for d in s[1])
-        for s in specs
-    ):
-        raise LoadError("attr 'specs' must be a tuple of (dtype, shape) pairs.")
-    return list(specs)
-
-
-def _check_signature(graph, dtypes_in, dtypes_out, what) -> None:
-    if not isinstance(graph, Graph):
-        raise LoadError(f"{what} must be a graph.")
-    if [t.dtype for t in graph.inputs] != list(dtypes_in):
-        raise LoadError(f"the inputs of {what} do not match the op's inputs.")
-    if [t.dtype for t in graph.outputs] != list(dtypes_out):
-        raise LoadError(f"the outputs of {what} do not match the op's outputs.")
-
-
-def _check_if(inputs, attrs, specs) -> None:
-    if set(attrs) != {"then_branch", "else_branch", "specs"}:
-        raise LoadError(f"If takes then_branch, else_branch and specs; got {sorted(attrs)}.")
-    out = [d for d, _ in _check_specs(attrs["specs"])]
-    if not inputs or not inputs[0].dtype.is_bool or len(inputs[0].shape) != 0:
-        raise LoadError("the first input of If must be a scalar bool.")
-    captured = [t.dtype for t in inputs[1:]]
-    _check_signature(attrs["then_branch"], captured, out, "then_branch")
-    _check_signature(attrs["else_branch"], captured, out, "else_branch")
-
-
-def _check_while(inputs, attrs, specs) -> None:
-    if set(attrs) != {"cond", "body", "maximum_iterations", "specs"}:
-        raise LoadError("While takes cond, body, maximum_iterations and specs; got "
-                        f"{sorted(attrs)}.")
-    loop = [d for d, _ in _check_specs(attrs["specs"])]
-    limit = attrs["maximum_iterations"]
-    if limit is not None and (type(limit) is not int or limit < 0):
-        raise LoadError(f"maximum_iterations must be None or an int >= 0, got {limit!r}.")
-    all_inputs = [t.dtype for t in inputs]
-    if all_inputs[:len(loop)] != loop:
-        raise LoadError("the loop variables of While do not match its specs.")
-    _check_signature(attrs["cond"], all_inputs, [dtypes.bool_], "cond")
-    if len(attrs["cond"].outputs[0].shape) != 0:
-        raise LoadError("the cond of While must return a scalar bool.")
-    _check_signature(attrs["body"], all_inputs, loop, "body")
-
-
-_CONTROL_FLOW_CHECKS = {"If": _check_if, "While": _check_while}

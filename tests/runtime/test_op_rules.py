@@ -1,0 +1,87 @@
+"""Every op has every rule kind, or says why not (see runtime/ops/registry.py)."""
+
+import pytest
+
+import runtime  # noqa: F401 - defines every op
+from runtime.ops.registry import (
+    CONST,
+    CONTROL_FLOW,
+    ELEMENTWISE,
+    FUSED,
+    GRADIENT,
+    JAX,
+    KNOWN_VALUE,
+    ONNX,
+    PLACEHOLDER,
+    REGISTRY,
+    RULE_KINDS,
+    define_op,
+    lacks,
+    register_rule,
+)
+
+OPS = sorted(REGISTRY.values(), key=lambda opdef: opdef.name)
+PLANNED = (GRADIENT, JAX)  # kinds the next issues fill; until then no op has them
+# Kinds an op may simply not have: the op works without them (KNOWN_VALUE: nothing is known of
+# the value while tracing).
+OPTIONAL = (KNOWN_VALUE,)
+
+
+def _status(opdef, kind):
+    has, reason = opdef.rule(kind) is not None, opdef.lacking.get(kind)
+    assert not (has and reason), f"{opdef.name} has a {kind} rule and says it lacks one"
+    assert reason is None or (isinstance(reason, str) and len(reason) > 10), (opdef.name, kind)
+    return has or reason is not None
+
+
+def test_every_rule_kind_is_covered_by_this_test():
+    assert set(RULE_KINDS) == {FUSED, KNOWN_VALUE, ONNX, GRADIENT, JAX}
+
+
+@pytest.mark.parametrize("opdef", OPS, ids=lambda opdef: opdef.name)
+def test_op_is_defined_completely(opdef):
+    assert opdef.infer is not None or opdef is CONST  # a Const's value decides its output
+    assert callable(opdef.kernel) or CONTROL_FLOW in opdef.groups  # the executor runs those
+    assert opdef.verify is not None or CONTROL_FLOW not in opdef.groups
+
+
+@pytest.mark.parametrize("opdef", OPS, ids=lambda opdef: opdef.name)
+def test_elementwise_ops_have_a_fused_form_or_say_why_not(opdef):
+    if ELEMENTWISE in opdef.groups:
+        assert _status(opdef, FUSED), f"{opdef.name}: no fused form and no reason"
+        form = opdef.rule(FUSED)
+        assert form is None or all(isinstance(step[0], str) for step in form)
+    else:
+        assert opdef.rule(FUSED) is None and FUSED not in opdef.lacking
+
+
+@pytest.mark.parametrize("opdef", OPS, ids=lambda opdef: opdef.name)
+def test_ops_have_an_onnx_rule_or_say_why_not(opdef):
+    pytest.importorskip("onnx")
+    from runtime.onnx import rules  # noqa: F401 - registers the ONNX rules
+
+    assert _status(opdef, ONNX), f"{opdef.name}: no ONNX rule and no reason"
+
+
+def test_optional_rules_are_callables():
+    for opdef in OPS:
+        for kind in OPTIONAL:
+            assert opdef.rule(kind) is None or callable(opdef.rule(kind)), (opdef.name, kind)
+    assert {opdef.name for opdef in OPS if opdef.rule(KNOWN_VALUE)} == {
+        "Const", "Shape", "Cast", "Pack", "StridedSlice"}
+
+
+@pytest.mark.parametrize("kind", PLANNED)
+def test_a_planned_kind_is_empty_or_complete(kind):
+    covered = [_status(opdef, kind) for opdef in OPS]
+    assert not any(covered) or all(covered), (
+        f"some ops have a {kind} rule: every op then needs one or a reason (`lacks`)")
+
+
+def test_rules_are_registered_once_against_known_kinds():
+    with pytest.raises(ValueError, match="unknown rule kind"):
+        register_rule("onnx_v2", PLACEHOLDER)
+    with pytest.raises(ValueError, match="already has a fused rule"):
+        lacks(FUSED, "a second word on the same op", REGISTRY["Add"])
+    with pytest.raises(ValueError, match="defined twice"):
+        define_op("Add", infer=None, kernel=None)

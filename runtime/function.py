@@ -322,7 +322,7 @@ class Function:
         guarded = (("captured", self._guard_values()),) if self._guards else ()
         if self._input_signature is not None:
             return ("input_signature", *guarded)
-        return tuple(_structure_key(v, name) for name, v in arguments) + guarded
+        return tuple(nest.structure_key(v, value_key, name) for name, v in arguments) + guarded
 
     def current_traces(self) -> list:
         """The concrete functions that calls run now: those traced with the current values of
@@ -415,19 +415,19 @@ class Function:
             spec = _spec_of(value)
             return graph.add_input(spec.dtype, spec.shape, name=path)
 
-        traced_args = [(name, _map_leaves(v, name, placeholder)) for name, v in arguments]
+        traced_args = [(name, nest.map_with_paths(placeholder, v, name)) for name, v in arguments]
         fn = self._python_fn_for_tracing()
         created: list = []
         with graph.as_default(), context.watching_variable_creation(created):
             outputs = fn(*self._call_args(traced_args), **self._call_kwargs(traced_args))
-            outputs = _map_leaves(outputs, "output", lambda v, p: _output_tensor(graph, v, p))
+            outputs = nest.map_with_paths(lambda v, p: _output_tensor(graph, v, p), outputs,
+                                          "output")
         graph.outputs = [t for t in nest.flatten(outputs) if isinstance(t, SymbolicTensor)]
         optimized = run_passes(graph, self._optimize)
-        specs = [_map_leaves(v, n, lambda x, p: _spec_of(x)) for n, v in arguments]
+        specs = [nest.map_with_paths(lambda x, p: _spec_of(x), v, n) for n, v in arguments]
         if optimized is not graph:
-            outputs = _map_leaves(
-                outputs, "output", lambda v, p: _translate_output(graph, optimized, v)
-            )
+            outputs = nest.map_with_paths(
+                lambda v, p: _translate_output(graph, optimized, v), outputs, "output")
         concrete = ConcreteFunction(
             optimized, self.__name__, [n for n, _ in arguments], specs, outputs, traced_graph=graph
         )
@@ -640,33 +640,6 @@ def _as_value(value):
     if isinstance(value, EagerTensor):
         return value._value
     return _as_tensor(value)._value
-
-
-def _map_leaves(value, path, fn):
-    """`value` with `fn(leaf, path)` applied to its leaves, visited in `nest.flatten` order
-    (dicts by sorted key: placeholders are made in the order values are passed)."""
-    if isinstance(value, dict):
-        mapped = {k: _map_leaves(value[k], f"{path}[{k!r}]", fn) for k in sorted(value, key=repr)}
-        return type(value)((k, mapped[k]) for k in value)
-    if isinstance(value, tuple) and hasattr(type(value), "_fields"):
-        return type(value)(
-            *[_map_leaves(v, f"{path}.{f}", fn) for f, v in zip(value._fields, value)]
-        )
-    if isinstance(value, (list, tuple)):
-        return type(value)(_map_leaves(v, f"{path}[{i}]", fn) for i, v in enumerate(value))
-    return fn(value, path)
-
-
-def _structure_key(value, path):
-    if isinstance(value, dict):
-        return (
-            "dict",
-            tuple((k, _structure_key(value[k], f"{path}[{k!r}]")) for k in sorted(value, key=repr)),
-        )
-    if isinstance(value, (list, tuple)):
-        kind = type(value) if hasattr(type(value), "_fields") else type(value).__name__
-        return (kind, tuple(_structure_key(v, f"{path}[{i}]") for i, v in enumerate(value)))
-    return value_key(value, path)
 
 
 def _output_tensor(graph, value, path):

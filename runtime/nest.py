@@ -1,4 +1,7 @@
-"""Flattening nested structures (tuple, list, dict, namedtuple) to leaves and back."""
+"""Nested structures (tuple, list, dict, namedtuple) as leaves and back: the one definition of
+leaf order (dicts by sorted key) that tracing, the signature cache key, output packing and
+save/load share. (autograph keeps its own small copy, autograph/operators/structures.py, so
+that it needs no tensor library.)"""
 
 from __future__ import annotations
 
@@ -11,10 +14,55 @@ def is_nested(value) -> bool:
     return isinstance(value, (list, tuple, dict))
 
 
+def sorted_keys(mapping) -> list:
+    """A dict's keys in leaf order."""
+    return sorted(mapping, key=repr)
+
+
 def _children(value):
     if isinstance(value, dict):
-        return [value[k] for k in sorted(value, key=repr)]
+        return [value[k] for k in sorted_keys(value)]
     return list(value)
+
+
+def _labelled_children(value) -> list:
+    """(label, child) pairs of a container in leaf order; labels name the child in a path:
+    `['key']`, `.field`, `[0]`."""
+    if isinstance(value, dict):
+        return [(f"[{k!r}]", value[k]) for k in sorted_keys(value)]
+    if _is_namedtuple(value):
+        return [(f".{f}", v) for f, v in zip(value._fields, value)]
+    return [(f"[{i}]", v) for i, v in enumerate(value)]
+
+
+def flatten_with_paths(structure, path: str = "") -> list:
+    """(path, leaf) pairs of `structure` in `flatten` order; a leaf's path is `path` followed by
+    the labels that lead to it, e.g. `x['a'][0]`."""
+    if not is_nested(structure):
+        return [(path, structure)]
+    pairs = []
+    for label, child in _labelled_children(structure):
+        pairs.extend(flatten_with_paths(child, path + label))
+    return pairs
+
+
+def map_with_paths(fn, structure, path: str = ""):
+    """`structure` with each leaf replaced by `fn(leaf, its path)` (see flatten_with_paths)."""
+    return pack_sequence_as(structure, [fn(leaf, p) for p, leaf in
+                                        flatten_with_paths(structure, path)])
+
+
+def structure_key(structure, leaf_key, path: str = ""):
+    """A hashable key of `structure`: its container types (namedtuple classes by identity), dict
+    keys, and `leaf_key(leaf, path)` of each leaf."""
+    if isinstance(structure, dict):
+        return ("dict", tuple((k, structure_key(structure[k], leaf_key, f"{path}[{k!r}]"))
+                              for k in sorted_keys(structure)))
+    if isinstance(structure, (list, tuple)):
+        kind = type(structure) if _is_namedtuple(structure) else type(structure).__name__
+        return (kind, tuple(structure_key(v, leaf_key, path + label)
+                            for label, v in _labelled_children(structure)))
+    return leaf_key(structure, path)
 
 
 def flatten(structure) -> list:
@@ -43,7 +91,7 @@ _END = object()
 
 def _pack(structure, it):
     if isinstance(structure, dict):
-        packed = {k: _pack(structure[k], it) for k in sorted(structure, key=repr)}
+        packed = {k: _pack(structure[k], it) for k in sorted_keys(structure)}
         return type(structure)((k, packed[k]) for k in structure)
     if _is_namedtuple(structure):
         return type(structure)(*[_pack(v, it) for v in structure])

@@ -85,7 +85,7 @@ def _match(spec, value, values: list, converts: bool):
     if isinstance(spec, dict):
         if not isinstance(value, dict) or set(value) != set(spec):
             return _NO_MATCH
-        pairs = [(spec[k], value[k]) for k in sorted(spec, key=repr)]
+        pairs = [(spec[k], value[k]) for k in nest.sorted_keys(spec)]
     elif isinstance(spec, (list, tuple)):
         if type(value) is not type(spec) and not (
             isinstance(spec, tuple) and isinstance(value, tuple)  # namedtuples load as tuples

@@ -19,6 +19,7 @@ from runtime import (  # onnx: lazy
     saved,
     strings,
 )
+from runtime.concrete_function import ConcreteFunction
 from runtime.control_flow import cond, while_loop
 from runtime.conversion import constant, convert_to_tensor
 from runtime.dtypes import (
@@ -38,7 +39,7 @@ from runtime.dtypes import (
     bool_ as bool,  # noqa: A004 - TensorFlow's name
 )
 from runtime.explain import explain
-from runtime.function import ConcreteFunction, Function, function
+from runtime.function import Function, function
 from runtime.graph import Graph, Operation
 from runtime.ops import overloads as _overloads  # noqa: F401 - installs Tensor operators
 from runtime.ops.array_ops import (

@@ -17,23 +17,27 @@ import html
 import inspect
 import logging
 import threading
-import types
 import warnings
 import weakref
 
 import autograph
 from runtime import capture_guards as guarding
-from runtime import config, context, nest
-from runtime.errors import Error, RetraceError, RetracingWarning, with_origin
-from runtime.executor import codegen
-from runtime.executor.interpreter import locate_error
-from runtime.graph import Graph
-from runtime.ops.registry import constant_in_graph
-from runtime.passes import run_passes
-from runtime.signature import TensorSpec, describe_key, is_tensor_leaf, leaf_str, value_key
+from runtime import config, nest, tracing
+from runtime.concrete_function import ConcreteFunction
+from runtime.errors import RetraceError, RetracingWarning, with_origin
+from runtime.signature import (
+    is_python_key,
+    is_spec_key,
+    is_tensor_leaf,
+    key_phrase,
+    key_str,
+    matches,
+    relax_key,
+    relax_value,
+    value_key,
+)
 from runtime.source_info import user_origin
-from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
-from runtime.tensor_list import TensorList
+from runtime.tensor import EagerTensor, Tensor
 
 logger = logging.getLogger("runtime.function")
 
@@ -41,131 +45,6 @@ RETRACE_WARNING_THRESHOLD = 5
 
 # Python argument types the fast call path keys by value (as the general path does).
 _FAST_PYTHON_TYPES = frozenset({int, float, bool, str})
-
-
-class ConcreteFunction:
-    """One traced graph for one input signature, compiled to Python over numpy.
-
-    `graph` is what runs (after the optimizing passes); `traced_graph` is the graph as traced
-    (only pruned), kept for inspection (for a loaded function: the graph as saved);
-    `optimized` says whether the optimizing passes ran.
-    """
-
-    def __init__(
-        self,
-        graph: Graph,
-        name: str,
-        arg_names,
-        arg_specs,
-        structured_outputs,
-        traced_graph: Graph | None = None,
-        optimized: bool | None = None,
-    ):
-        self.graph = graph
-        self.traced_graph = traced_graph if traced_graph is not None else graph
-        self.optimized = graph is not self.traced_graph if optimized is None else optimized
-        self.name = name
-        self._arg_names = arg_names
-        self.structured_input_signature = arg_specs
-        self.structured_outputs = structured_outputs
-        self._run, self.generated = codegen.compile_graph(graph)
-        self._pack = _make_packer(structured_outputs)
-        self._tensor_specs = [s for s in nest.flatten(arg_specs) if isinstance(s, TensorSpec)]
-
-    def _call_values(self, values):
-        try:
-            outs = self._run(*values)
-        except Exception as e:  # noqa: BLE001 - every failure is re-raised with the user's line
-            raise self._locate(e) from None
-        return self._pack(outs)
-
-    def _locate(self, error: Exception) -> Exception:
-        if getattr(error, "_rt_located", False):
-            return error
-        tb, op = error.__traceback__, None
-        while tb is not None:
-            if tb.tb_frame.f_code.co_filename == self.generated.filename:
-                op = self.generated.line_ops.get(tb.tb_lineno, op)
-            tb = tb.tb_next
-        if op is None:
-            return error
-        if not isinstance(error, (Error, IndexError, ValueError, TypeError, ArithmeticError)):
-            return error
-        return locate_error(error, op)
-
-    def __call__(self, *args, **kwargs):
-        specs = self._tensor_specs
-        tensors = [a for a in nest.flatten((args, kwargs)) if is_tensor_leaf(a)]
-        if len(tensors) != len(specs):
-            raise TypeError(
-                f"{self.name}: expected {len(specs)} tensor arguments, got {len(tensors)}."
-            )
-        from runtime.conversion import convert_to_tensor
-
-        values = []
-        for i, (t, spec) in enumerate(zip(tensors, specs)):
-            t = convert_to_tensor(t)
-            if not spec.is_compatible_with(t):
-                raise TypeError(
-                    f"{self.name}: tensor argument #{i} is {t.dtype.name}{list(t.shape)}, but "
-                    f"this concrete function takes {spec}."
-                )
-            values.append(t._value)
-        return self._call_values(values)
-
-    def pretty_printed_signature(self) -> str:
-        lines = [f"{self.name}({', '.join(self._arg_names)})", "  Args:"]
-        for name, value in zip(self._arg_names, self.structured_input_signature):
-            lines.append(f"    {name}: {_structure_str(value)}")
-        lines.append("  Returns:")
-        lines.append(f"    {_structure_str(self.structured_outputs)}")
-        return "\n".join(lines)
-
-    def _repr_svg_(self):
-        """Notebooks show the graph that runs as a picture (needs Graphviz's `dot`)."""
-        return self.graph._repr_svg_()
-
-    def __repr__(self) -> str:
-        return f"<ConcreteFunction {self.pretty_printed_signature().splitlines()[0]}>"
-
-
-def _structure_str(value) -> str:
-    if isinstance(value, (list, tuple)) and any(is_tensor_leaf(v) for v in nest.flatten(value)):
-        inner = ", ".join(_structure_str(v) for v in value)
-        return f"[{inner}]" if isinstance(value, list) else f"({inner})"
-    if isinstance(value, dict) and any(is_tensor_leaf(v) for v in nest.flatten(value)):
-        return "{" + ", ".join(f"{k!r}: {_structure_str(v)}" for k, v in value.items()) + "}"
-    return leaf_str(value)
-
-
-def eager_output(value, dtype):
-    """A graph's output value as the caller sees it: an eager tensor, or for a list tensor a
-    Python list (of eager tensors, or of lists)."""
-    if dtype.is_list:
-        return [eager_output(item, dtype.element) for item in value.items()]
-    return EagerTensor(value, dtype)
-
-
-def _make_packer(structure):
-    """A function from the compiled graph's output tuple to the user's output structure."""
-    if isinstance(structure, SymbolicTensor):
-        dtype = structure.dtype
-        return lambda outs: eager_output(outs[0], dtype)
-    leaves = nest.flatten(structure)
-    slots = [(i, leaf.dtype) for i, leaf in enumerate(leaves) if isinstance(leaf, SymbolicTensor)]
-    if type(structure) in (tuple, list) and all(isinstance(v, SymbolicTensor) for v in structure):
-        kind, out_dtypes = type(structure), [dtype for _, dtype in slots]
-        return lambda outs: kind(map(eager_output, outs, out_dtypes))
-
-    def pack(outs):
-        flat = list(leaves)
-        for (i, dtype), value in zip(slots, outs):
-            flat[i] = eager_output(value, dtype)
-        return nest.pack_sequence_as(structure, flat)
-
-    if not nest.is_nested(structure):
-        return lambda outs: structure
-    return pack
 
 
 class Function:
@@ -350,7 +229,7 @@ class Function:
 
     def _find_relaxed(self, key):
         for general, concrete in self._concrete.items():
-            if _matches(general, key):
+            if matches(general, key):
                 self._relaxed[key] = concrete
                 return concrete
         return None
@@ -372,7 +251,7 @@ class Function:
                                         and self._shape_only_retraces(key) >= 2):
             relaxed, arguments = self._relax(key, arguments)
             if self._reduce_retracing is None and relaxed != key:
-                changed = ", ".join(f"'{name}' as {_key_str(part)}" for (name, _), part, old
+                changed = ", ".join(f"'{name}' as {key_str(part)}" for (name, _), part, old
                                     in zip(arguments, relaxed, key) if part != old)
                 logger.info(
                     "rt.function '%s': a third shape of the same arguments; tracing one graph "
@@ -407,31 +286,9 @@ class Function:
         )
 
     def _trace_once(self, arguments):
-        graph = Graph(self.__name__)
-
-        def placeholder(value, path):
-            if not is_tensor_leaf(value):
-                return value
-            spec = _spec_of(value)
-            return graph.add_input(spec.dtype, spec.shape, name=path)
-
-        traced_args = [(name, nest.map_with_paths(placeholder, v, name)) for name, v in arguments]
-        fn = self._python_fn_for_tracing()
-        created: list = []
-        with graph.as_default(), context.watching_variable_creation(created):
-            outputs = fn(*self._call_args(traced_args), **self._call_kwargs(traced_args))
-            outputs = nest.map_with_paths(lambda v, p: _output_tensor(graph, v, p), outputs,
-                                          "output")
-        graph.outputs = [t for t in nest.flatten(outputs) if isinstance(t, SymbolicTensor)]
-        optimized = run_passes(graph, self._optimize)
-        specs = [nest.map_with_paths(lambda x, p: _spec_of(x), v, n) for n, v in arguments]
-        if optimized is not graph:
-            outputs = nest.map_with_paths(
-                lambda v, p: _translate_output(graph, optimized, v), outputs, "output")
-        concrete = ConcreteFunction(
-            optimized, self.__name__, [n for n, _ in arguments], specs, outputs, traced_graph=graph
-        )
-        return concrete, created
+        return tracing.trace(self._python_fn_for_tracing(), self.__name__, arguments,
+                             lambda traced: (self._call_args(traced), self._call_kwargs(traced)),
+                             self._optimize)
 
     def _call_args(self, traced_args):
         if self._signature is None or self._input_signature is not None:
@@ -462,15 +319,15 @@ class Function:
     def _shape_only_retraces(self, key) -> int:
         """How many earlier traces differ from `key` only in the dims of tensors."""
         return sum(1 for old, _ in self._traced_keys
-                   if old != key and _relax_key(old, key) is not None)
+                   if old != key and relax_key(old, key) is not None)
 
     def _relax(self, key, arguments):
         """With reduce_retracing: dims that differ from an earlier trace become None."""
         for old_key, _ in reversed(self._traced_keys):
-            relaxed = _relax_key(old_key, key)
+            relaxed = relax_key(old_key, key)
             if relaxed is not None and relaxed != key:
                 relaxed_args = [
-                    (name, _relax_value(v, rk)) for (name, v), rk in zip(arguments, relaxed)
+                    (name, relax_value(v, rk)) for (name, v), rk in zip(arguments, relaxed)
                 ]
                 return relaxed, relaxed_args
         return key, arguments
@@ -514,14 +371,14 @@ class Function:
         if not closest:
             return "the arguments changed"
         name, old, new = closest[0]
-        if _is_python_key(old) or _is_python_key(new):
-            what = (f"argument '{name}' was {_key_phrase(old)}, now {_key_phrase(new)}: Python "
+        if is_python_key(old) or is_python_key(new):
+            what = (f"argument '{name}' was {key_phrase(old)}, now {key_phrase(new)}: Python "
                     "values are part of the signature; pass a tensor")
-        elif _is_spec_key(old) and _is_spec_key(new) and old[0] is new[0]:
-            what = (f"argument '{name}' changed shape from {_key_str(old)} to {_key_str(new)}: "
+        elif is_spec_key(old) and is_spec_key(new) and old[0] is new[0]:
+            what = (f"argument '{name}' changed shape from {key_str(old)} to {key_str(new)}: "
                     "shapes are part of the signature")
         else:
-            what = f"argument '{name}' changed from {_key_phrase(old)} to {_key_phrase(new)}"
+            what = f"argument '{name}' changed from {key_phrase(old)} to {key_phrase(new)}"
         more = len(closest) - 1
         return what + (f" (and {more} more argument{'s' if more > 1 else ''})" if more else "")
 
@@ -629,98 +486,7 @@ def _fast_key(args):
     return tuple(key), values
 
 
-def _spec_of(value):
-    """The TensorSpec of a tensor leaf; other leaves (Python values) are returned as they are."""
-    if isinstance(value, TensorSpec) or not is_tensor_leaf(value):
-        return value
-    return TensorSpec.from_tensor(_as_tensor(value))
-
-
 def _as_value(value):
     if isinstance(value, EagerTensor):
         return value._value
     return _as_tensor(value)._value
-
-
-def _output_tensor(graph, value, path):
-    if isinstance(value, (types.GeneratorType, map, filter, zip, enumerate)):
-        raise TypeError(with_origin(
-            f"The function returns a {type(value).__name__} ({path}): it would run after the "
-            "function returned, outside the graph. Return a list or tuple instead, e.g. "
-            "`return list(...)`.", user_origin()))
-    if isinstance(value, TensorList):
-        value = value.handle
-    if isinstance(value, SymbolicTensor):
-        if value.op.graph is not graph:
-            raise ValueError(
-                f"The function returns {value.name} ({path}), a symbolic tensor of another graph."
-            )
-        return value
-    if isinstance(value, EagerTensor):
-        return constant_in_graph(graph, value)
-    if hasattr(value, "read_value") and hasattr(value, "assign"):
-        return value.read_value()
-    return value
-
-
-def _translate_output(traced, optimized, value):
-    """The output of `optimized` that stands where `value` stood in `traced`."""
-    if not isinstance(value, SymbolicTensor):
-        return value
-    index = next(i for i, t in enumerate(traced.outputs) if t is value)
-    return optimized.outputs[index]
-
-
-def _is_spec_key(part):
-    return isinstance(part, tuple) and len(part) == 2 and hasattr(part[0], "np_dtype")
-
-
-def _relax_key(old, new):
-    if _is_spec_key(old) and _is_spec_key(new):
-        if old[0] is not new[0] or len(old[1]) != len(new[1]):
-            return None
-        return (old[0], tuple(a if a == b else None for a, b in zip(old[1], new[1])))
-    if (
-        isinstance(old, tuple)
-        and isinstance(new, tuple)
-        and len(old) == len(new)
-        and not (_is_spec_key(old) or _is_spec_key(new))
-    ):
-        parts = [_relax_key(a, b) for a, b in zip(old, new)]
-        return None if any(p is None for p in parts) else tuple(parts)
-    return old if old == new else None
-
-
-def _matches(general, key):
-    relaxed = _relax_key(general, key)
-    return relaxed is not None and relaxed == general
-
-
-def _relax_value(value, key_part):
-    if _is_spec_key(key_part) and is_tensor_leaf(value):
-        return TensorSpec(key_part[1], key_part[0])
-    if isinstance(value, (list, tuple)) and not hasattr(type(value), "_fields"):
-        return type(value)(_relax_value(v, k) for v, k in zip(value, key_part[1]))
-    return value
-
-
-def _is_python_key(part) -> bool:
-    return isinstance(part, tuple) and len(part) == 3 and part[0] == "python"
-
-
-def _key_phrase(part) -> str:
-    """A key part in words: "the Python int 5", "a float32[3] tensor"."""
-    if _is_python_key(part):
-        return f"the Python {part[1].__name__} {part[2]!r}"
-    if _is_spec_key(part):
-        return f"a {_key_str(part)} tensor"
-    return _key_str(part)
-
-
-def _key_str(part):
-    if _is_spec_key(part):
-        return describe_key(part)
-    if isinstance(part, tuple) and len(part) == 2 and isinstance(part[1], tuple):
-        return "(" + ", ".join(_key_str(p) for p in part[1]) + ")"
-    return describe_key(part)
-

@@ -99,3 +99,59 @@ def describe_key(part) -> str:
     if isinstance(part, tuple) and part and part[0] == "python":
         return f"{part[2]!r}"
     return repr(part)
+
+
+# ---- comparing and relaxing keys (retracing) ---------------------------------------------------
+
+def is_spec_key(part):
+    return isinstance(part, tuple) and len(part) == 2 and hasattr(part[0], "np_dtype")
+
+
+def relax_key(old, new):
+    if is_spec_key(old) and is_spec_key(new):
+        if old[0] is not new[0] or len(old[1]) != len(new[1]):
+            return None
+        return (old[0], tuple(a if a == b else None for a, b in zip(old[1], new[1])))
+    if (
+        isinstance(old, tuple)
+        and isinstance(new, tuple)
+        and len(old) == len(new)
+        and not (is_spec_key(old) or is_spec_key(new))
+    ):
+        parts = [relax_key(a, b) for a, b in zip(old, new)]
+        return None if any(p is None for p in parts) else tuple(parts)
+    return old if old == new else None
+
+
+def matches(general, key):
+    relaxed = relax_key(general, key)
+    return relaxed is not None and relaxed == general
+
+
+def relax_value(value, key_part):
+    if is_spec_key(key_part) and is_tensor_leaf(value):
+        return TensorSpec(key_part[1], key_part[0])
+    if isinstance(value, (list, tuple)) and not hasattr(type(value), "_fields"):
+        return type(value)(relax_value(v, k) for v, k in zip(value, key_part[1]))
+    return value
+
+
+def is_python_key(part) -> bool:
+    return isinstance(part, tuple) and len(part) == 3 and part[0] == "python"
+
+
+def key_phrase(part) -> str:
+    """A key part in words: "the Python int 5", "a float32[3] tensor"."""
+    if is_python_key(part):
+        return f"the Python {part[1].__name__} {part[2]!r}"
+    if is_spec_key(part):
+        return f"a {key_str(part)} tensor"
+    return key_str(part)
+
+
+def key_str(part):
+    if is_spec_key(part):
+        return describe_key(part)
+    if isinstance(part, tuple) and len(part) == 2 and isinstance(part[1], tuple):
+        return "(" + ", ".join(key_str(p) for p in part[1]) + ")"
+    return describe_key(part)

@@ -12,8 +12,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from runtime.concrete_function import ConcreteFunction
 from runtime.errors import with_origin
-from runtime.function import ConcreteFunction, Function
+from runtime.function import Function
 from runtime.onnx import OPSET, ExportError
 from runtime.ops.registry import ONNX, PLACEHOLDER
 

@@ -35,7 +35,8 @@ import re
 import numpy as np
 
 from runtime import nest
-from runtime.function import ConcreteFunction, Function
+from runtime.concrete_function import ConcreteFunction
+from runtime.function import Function
 from runtime.graph import Graph
 from runtime.passes import compile_ready, optimize_graph
 from runtime.saved import storage

@@ -1,0 +1,137 @@
+"""`ConcreteFunction`: one traced graph for one input signature, compiled to Python over numpy,
+and how a call's outputs are packed into the structure the Python function returned."""
+
+from __future__ import annotations
+
+from runtime import nest
+from runtime.errors import Error
+from runtime.executor import codegen
+from runtime.executor.interpreter import locate_error
+from runtime.graph import Graph
+from runtime.signature import TensorSpec, is_tensor_leaf, leaf_str
+from runtime.tensor import EagerTensor, SymbolicTensor
+
+
+class ConcreteFunction:
+    """One traced graph for one input signature, compiled to Python over numpy.
+
+    `graph` is what runs (after the optimizing passes); `traced_graph` is the graph as traced
+    (only pruned), kept for inspection (for a loaded function: the graph as saved);
+    `optimized` says whether the optimizing passes ran.
+    """
+
+    def __init__(
+        self,
+        graph: Graph,
+        name: str,
+        arg_names,
+        arg_specs,
+        structured_outputs,
+        traced_graph: Graph | None = None,
+        optimized: bool | None = None,
+    ):
+        self.graph = graph
+        self.traced_graph = traced_graph if traced_graph is not None else graph
+        self.optimized = graph is not self.traced_graph if optimized is None else optimized
+        self.name = name
+        self._arg_names = arg_names
+        self.structured_input_signature = arg_specs
+        self.structured_outputs = structured_outputs
+        self._run, self.generated = codegen.compile_graph(graph)
+        self._pack = _make_packer(structured_outputs)
+        self._tensor_specs = [s for s in nest.flatten(arg_specs) if isinstance(s, TensorSpec)]
+
+    def _call_values(self, values):
+        try:
+            outs = self._run(*values)
+        except Exception as e:  # noqa: BLE001 - every failure is re-raised with the user's line
+            raise self._locate(e) from None
+        return self._pack(outs)
+
+    def _locate(self, error: Exception) -> Exception:
+        if getattr(error, "_rt_located", False):
+            return error
+        tb, op = error.__traceback__, None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.generated.filename:
+                op = self.generated.line_ops.get(tb.tb_lineno, op)
+            tb = tb.tb_next
+        if op is None:
+            return error
+        if not isinstance(error, (Error, IndexError, ValueError, TypeError, ArithmeticError)):
+            return error
+        return locate_error(error, op)
+
+    def __call__(self, *args, **kwargs):
+        specs = self._tensor_specs
+        tensors = [a for a in nest.flatten((args, kwargs)) if is_tensor_leaf(a)]
+        if len(tensors) != len(specs):
+            raise TypeError(
+                f"{self.name}: expected {len(specs)} tensor arguments, got {len(tensors)}."
+            )
+        from runtime.conversion import convert_to_tensor
+
+        values = []
+        for i, (t, spec) in enumerate(zip(tensors, specs)):
+            t = convert_to_tensor(t)
+            if not spec.is_compatible_with(t):
+                raise TypeError(
+                    f"{self.name}: tensor argument #{i} is {t.dtype.name}{list(t.shape)}, but "
+                    f"this concrete function takes {spec}."
+                )
+            values.append(t._value)
+        return self._call_values(values)
+
+    def pretty_printed_signature(self) -> str:
+        lines = [f"{self.name}({', '.join(self._arg_names)})", "  Args:"]
+        for name, value in zip(self._arg_names, self.structured_input_signature):
+            lines.append(f"    {name}: {_structure_str(value)}")
+        lines.append("  Returns:")
+        lines.append(f"    {_structure_str(self.structured_outputs)}")
+        return "\n".join(lines)
+
+    def _repr_svg_(self):
+        """Notebooks show the graph that runs as a picture (needs Graphviz's `dot`)."""
+        return self.graph._repr_svg_()
+
+    def __repr__(self) -> str:
+        return f"<ConcreteFunction {self.pretty_printed_signature().splitlines()[0]}>"
+
+
+def _structure_str(value) -> str:
+    if isinstance(value, (list, tuple)) and any(is_tensor_leaf(v) for v in nest.flatten(value)):
+        inner = ", ".join(_structure_str(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner})"
+    if isinstance(value, dict) and any(is_tensor_leaf(v) for v in nest.flatten(value)):
+        return "{" + ", ".join(f"{k!r}: {_structure_str(v)}" for k, v in value.items()) + "}"
+    return leaf_str(value)
+
+
+def eager_output(value, dtype):
+    """A graph's output value as the caller sees it: an eager tensor, or for a list tensor a
+    Python list (of eager tensors, or of lists)."""
+    if dtype.is_list:
+        return [eager_output(item, dtype.element) for item in value.items()]
+    return EagerTensor(value, dtype)
+
+
+def _make_packer(structure):
+    """A function from the compiled graph's output tuple to the user's output structure."""
+    if isinstance(structure, SymbolicTensor):
+        dtype = structure.dtype
+        return lambda outs: eager_output(outs[0], dtype)
+    leaves = nest.flatten(structure)
+    slots = [(i, leaf.dtype) for i, leaf in enumerate(leaves) if isinstance(leaf, SymbolicTensor)]
+    if type(structure) in (tuple, list) and all(isinstance(v, SymbolicTensor) for v in structure):
+        kind, out_dtypes = type(structure), [dtype for _, dtype in slots]
+        return lambda outs: kind(map(eager_output, outs, out_dtypes))
+
+    def pack(outs):
+        flat = list(leaves)
+        for (i, dtype), value in zip(slots, outs):
+            flat[i] = eager_output(value, dtype)
+        return nest.pack_sequence_as(structure, flat)
+
+    if not nest.is_nested(structure):
+        return lambda outs: structure
+    return pack

@@ -1,4 +1,7 @@
-"""Deterministic fresh names: `loop_body`, then `loop_body_1`, ... avoiding the user's names."""
+"""Deterministic fresh names: `loop_body`, then `loop_body_1`, ... avoiding the user's names.
+
+`fresh_name` is the one helper for this, also used by runtime's code generator and ONNX
+exporter."""
 
 from __future__ import annotations
 
@@ -9,6 +12,17 @@ import gast
 from autograph import traversal
 
 _BUILTINS = frozenset(dir(builtins))
+
+
+def fresh_name(base: str, taken: set, suffix: str = "_{}") -> str:
+    """`base` if it is not in `taken`, else `base + suffix.format(n)` for the first free
+    n = 1, 2, ...; the name returned is added to `taken`."""
+    name, n = base, 0
+    while name in taken:
+        n += 1
+        name = base + suffix.format(n)
+    taken.add(name)
+    return name
 
 
 class Namer:
@@ -38,9 +52,4 @@ class Namer:
 
     def new(self, base: str) -> str:
         """`base` if free, else `base_1`, `base_2`, ..."""
-        name, i = base, 0
-        while name in self._taken:
-            i += 1
-            name = f"{base}_{i}"
-        self._taken.add(name)
-        return name
+        return fresh_name(base, self._taken)

@@ -16,11 +16,12 @@ from autograph.anno import Anno, hasanno, setanno
 
 
 class Origin(NamedTuple):
-    """A place in the user's source."""
+    """A place in the user's source: file, line, column (None when only the line is known, as
+    for a frame of running code) and the text of the line. Shared by autograph and runtime."""
 
     filename: str
     lineno: int
-    col: int
+    col: int | None
     text: str
 
     def __str__(self) -> str:

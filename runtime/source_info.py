@@ -11,43 +11,24 @@ import functools
 import linecache
 import os
 import sys
-from typing import NamedTuple
 
 import autograph
+from autograph.origins import Origin
 
 _RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _AUTOGRAPH_DIR = os.path.dirname(os.path.abspath(autograph.__file__)) + os.sep
 _LIBRARY_DIRS = (_RUNTIME_DIR, _AUTOGRAPH_DIR, os.path.dirname(os.__file__) + os.sep)
 
 
-class Origin(NamedTuple):
-    """A place in the user's source: file, line and the text of that line."""
-
-    filename: str
-    lineno: int
-    text: str
-
-    def __str__(self) -> str:
-        return f"{self.filename}:{self.lineno}"
-
-
-def _translate(filename: str, lineno: int) -> Origin | None:
-    lookup = getattr(autograph, "user_location", None)
-    if lookup is None:
-        return None
-    found = lookup(filename, lineno)
-    return Origin(*found) if found is not None else None
-
-
 @functools.lru_cache(maxsize=8192)  # tracing asks for the same few lines many times
 def origin_of_frame(filename: str, lineno: int) -> Origin | None:
     """The user's Origin of a frame location, or None for library frames."""
-    mapped = _translate(filename, lineno)
+    mapped = autograph.user_location(filename, lineno)  # (file, line, text) in generated code
     if mapped is not None:
-        return mapped
+        return Origin(mapped[0], mapped[1], None, mapped[2])
     if filename.startswith(_LIBRARY_DIRS) or filename.startswith("<"):
         return None
-    return Origin(filename, lineno, linecache.getline(filename, lineno).strip())
+    return Origin(filename, lineno, None, linecache.getline(filename, lineno).strip())
 
 
 def user_origin(depth: int = 1) -> Origin | None:

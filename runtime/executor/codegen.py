@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from autograph.namer import fresh_name
 from runtime.graph import Graph, Operation
 from runtime.ops import control_flow_ops as cf
 from runtime.ops.control_flow_ops import IF, WHILE
@@ -60,11 +61,7 @@ class _Emitter:
 
     def _fresh(self, base: str) -> str:
         """`base`, or `base_v<n>` if taken: a Python name no other value of the code has."""
-        name, n = base, 1
-        while name in self._taken:
-            name, n = f"{base}_v{n}", n + 1
-        self._taken.add(name)
-        return name
+        return fresh_name(base, self._taken, "_v{}")
 
     def _global(self, prefix: str, value) -> str:
         name = prefix

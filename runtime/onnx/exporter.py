@@ -12,6 +12,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from autograph.namer import fresh_name
 from runtime.concrete_function import ConcreteFunction
 from runtime.errors import with_origin
 from runtime.function import Function
@@ -47,12 +48,7 @@ class _Names:
         self.used: set[str] = set()
 
     def fresh(self, hint: str) -> str:
-        name, n = hint, 0
-        while name in self.used:
-            n += 1
-            name = f"{hint}_{n}"
-        self.used.add(name)
-        return name
+        return fresh_name(hint, self.used)
 
 
 class Builder:

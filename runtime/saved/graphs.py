@@ -216,10 +216,15 @@ def decode_spec(data) -> tuple:
 
 
 def _decode_origin(data):
+    """[file, line, column or None, text]; files written before columns were kept have
+    [file, line, text]."""
     if data is None:
         return None
-    if not (isinstance(data, list) and len(data) == 3 and isinstance(data[0], str)
-            and type(data[1]) is int and isinstance(data[2], str)):
+    if isinstance(data, list) and len(data) == 3:
+        data = [data[0], data[1], None, data[2]]
+    if not (isinstance(data, list) and len(data) == 4 and isinstance(data[0], str)
+            and type(data[1]) is int and (data[2] is None or type(data[2]) is int)
+            and isinstance(data[3], str)):
         raise LoadError(f"malformed origin {data!r}.")
     return Origin(*data)
 

@@ -24,22 +24,37 @@ from runtime.ops.registry import (
 from runtime.source_info import user_origin
 from runtime.tensor import normalize
 
+# The dtypes elementwise ops take, stated (a backend without numpy's rules needs them); the
+# operands of one op have one dtype (binary_operands unifies them first).
+_NUMBERS = frozenset(d for d in dtypes.ALL if not (d.is_bool or d.is_string))
+_FLOATS = frozenset(d for d in dtypes.ALL if d.is_floating)
+_ORDERED = _NUMBERS | {dtypes.bool_}  # what comparisons take
+_BOOLS = frozenset({dtypes.bool_})
+_STRINGS = frozenset({dtypes.string})
 
-def _result_dtype(kernel, *input_dtypes):
-    """The dtype numpy gives for `kernel` on these dtypes (tried on one-element arrays)."""
-    if any(d.is_string for d in input_dtypes):
-        return dtypes.string
-    samples = [np.ones(1, dtype=d.np_dtype) for d in input_dtypes]
-    with np.errstate(all="ignore"):
-        return dtypes.from_numpy(kernel(*samples).dtype)
+
+def _true_division(dtype):
+    """numpy's true division: integers give float64."""
+    return dtype if dtype.is_floating else dtypes.float64
 
 
-def _elementwise(name, kernel, emit=None, dtype=None):
-    """Defines an elementwise op with numpy broadcasting; `dtype` fixes the output dtype."""
+def _elementwise(name, kernel, emit=None, *, accepts, result=None):
+    """Defines an elementwise op with numpy broadcasting on operands of one dtype from
+    `accepts`; it returns that dtype, or `result` (a dtype, or a function of the operands'
+    dtype). tests/runtime/test_op_dtypes.py checks each rule against numpy."""
+    wanted = ", ".join(sorted(d.name for d in accepts))
 
     def infer(inputs):
-        out_dtype = dtype or _result_dtype(kernel, *(t.dtype for t in inputs))
-        return [(out_dtype, shapes.broadcast(*(t.shape for t in inputs)))]
+        operand = {t.dtype for t in inputs}
+        if len(operand) != 1:
+            raise TypeError(f"{name} takes operands of one dtype, got "
+                            f"{', '.join(t.dtype.name for t in inputs)}.")
+        dtype = operand.pop()
+        if dtype not in accepts:
+            raise TypeError(f"{name} takes {wanted} tensors, not {dtype.name}.")
+        out = dtype if result is None else result if isinstance(result, dtypes.DType) else (
+            result(dtype))
+        return [(out, shapes.broadcast(*(t.shape for t in inputs)))]
 
     return define_op(
         name, infer=infer, kernel=kernel, groups=[ELEMENTWISE, FRESH_OUTPUT], emit=emit
@@ -51,30 +66,38 @@ def _binary(expr):
 
 
 # operator.add, unlike np.add, also concatenates strings (bytes and object arrays of bytes).
-ADD = _elementwise("Add", operator.add, _binary("{} + {}"))
-SUB = _elementwise("Sub", np.subtract, _binary("{} - {}"))
-MUL = _elementwise("Mul", np.multiply, _binary("{} * {}"))
-DIV = _elementwise("RealDiv", np.true_divide, _binary("{} / {}"))
-FLOORDIV = _elementwise("FloorDiv", np.floor_divide, _binary("{} // {}"))
-MOD = _elementwise("FloorMod", np.mod, _binary("{} % {}"))
+ADD = _elementwise("Add", operator.add, _binary("{} + {}"), accepts=_NUMBERS | _STRINGS)
+SUB = _elementwise("Sub", np.subtract, _binary("{} - {}"), accepts=_NUMBERS)
+MUL = _elementwise("Mul", np.multiply, _binary("{} * {}"), accepts=_NUMBERS)
+DIV = _elementwise("RealDiv", np.true_divide, _binary("{} / {}"), accepts=_NUMBERS,
+                   result=_true_division)
+FLOORDIV = _elementwise("FloorDiv", np.floor_divide, _binary("{} // {}"), accepts=_NUMBERS)
+MOD = _elementwise("FloorMod", np.mod, _binary("{} % {}"), accepts=_NUMBERS)
 # No `**` emit: on numpy float scalars it rounds differently from np.power (eager's kernel).
-POW = _elementwise("Pow", np.power)
-MAXIMUM = _elementwise("Maximum", np.maximum)
-MINIMUM = _elementwise("Minimum", np.minimum)
+POW = _elementwise("Pow", np.power, accepts=_NUMBERS)
+MAXIMUM = _elementwise("Maximum", np.maximum, accepts=_NUMBERS)
+MINIMUM = _elementwise("Minimum", np.minimum, accepts=_NUMBERS)
 
-EQUAL = _elementwise("Equal", np.equal, _binary("{} == {}"), dtypes.bool_)
-NOT_EQUAL = _elementwise("NotEqual", np.not_equal, _binary("{} != {}"), dtypes.bool_)
-LESS = _elementwise("Less", np.less, _binary("{} < {}"), dtypes.bool_)
-LESS_EQUAL = _elementwise("LessEqual", np.less_equal, _binary("{} <= {}"), dtypes.bool_)
-GREATER = _elementwise("Greater", np.greater, _binary("{} > {}"), dtypes.bool_)
-GREATER_EQUAL = _elementwise("GreaterEqual", np.greater_equal, _binary("{} >= {}"), dtypes.bool_)
+
+def _predicate(name, kernel, expr=None, accepts=_ORDERED):
+    """An elementwise op that returns bools."""
+    emit = _binary(expr) if expr else None
+    return _elementwise(name, kernel, emit, accepts=accepts, result=dtypes.bool_)
+
+
+EQUAL = _predicate("Equal", np.equal, "{} == {}")
+NOT_EQUAL = _predicate("NotEqual", np.not_equal, "{} != {}")
+LESS = _predicate("Less", np.less, "{} < {}")
+LESS_EQUAL = _predicate("LessEqual", np.less_equal, "{} <= {}")
+GREATER = _predicate("Greater", np.greater, "{} > {}")
+GREATER_EQUAL = _predicate("GreaterEqual", np.greater_equal, "{} >= {}")
 # On 0-d strings (`bytes`) `==` gives a Python bool, not a numpy one: strings use the kernel.
-STRING_EQUAL = _elementwise("StringEqual", np.equal, dtype=dtypes.bool_)
-STRING_NOT_EQUAL = _elementwise("StringNotEqual", np.not_equal, dtype=dtypes.bool_)
+STRING_EQUAL = _predicate("StringEqual", np.equal, accepts=_STRINGS)
+STRING_NOT_EQUAL = _predicate("StringNotEqual", np.not_equal, accepts=_STRINGS)
 # On bool values `&`, `|`, `^` equal the logical ufuncs and are far cheaper on numpy scalars.
-LOGICAL_AND = _elementwise("LogicalAnd", np.logical_and, _binary("{} & {}"), dtypes.bool_)
-LOGICAL_OR = _elementwise("LogicalOr", np.logical_or, _binary("{} | {}"), dtypes.bool_)
-LOGICAL_XOR = _elementwise("LogicalXor", np.logical_xor, _binary("{} ^ {}"), dtypes.bool_)
+LOGICAL_AND = _predicate("LogicalAnd", np.logical_and, "{} & {}", accepts=_BOOLS)
+LOGICAL_OR = _predicate("LogicalOr", np.logical_or, "{} | {}", accepts=_BOOLS)
+LOGICAL_XOR = _predicate("LogicalXor", np.logical_xor, "{} ^ {}", accepts=_BOOLS)
 
 
 def _sigmoid(x):
@@ -85,24 +108,23 @@ def _relu(x):
     return np.maximum(x, 0)
 
 
-NEG = _elementwise("Neg", np.negative, lambda a, attrs: f"(-{a[0]})")
-ABS = _elementwise("Abs", np.abs, lambda a, attrs: f"abs({a[0]})")
-SIGN = _elementwise("Sign", np.sign)
-EXP = _elementwise("Exp", np.exp)
-LOG = _elementwise("Log", np.log)
-SQRT = _elementwise("Sqrt", np.sqrt)
-SQUARE = _elementwise("Square", np.square)
-SIN = _elementwise("Sin", np.sin)
-COS = _elementwise("Cos", np.cos)
-TANH = _elementwise("Tanh", np.tanh)
-SIGMOID = _elementwise("Sigmoid", _sigmoid)
-RELU = _elementwise("Relu", _relu)
-ROUND = _elementwise("Round", np.round)
-FLOOR = _elementwise("Floor", np.floor)
-CEIL = _elementwise("Ceil", np.ceil)
-LOGICAL_NOT = _elementwise(
-    "LogicalNot", np.logical_not, lambda a, attrs: f"(~{a[0]})", dtypes.bool_
-)
+NEG = _elementwise("Neg", np.negative, lambda a, attrs: f"(-{a[0]})", accepts=_NUMBERS)
+ABS = _elementwise("Abs", np.abs, lambda a, attrs: f"abs({a[0]})", accepts=_NUMBERS)
+SIGN = _elementwise("Sign", np.sign, accepts=_NUMBERS)
+EXP = _elementwise("Exp", np.exp, accepts=_FLOATS)
+LOG = _elementwise("Log", np.log, accepts=_FLOATS)
+SQRT = _elementwise("Sqrt", np.sqrt, accepts=_FLOATS)
+SQUARE = _elementwise("Square", np.square, accepts=_NUMBERS)
+SIN = _elementwise("Sin", np.sin, accepts=_FLOATS)
+COS = _elementwise("Cos", np.cos, accepts=_FLOATS)
+TANH = _elementwise("Tanh", np.tanh, accepts=_FLOATS)
+SIGMOID = _elementwise("Sigmoid", _sigmoid, accepts=_FLOATS)
+RELU = _elementwise("Relu", _relu, accepts=_NUMBERS)
+ROUND = _elementwise("Round", np.round, accepts=_NUMBERS)
+FLOOR = _elementwise("Floor", np.floor, accepts=_FLOATS)
+CEIL = _elementwise("Ceil", np.ceil, accepts=_FLOATS)
+LOGICAL_NOT = _elementwise("LogicalNot", np.logical_not, lambda a, attrs: f"(~{a[0]})",
+                          accepts=_BOOLS)
 
 
 # How each op runs as ufunc steps inside a FusedElementwise kernel (ops/fused_ops.py): args are
@@ -145,9 +167,6 @@ register_rules(FUSED, {
 lacks(FUSED, "np.power is not fused yet (the power pass rewrites x**2 and x**0.5 first)", POW)
 lacks(FUSED, "strings: the fused kernel runs numeric ufuncs", STRING_EQUAL, STRING_NOT_EQUAL)
 lacks(FUSED, "np.round is not a ufunc; not fused yet", ROUND)
-
-
-_NUMBERS = frozenset(d for d in dtypes.ALL if not (d.is_bool or d.is_string))
 
 
 def _binary_op(opdef, x, y, name, strings=False):

@@ -15,10 +15,12 @@ from runtime import (  # onnx: lazy
     debugging,
     errors,
     onnx,
+    optimizers,
     random,
     saved,
     strings,
 )
+from runtime.autodiff import GradientTape, custom_gradient
 from runtime.concrete_function import ConcreteFunction
 from runtime.control_flow import cond, while_loop
 from runtime.conversion import constant, convert_to_tensor
@@ -55,6 +57,7 @@ from runtime.ops.array_ops import (
     split,
     squeeze,
     stack,
+    stop_gradient,
     tile,
     transpose,
     unstack,

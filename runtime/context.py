@@ -1,4 +1,5 @@
-"""Which graph, if any, new ops go into (a per-thread stack of graphs being built)."""
+"""Per-thread state of what is being built: which graph, if any, new ops go into (a stack of
+graphs), and which gradient tapes record the ops that run."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ class _State(threading.local):
     def __init__(self):
         self.graphs = []
         self.trace_watchers = []
+        self.tapes = []
 
 
 _state = _State()
@@ -50,6 +52,32 @@ def watching_variable_creation(created: list):
         yield created
     finally:
         _state.trace_watchers.pop()
+
+
+def recording_tapes() -> list:
+    """The gradient tapes open on this thread (innermost last)."""
+    return _state.tapes
+
+
+@contextlib.contextmanager
+def recording(tape):
+    """Keeps `tape` open (recording) inside the block."""
+    _state.tapes.append(tape)
+    try:
+        yield tape
+    finally:
+        _state.tapes.remove(tape)
+
+
+@contextlib.contextmanager
+def tapes_paused():
+    """No tape records inside the block (a custom gradient's forward computation)."""
+    saved = _state.tapes
+    _state.tapes = []
+    try:
+        yield
+    finally:
+        _state.tapes = saved
 
 
 def note_variable_created(variable) -> None:

@@ -28,6 +28,10 @@ class CheckError(Error):
     """`check=True`: a graph gave another result than its function run as plain Python."""
 
 
+class NoGradientError(Error, LookupError):
+    """A gradient needs to pass through an op that has no gradient rule."""
+
+
 class RetracingWarning(UserWarning):
     """An `rt.function` traced more graphs than its `max_traces` (each trace is slow)."""
 

@@ -172,6 +172,11 @@ class Graph:
         traced graph stays inspectable."""
         return _copy_graph(self, self.outer, {})
 
+    def copy_into(self, outer: Graph) -> Graph:
+        """A copy of this sub-graph for a new op of `outer`: like `copy`, but its ops get names
+        that are new in `outer`'s family (names are unique across a graph and its sub-graphs)."""
+        return _copy_graph(self, outer, {}, rename=True)
+
     # ---- queries -----------------------------------------------------------------------------
     def is_stateful(self) -> bool:
         return any(op.stateful for op in self.operations)
@@ -261,19 +266,20 @@ class Graph:
         return graph_def
 
 
-def _copy_graph(graph: Graph, outer: Graph | None, tensor_map: dict) -> Graph:
+def _copy_graph(graph: Graph, outer: Graph | None, tensor_map: dict, rename=False) -> Graph:
     new = Graph(graph.name, outer=outer)
     if outer is None:
         new._names = graph._names.copy()
         new.variables = dict(graph.variables)
     for op in graph.operations:
         attrs = {
-            k: _copy_graph(v, new, tensor_map) if isinstance(v, Graph) else v
+            k: _copy_graph(v, new, tensor_map, rename) if isinstance(v, Graph) else v
             for k, v in op.attrs.items()
         }
         inputs = [tensor_map.get(id(t), t) for t in op.inputs]
         specs = [(t.dtype, t.shape) for t in op.outputs]
-        copied = Operation(new, op.name, op.opdef, inputs, attrs, specs, op.origin)
+        name = new._unique_name(op.name, op.opdef) if rename else op.name
+        copied = Operation(new, name, op.opdef, inputs, attrs, specs, op.origin)
         for old, out in zip(op.outputs, copied.outputs):
             tensor_map[id(old)] = out
         new.operations.append(copied)

@@ -17,7 +17,7 @@ import numpy as np
 from runtime import context
 from runtime.conversion import convert_to_tensor, register_conversion
 from runtime.errors import InvalidArgumentError, with_origin
-from runtime.ops.registry import READS_STATE, apply, define_op
+from runtime.ops.registry import GRADIENT, READS_STATE, apply, define_op, lacks
 from runtime.source_info import user_origin
 from runtime.tensor import EagerTensor, SymbolicTensor, TensorShape
 
@@ -72,6 +72,9 @@ ASSIGN_ADD = define_op(
 ASSIGN_SUB = define_op(
     "AssignSubVariableOp", infer=lambda i, **a: [], kernel=_assign_sub_kernel, stateful=True
 )
+lacks(GRADIENT, "a tape maps each read to its variable (GradientTape.record_read)", READ)
+lacks(GRADIENT, "no outputs: assignments are not differentiated", ASSIGN, ASSIGN_ADD,
+      ASSIGN_SUB)
 
 
 class Variable:
@@ -102,7 +105,10 @@ class Variable:
         """The current value (a graph read op when tracing)."""
         graph = context.current_graph()
         if graph is None:
-            return EagerTensor(self.value_, self.dtype)
+            tensor = EagerTensor(self.value_, self.dtype)
+            for tape in context.recording_tapes():
+                tape.record_read(self, tensor)
+            return tensor
         graph.variables[self.name] = self
         return apply(READ, [], {"variable": self})
 

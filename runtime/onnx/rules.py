@@ -285,6 +285,18 @@ def _reduce(onnx_type):
     return rule
 
 
+def _sum_to_shape(b, op, x):
+    """A gradient summed back to its operand's shape: static shapes give the axes."""
+    grad, out = op.inputs[0], op.outputs[0]
+    if not (grad.shape.is_fully_defined() and out.shape.is_fully_defined()):
+        raise unsupported(op, "the shapes of a broadcast gradient must be known to export it")
+    lead = len(grad.shape) - len(out.shape)
+    axes = list(range(lead)) + [lead + i for i, d in enumerate(out.shape)
+                                if d == 1 and grad.shape[lead + i] != 1]
+    summed = b.one("ReduceSum", x[0], b.int64s(axes), keepdims=1) if axes else x[0]
+    return [b.one("Reshape", summed, b.int64s(list(out.shape)), allowzero=1)]
+
+
 def _reduce_bool(onnx_type):
     """Any / All: ONNX reduces numbers, so bools go through int32 and back."""
 
@@ -585,6 +597,8 @@ register_rules(ONNX, {
     reduction_ops.ALL: _reduce_bool("ReduceMin"),
     reduction_ops.ARGMAX: _arg("ArgMax"),
     reduction_ops.ARGMIN: _arg("ArgMin"),
+    reduction_ops.SUM_TO_SHAPE: _sum_to_shape,
+    array_ops.STOP_GRADIENT: _same("Identity"),
     # creation and random
     creation_ops.ZEROS_LIKE: _like(0),
     creation_ops.ONES_LIKE: _like(1),
@@ -620,3 +634,4 @@ lacks(ONNX, "graph inputs become inputs of the ONNX graph", PLACEHOLDER)
 lacks(ONNX, "made by the fusion pass; export uses the graph before the passes", FUSED_ELEMENTWISE)
 lacks(ONNX, "ONNX random ops take a static shape; this one's shape is computed at run time",
       random_ops.DYNAMIC_UNIFORM)
+lacks(ONNX, "not yet: the gradient of indexing has no export", array_ops.SLICE_GRADIENT)

@@ -14,11 +14,13 @@ from runtime.ops import list_ops, shapes
 from runtime.ops.registry import (
     ELEMENTWISE,
     FUSED,
+    GRADIENT,
     KNOWN_VALUE,
     apply,
     define_op,
     lacks,
     register_rule,
+    register_rules,
 )
 from runtime.source_info import user_origin
 from runtime.tensor import Tensor, normalize
@@ -604,3 +606,113 @@ def getitem(tensor, key):
     tensor = convert_to_tensor(tensor)
     spec, index_tensors = _index_spec(key)
     return apply(GETITEM, [tensor, *index_tensors], {"spec": spec})
+
+
+# ---- stop_gradient ---------------------------------------------------------------------------
+
+STOP_GRADIENT = define_op(
+    "StopGradient",
+    infer=lambda inputs: [(inputs[0].dtype, inputs[0].shape)],
+    kernel=lambda x: x,
+    emit=lambda a, attrs: a[0],
+)
+
+
+def stop_gradient(input):  # noqa: A002 - TensorFlow's name
+    """`input` as a value no gradient flows through (tapes see a constant)."""
+    return apply(STOP_GRADIENT, [convert_to_tensor(input)])
+
+
+# ---- the gradient of indexing: the slice's gradient placed in zeros ----------------------------
+
+def _slice_gradient_kernel(grad, shape, *index_values, spec):
+    out = np.zeros(tuple(int(d) for d in shape), dtype=np.asarray(grad).dtype)
+    index = _index_tuple(spec, index_values)
+    if any(item[0] == "tensor" for item in spec):
+        np.add.at(out, index, grad)  # repeated indices add up
+    else:
+        out[index] += grad
+    return normalize(out)
+
+
+SLICE_GRADIENT = define_op(
+    "StridedSliceGrad",
+    infer=lambda inputs, *, spec: [(inputs[0].dtype, shapes.known_dims(inputs[1]))],
+    kernel=_slice_gradient_kernel,
+)
+
+
+# ---- gradients ---------------------------------------------------------------------------------
+
+def _reshape_to(grad, x):
+    if x.shape.is_fully_defined():
+        return reshape(grad, tuple(x.shape))
+    return reshape(grad, shape(x))
+
+
+def _tile_gradient(op, grads):
+    x, g = op.inputs[0], grads[0]
+    if not x.shape.is_fully_defined():
+        raise GraphLimitError(with_origin(
+            "The gradient of tile needs the tiled tensor's shape while tracing; it is "
+            f"{list(x.shape)}.", op.origin))
+    from runtime.ops import reduction_ops
+
+    pairs = [d for m, n in zip(op.attrs["multiples"], x.shape) for d in (m, n)]
+    summed = reduction_ops.reduce_sum(reshape(g, pairs), tuple(range(0, len(pairs), 2)))
+    return [reshape(summed, tuple(x.shape))]
+
+
+def _concat_gradient(op, grads):
+    axis, g = op.attrs["axis"], grads[0]
+    a = shapes.normalize_axis(axis, g.ndim, "concat")
+    pieces, start = [], 0
+    for t in op.inputs:
+        size = t.shape[a] if t.shape[a] is not None else shape(t)[a]
+        index = [slice(None)] * a + [slice(start, start + size)]
+        pieces.append(getitem(g, tuple(index)))
+        start = start + size
+    return pieces
+
+
+def _getitem_gradient(op, grads):
+    x, index_tensors = op.inputs[0], op.inputs[1:]
+    grad = apply(SLICE_GRADIENT, [grads[0], shape(x), *index_tensors], {"spec": op.attrs["spec"]})
+    return [grad] + [None] * len(index_tensors)
+
+
+def _zeros_for_missing(grads, outputs):
+    from runtime.ops import creation_ops
+
+    return [g if g is not None else creation_ops.zeros_like(t) for g, t in zip(grads, outputs)]
+
+
+register_rules(GRADIENT, {
+    RESHAPE: lambda op, grads: [_reshape_to(grads[0], op.inputs[0])],
+    DYNAMIC_RESHAPE: lambda op, grads: [_reshape_to(grads[0], op.inputs[0]), None],
+    TRANSPOSE: lambda op, grads: [transpose(grads[0], tuple(np.argsort(op.attrs["perm"])))],
+    EXPAND_DIMS: lambda op, grads: [_reshape_to(grads[0], op.inputs[0])],
+    SQUEEZE: lambda op, grads: [_reshape_to(grads[0], op.inputs[0])],
+    CONCAT: _concat_gradient,
+    STACK: lambda op, grads: unstack(grads[0], len(op.inputs), op.attrs["axis"]),
+    UNSTACK: lambda op, grads: [stack(_zeros_for_missing(grads, op.outputs), op.attrs["axis"])],
+    SPLIT: lambda op, grads: [concat(_zeros_for_missing(grads, op.outputs), op.attrs["axis"])],
+    TILE: _tile_gradient,
+    BROADCAST_TO: lambda op, grads: [_sum_to(grads[0], op.inputs[0])],
+    DYNAMIC_BROADCAST_TO: lambda op, grads: [_sum_to(grads[0], op.inputs[0]), None],
+    IDENTITY: lambda op, grads: [grads[0]],
+    STOP_GRADIENT: lambda op, grads: [None],
+    GETITEM: _getitem_gradient,
+    SLICE_GRADIENT: lambda op, grads: [
+        apply(GETITEM, [grads[0], *op.inputs[2:]], {"spec": op.attrs["spec"]}),
+        None, *[None] * (len(op.inputs) - 2)],
+})
+lacks(GRADIENT, "integer results", SHAPE, SIZE, RANK)
+lacks(GRADIENT, "not yet: its gradient needs a scatter-add of the gathered rows", GATHER)
+lacks(GRADIENT, "not yet: its gradient needs the tiled shape while tracing", DYNAMIC_TILE)
+
+
+def _sum_to(grad, like):
+    from runtime.ops import reduction_ops
+
+    return reduction_ops.sum_to(grad, like)

@@ -12,8 +12,16 @@ import numpy as np
 from runtime import dtypes
 from runtime.conversion import convert_to_tensor
 from runtime.errors import InvalidArgumentError, with_origin
-from runtime.ops import array_ops, math_ops, shapes
-from runtime.ops.registry import ELEMENTWISE, FUSED, apply, define_op, lacks
+from runtime.ops import array_ops, math_ops, reduction_ops, shapes
+from runtime.ops.registry import (
+    ELEMENTWISE,
+    FUSED,
+    GRADIENT,
+    apply,
+    define_op,
+    lacks,
+    register_rule,
+)
 from runtime.source_info import user_origin
 from runtime.tensor import EagerTensor, SymbolicTensor, eager, normalize
 
@@ -184,3 +192,9 @@ def linspace(start, stop, num, axis=0):
         raise InvalidArgumentError(with_origin(
             f"linspace: num must not be negative, got {num}", user_origin()))
     return apply(LINSPACE, [start, stop], {"num": num, "axis": int(axis)})
+
+
+register_rule(GRADIENT, FILL)(lambda op, grads: [None, reduction_ops.reduce_sum(grads[0])])
+# the result does not depend on the input's values
+register_rule(GRADIENT, ZEROS_LIKE, ONES_LIKE)(lambda op, grads: [None])
+lacks(GRADIENT, "not yet: no gradient with respect to the bounds", RANGE, LINSPACE)

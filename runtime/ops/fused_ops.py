@@ -33,7 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from runtime.ops.registry import define_op
+from runtime.ops.registry import GRADIENT, define_op, lacks
 
 # Arrays at least this big are shared out block by block between the calling thread and a
 # helper thread (numpy releases the GIL inside ufunc loops, so both run at once on two cores),
@@ -190,3 +190,6 @@ def _operand(arg, buffers, array_inputs) -> str:
     if kind == "in":
         return f"x{value}_" if array_inputs[value] else f"in{value}"
     return _view(buffers[value])
+
+
+lacks(GRADIENT, "made by the fusion pass, after gradients are built", FUSED_ELEMENTWISE)

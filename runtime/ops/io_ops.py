@@ -8,7 +8,7 @@ import numpy as np
 
 from runtime.conversion import convert_to_tensor
 from runtime.errors import InvalidArgumentError
-from runtime.ops.registry import apply, define_op
+from runtime.ops.registry import GRADIENT, apply, define_op, lacks
 from runtime.ops.string_ops import decoded
 from runtime.tensor import Tensor
 
@@ -69,3 +69,6 @@ def assert_true(condition, message="condition is false"):
     if not condition.dtype.is_bool:
         raise TypeError(f"assert_true needs a bool condition, got {condition.dtype.name}.")
     apply(ASSERT, [condition], {"message": str(message)})
+
+
+lacks(GRADIENT, "no outputs: a side effect", PRINT, ASSERT)

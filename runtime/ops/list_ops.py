@@ -13,7 +13,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import GraphLimitError, InvalidArgumentError, OperatorNotAllowedInGraphError
-from runtime.ops.registry import apply, define_op
+from runtime.ops.registry import GRADIENT, apply, define_op, lacks
 
 
 class ListValue:
@@ -264,3 +264,8 @@ def stack(lst):
 
 def concat(lst, axis: int):
     return apply(LIST_CONCAT, [lst], {"axis": int(axis)})
+
+
+lacks(GRADIENT, "not yet: gradients do not flow through staged lists", LIST_FROM_ITEMS,
+      LIST_PUSH_BACK, LIST_POP_BACK, LIST_LENGTH, LIST_GET_ITEM, LIST_SET_ITEM, LIST_CONCAT_LISTS,
+      LIST_STACK, LIST_CONCAT)

@@ -9,11 +9,12 @@ import numpy as np
 from runtime import dtypes
 from runtime.conversion import binary_operands, convert_to_tensor, weak_result
 from runtime.errors import InvalidArgumentError, with_origin
-from runtime.ops import array_ops, shapes
+from runtime.ops import array_ops, reduction_ops, shapes
 from runtime.ops.registry import (
     ELEMENTWISE,
     FRESH_OUTPUT,
     FUSED,
+    GRADIENT,
     KNOWN_VALUE,
     apply,
     define_op,
@@ -435,3 +436,100 @@ def softmax(logits, axis=None):
         raise TypeError(f"softmax needs a float tensor, got {logits.dtype.name}.")
     shapes.static_check(shapes.normalize_axis, axis, max(logits.ndim, 1), "softmax")
     return apply(SOFTMAX, [logits], {"axis": axis})
+
+
+# ---- gradients ---------------------------------------------------------------------------------
+# Each rule takes the op (inputs, attrs, outputs) and the gradients of its outputs, and returns
+# the gradients of its inputs (None where there is none); see runtime/autodiff.
+
+def _zeros(like):
+    from runtime.ops import creation_ops
+
+    return creation_ops.zeros_like(like)
+
+
+def _binary_gradient(gradient_a, gradient_b):
+    """A rule for `a op b` from the gradients before summing over broadcast axes."""
+    def rule(op, grads):
+        a, b = op.inputs
+        g = grads[0]
+        return [reduction_ops.sum_to(gradient_a(g, a, b, op.outputs[0]), a),
+                reduction_ops.sum_to(gradient_b(g, a, b, op.outputs[0]), b)]
+    return rule
+
+
+def _log_where_positive(a):
+    positive = greater(a, 0)
+    return where(positive, log(where(positive, a, _ones_like(a))), _zeros(a))
+
+
+def _ones_like(x):
+    from runtime.ops import creation_ops
+
+    return creation_ops.ones_like(x)
+
+
+register_rules(GRADIENT, {
+    ADD: _binary_gradient(lambda g, a, b, y: g, lambda g, a, b, y: g),
+    SUB: _binary_gradient(lambda g, a, b, y: g, lambda g, a, b, y: -g),
+    MUL: _binary_gradient(lambda g, a, b, y: g * b, lambda g, a, b, y: g * a),
+    DIV: _binary_gradient(lambda g, a, b, y: g / b, lambda g, a, b, y: -g * a / (b * b)),
+    POW: _binary_gradient(lambda g, a, b, y: g * b * pow(a, b - 1),
+                          lambda g, a, b, y: g * y * _log_where_positive(a)),
+    MAXIMUM: _binary_gradient(lambda g, a, b, y: where(greater_equal(a, b), g, _zeros(g)),
+                              lambda g, a, b, y: where(greater_equal(a, b), _zeros(g), g)),
+    MINIMUM: _binary_gradient(lambda g, a, b, y: where(less_equal(a, b), g, _zeros(g)),
+                              lambda g, a, b, y: where(less_equal(a, b), _zeros(g), g)),
+    MOD: _binary_gradient(lambda g, a, b, y: g, lambda g, a, b, y: -g * floordiv(a, b)),
+    NEG: lambda op, grads: [-grads[0]],
+    ABS: lambda op, grads: [grads[0] * sign(op.inputs[0])],
+    EXP: lambda op, grads: [grads[0] * op.outputs[0]],
+    LOG: lambda op, grads: [grads[0] / op.inputs[0]],
+    SQRT: lambda op, grads: [grads[0] / (op.outputs[0] * 2.0)],
+    SQUARE: lambda op, grads: [grads[0] * (op.inputs[0] * 2.0)],
+    SIN: lambda op, grads: [grads[0] * cos(op.inputs[0])],
+    COS: lambda op, grads: [-(grads[0] * sin(op.inputs[0]))],
+    TANH: lambda op, grads: [grads[0] * (1.0 - op.outputs[0] * op.outputs[0])],
+    SIGMOID: lambda op, grads: [grads[0] * op.outputs[0] * (1.0 - op.outputs[0])],
+    RELU: lambda op, grads: [where(greater(op.inputs[0], 0), grads[0], _zeros(grads[0]))],
+    # piecewise constant: zero almost everywhere (as JAX; TensorFlow gives None for some)
+    SIGN: lambda op, grads: [_zeros(grads[0])],
+    ROUND: lambda op, grads: [_zeros(grads[0])],
+    FLOOR: lambda op, grads: [_zeros(grads[0])],
+    CEIL: lambda op, grads: [_zeros(grads[0])],
+    WHERE: lambda op, grads: [
+        None,
+        reduction_ops.sum_to(where(op.inputs[0], grads[0], _zeros(grads[0])), op.inputs[1]),
+        reduction_ops.sum_to(where(op.inputs[0], _zeros(grads[0]), grads[0]), op.inputs[2])],
+    CAST: lambda op, grads: [cast(grads[0], op.inputs[0].dtype)
+                             if op.inputs[0].dtype.is_floating else None],
+})
+lacks(GRADIENT, "piecewise constant: no gradient (as in TensorFlow)", FLOORDIV)
+lacks(GRADIENT, "bool results", EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL,
+      STRING_EQUAL, STRING_NOT_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR, LOGICAL_NOT)
+lacks(GRADIENT, "integer results (coordinates)", WHERE_INDICES)
+
+
+@register_rule(GRADIENT, CLIP)
+def _clip_gradient(op, grads):
+    x, lo, hi = op.inputs
+    g, zero = grads[0], _zeros(grads[0])
+    below, above = less(x, lo), greater(x, hi)
+    inside = logical_not(logical_or(below, above))
+    return [reduction_ops.sum_to(where(inside, g, zero), x),
+            reduction_ops.sum_to(where(below, g, zero), lo),
+            reduction_ops.sum_to(where(above, g, zero), hi)]
+
+
+@register_rule(GRADIENT, MATMUL)
+def _matmul_gradient(op, grads):
+    a, b = op.inputs
+    g = grads[0]
+    return [reduction_ops.sum_to(matmul(g, b, transpose_b=True), a),
+            reduction_ops.sum_to(matmul(a, g, transpose_a=True), b)]
+
+
+@register_rule(GRADIENT, SOFTMAX)
+def _softmax_gradient(op, grads):
+    y, g = op.outputs[0], grads[0]
+    return [y * (g - reduction_ops.reduce_sum(g * y, op.attrs["axis"], keepdims=True))]

@@ -13,7 +13,7 @@ import numpy as np
 from runtime import dtypes
 from runtime.conversion import convert_to_tensor
 from runtime.ops import shapes
-from runtime.ops.registry import apply, define_op
+from runtime.ops.registry import GRADIENT, apply, define_op, lacks
 from runtime.tensor import normalize
 
 _default_generator = np.random.default_rng()
@@ -133,3 +133,7 @@ def _shape(shape) -> tuple:
 
 def _seed(seed):
     return None if seed is None else int(seed)
+
+
+lacks(GRADIENT, "random values: not differentiated with respect to their parameters", UNIFORM,
+      NORMAL, DYNAMIC_UNIFORM)

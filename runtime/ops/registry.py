@@ -137,6 +137,9 @@ CONST = define_op(
 )
 
 
+lacks(GRADIENT, "no inputs: nothing to differentiate", PLACEHOLDER, CONST)
+
+
 @register_rule(KNOWN_VALUE, CONST)
 def _known_constant(op):
     value = op.attrs["value"]
@@ -179,17 +182,27 @@ def apply(opdef: OpDef, inputs, attrs=None):
             raise InvalidArgumentError(
                 with_origin(f"{opdef.name} failed: {e}", user_origin(2))
             ) from None
-        if isinstance(result, tuple):
-            return [_wrap(r) for r in result]
-        return _wrap(result)
-    inputs = [_graph_input(graph, t) for t in inputs]
+        outputs = [_wrap(r) for r in result] if isinstance(result, tuple) else [_wrap(result)]
+        if context.recording_tapes():
+            _record(opdef, inputs, inputs, attrs, outputs, user_origin(2))
+        return outputs if isinstance(result, tuple) else outputs[0]
+    given, inputs = inputs, [_graph_input(graph, t) for t in inputs]
     origin = user_origin(2)
     try:
         specs = opdef.infer(inputs, **attrs)
     except (InvalidArgumentError, TypeError, ValueError) as e:
         raise type(e)(with_origin(f"{opdef.name}: {e}", origin)) from None
     op = graph.create_op(opdef, inputs, attrs, specs, origin)
+    if context.recording_tapes():
+        _record(opdef, given, inputs, attrs, op.outputs, origin)
     return op.outputs if len(op.outputs) != 1 else op.outputs[0]
+
+
+def _record(opdef, given, inputs, attrs, outputs, origin) -> None:
+    """Tells the open gradient tapes about an op; `given` are its inputs as passed (an eager
+    tensor among them became the Const input in `inputs` while tracing)."""
+    for tape in list(context.recording_tapes()):
+        tape.record(opdef, given, inputs, attrs, outputs, origin)
 
 
 def _wrap(value) -> EagerTensor:

@@ -8,7 +8,7 @@ from runtime import dtypes
 from runtime.conversion import convert_to_tensor
 from runtime.errors import with_origin
 from runtime.ops import shapes
-from runtime.ops.registry import apply, define_op
+from runtime.ops.registry import GRADIENT, apply, define_op, lacks
 from runtime.source_info import user_origin
 from runtime.tensor import normalize
 
@@ -138,3 +138,6 @@ def format(template: str, *values, style: str = "{}"):  # noqa: A001 - like str.
         raise ValueError(with_origin(f"strings.format: {e}", user_origin(2))) from None
     tensors = [convert_to_tensor(v) for v in values]
     return apply(STRING_FORMAT, tensors, {"template": template, "style": style})
+
+
+lacks(GRADIENT, "string results: nothing to differentiate", STRING_JOIN, STRING_FORMAT)

@@ -21,7 +21,7 @@ from runtime.ops.registry import (
 )
 
 OPS = sorted(REGISTRY.values(), key=lambda opdef: opdef.name)
-PLANNED = (GRADIENT, JAX)  # kinds the next issues fill; until then no op has them
+PLANNED = (JAX,)  # kinds the next issues fill; until then no op has them
 # Kinds an op may simply not have: the op works without them (KNOWN_VALUE: nothing is known of
 # the value while tracing).
 OPTIONAL = (KNOWN_VALUE,)
@@ -61,6 +61,14 @@ def test_ops_have_an_onnx_rule_or_say_why_not(opdef):
     from runtime.onnx import rules  # noqa: F401 - registers the ONNX rules
 
     assert _status(opdef, ONNX), f"{opdef.name}: no ONNX rule and no reason"
+
+
+@pytest.mark.parametrize("opdef", OPS, ids=lambda opdef: opdef.name)
+def test_ops_have_a_gradient_rule_or_say_why_not(opdef):
+    import runtime.autodiff  # noqa: F401 - registers the rules of If and While
+
+    assert _status(opdef, GRADIENT), f"{opdef.name}: no gradient rule and no reason"
+    assert opdef.rule(GRADIENT) is None or callable(opdef.rule(GRADIENT))
 
 
 def test_optional_rules_are_callables():

@@ -1,0 +1,190 @@
+"""Gradients of `If` and `While` (registered as their GRADIENT rules).
+
+Both differentiate their sub-graphs by running them again inside the gradient: `inline` copies
+a branch or body into the graph being built (its stateful ops without outputs, such as prints
+and assignments, are left out: they happen once, in the forward op) and records each copied op
+as an entry for `backprop`.
+
+* `If`: the gradient is another `If` on the same predicate whose branches inline the matching
+  branch and differentiate it: gradients of the captured values and of the variables the
+  branches read.
+* `While` (any trip count, known only at run time): a forward loop runs the body again from the
+  same inputs and pushes each iteration's loop variables onto staged lists (O(1) per
+  iteration); a backward loop then pops the iterations in reverse, inlines the body on the
+  stored values and carries the gradients of the loop variables back, summing the gradients of
+  the captured values and variables. Memory: one copy of the loop variables per iteration.
+  Time: the loop runs twice forward (the original and the recording loop) and once backward
+  (which runs the body again before differentiating it).
+
+A random op inside a differentiated branch or body is refused: running it again would draw
+other numbers than the forward op did.
+"""
+
+from __future__ import annotations
+
+from runtime import context, dtypes
+from runtime.autodiff.backprop import Entry, WithVariables, accumulate, backprop, differentiable
+from runtime.errors import NoGradientError, with_origin
+from runtime.graph import Graph
+from runtime.ops import control_flow_ops as cf
+from runtime.ops import creation_ops, list_ops, math_ops
+from runtime.ops.registry import GRADIENT, PLACEHOLDER, register_rule
+from runtime.variables import READ
+
+
+def inline(graph: Graph, inputs: list):
+    """Copies the ops of `graph` into the graph being built, its placeholders bound to
+    `inputs`; returns (its outputs there, the entries of the copied ops that depend on a float
+    input or variable, [(variable, tensor)] for each variable read)."""
+    target = context.current_graph()
+    values = {id(p): t for p, t in zip(graph.inputs, inputs)}
+    connected = {id(t) for t in inputs if differentiable(t)}
+    entries, reads = [], []
+    for op in graph.operations:
+        if op.opdef is PLACEHOLDER:
+            continue
+        if op.stateful and not op.outputs:
+            continue  # a side effect: it happens in the forward op
+        if op.stateful:
+            raise NoGradientError(with_origin(
+                f"Cannot differentiate through the {op.type} op inside a graph `if` or loop: the "
+                "gradient runs the branch or body again, and this op would not give the same "
+                "values (random numbers). Compute it outside the `if` or loop.", op.origin))
+        op_inputs = [values.get(id(t), t) for t in op.inputs]
+        attrs = {k: v.copy_into(target) if isinstance(v, Graph) else v for k, v in op.attrs.items()}
+        specs = [(t.dtype, t.shape) for t in op.outputs]
+        copied = target.create_op(op.opdef, op_inputs, attrs, specs, op.origin)
+        for old, new in zip(op.outputs, copied.outputs):
+            values[id(old)] = new
+        if op.opdef is READ:
+            reads.append((op.attrs["variable"], copied.outputs[0]))
+            connected.add(id(copied.outputs[0]))
+            continue
+        if not any(id(t) in connected for t in op_inputs) and not (
+                op.subgraphs() and _variables_read(*op.subgraphs())):
+            continue
+        connected.update(id(t) for t in copied.outputs if differentiable(t))
+        entries.append(Entry(op.opdef, op_inputs, attrs, copied.outputs, op.origin))
+    return [values.get(id(t), t) for t in graph.outputs], entries, reads
+
+
+def _differentiate(graph, inputs, output_grads, wanted, variables):
+    """Inlines `graph` on `inputs` and returns the gradients of `inputs[i]` for i in `wanted`,
+    then of each of `variables` (zeros where none flows), from `output_grads`."""
+    outputs, entries, reads = inline(graph, inputs)
+    seeds: dict = {}
+    for out, grad in zip(outputs, output_grads):
+        if grad is not None and differentiable(out):
+            accumulate(seeds, out, grad)
+    variable_grads: dict = {}
+    grads = backprop(entries, seeds, variable_grads)
+    for variable, tensor in reads:
+        found = grads.get(id(tensor))
+        if found is not None:
+            accumulate(variable_grads, variable, found[1])
+    result = []
+    for i in wanted:
+        found = grads.get(id(inputs[i]))
+        result.append(found[1] if found is not None else creation_ops.zeros_like(inputs[i]))
+    for variable in variables:
+        found = variable_grads.get(id(variable))
+        result.append(found[1] if found is not None else creation_ops.zeros_like(
+            variable.read_value()))
+    return result
+
+
+def _variables_read(*graphs) -> list:
+    found = {}
+    for graph in graphs:
+        for op in graph.walk():
+            variable = op.attrs.get("variable") if op.opdef is READ else None
+            if variable is not None and variable.dtype.is_floating:
+                found[id(variable)] = variable
+    return list(found.values())
+
+
+@register_rule(GRADIENT, cf.IF)
+def _if_gradient(op, grads):
+    from runtime.control_flow import cond
+
+    predicate, captured = cf.split_inputs(op, op.inputs)
+    then_branch, else_branch = cf.branches(op)
+    wanted = [i for i, t in enumerate(captured) if differentiable(t)]
+    variables = _variables_read(then_branch, else_branch)
+    if not wanted and not variables:
+        return [None] * len(op.inputs)
+
+    def branch(graph):
+        return lambda: _differentiate(graph, captured, grads, wanted, variables)
+
+    results = cond(predicate, branch(then_branch), branch(else_branch))
+    results = list(results) if isinstance(results, (list, tuple)) else [results]
+    input_grads = [None] * len(op.inputs)
+    for i, grad in zip(wanted, results):
+        input_grads[1 + i] = grad
+    return WithVariables(input_grads, _by_variable(variables, results[len(wanted):]))
+
+
+@register_rule(GRADIENT, cf.WHILE)
+def _while_gradient(op, grads):
+    from runtime.control_flow import while_loop
+
+    n = cf.loop_count(op)
+    initial, captured = cf.split_inputs(op, op.inputs)
+    body, test, limit = cf.loop_body(op), cf.loop_cond(op), cf.iteration_limit(op)
+    carried = [k for k in range(n) if differentiable(initial[k])]
+    wanted = [j for j, t in enumerate(captured) if differentiable(t)]
+    variables = _variables_read(body)
+    if not carried and not wanted and not variables:
+        return [None] * len(op.inputs)
+
+    # 1. the loop again, keeping each iteration's loop variables
+    def record_test(i, *state):
+        going = inline(test, list(state[:n]) + captured)[0][0]
+        return going if limit is None else math_ops.logical_and(going, math_ops.less(i, limit))
+
+    def record_body(i, *state):
+        values, lists = list(state[:n]), state[n:]
+        lists = [list_ops.push_back(_handle(lst), v) for lst, v in zip(lists, values)]
+        return (i + 1, *inline(body, values + captured)[0], *lists)
+
+    empty = [list_ops.from_items([], t.dtype, tuple(t.shape)) for t in initial]
+    start_count = math_ops.cast(0, dtypes.int32)
+    recorded = while_loop(record_test, record_body, [start_count, *initial, *empty])
+    count, history = recorded[0], [_handle(lst) for lst in recorded[1 + n:]]
+
+    # 2. back through the iterations, last first
+    def back_test(i, *state):
+        return math_ops.greater(i, 0)
+
+    def back_body(i, *state):
+        i = i - 1
+        loop_grads = list(state[:len(carried)])
+        values = [list_ops.get_item(history[k], i) for k in range(n)]
+        out_grads = [None] * n
+        for k, grad in zip(carried, loop_grads):
+            out_grads[k] = grad
+        step = _differentiate(body, values + captured, out_grads,
+                              carried + [n + j for j in wanted], variables)
+        sums = [a + b for a, b in zip(state[len(carried):], step[len(carried):])]
+        return (i, *step[:len(carried)], *sums)
+
+    start = [grads[k] if grads[k] is not None else creation_ops.zeros_like(op.outputs[k])
+             for k in carried]
+    zeros = [creation_ops.zeros_like(captured[j]) for j in wanted] + [
+        creation_ops.zeros_like(v.read_value()) for v in variables]
+    final = list(while_loop(back_test, back_body, [count, *start, *zeros]))[1:]
+    input_grads = [None] * len(op.inputs)
+    for k, grad in zip(carried, final):
+        input_grads[k] = grad
+    for j, grad in zip(wanted, final[len(carried):]):
+        input_grads[n + j] = grad
+    return WithVariables(input_grads, _by_variable(variables, final[len(carried) + len(wanted):]))
+
+
+def _handle(value):
+    return getattr(value, "handle", value)  # while_loop gives staged lists back as TensorLists
+
+
+def _by_variable(variables, grads) -> dict:
+    return {id(v): (v, g) for v, g in zip(variables, grads)}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import context, dtypes
 from runtime.conversion import convert_to_tensor
 from runtime.errors import InvalidArgumentError, with_origin
 from runtime.ops import array_ops, math_ops, reduction_ops, shapes
@@ -62,7 +62,7 @@ def fill(dims, value):
     if any(d < 0 for d in shape):
         raise InvalidArgumentError(with_origin(
             f"fill: dims {list(shape)} must not be negative", user_origin()))
-    if isinstance(value, SymbolicTensor):
+    if isinstance(value, SymbolicTensor) or context.recording_tapes():  # an op a tape sees
         return array_ops.broadcast_to(value, shape)
     return eager(np.full(shape, value._value, dtype=value.dtype.np_dtype), value.dtype)
 

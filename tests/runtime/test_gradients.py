@@ -1,0 +1,335 @@
+"""Every gradient rule against central finite differences in float64 (hypothesis draws the
+values), eagerly and inside rt.function; tapes' rules for None, integers and errors."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import runtime as rt
+from runtime.ops.registry import GRADIENT, REGISTRY
+
+H = 1e-6
+
+
+def _loss(fn, weights, *xs):
+    out = fn(*xs)
+    outs = out if isinstance(out, (list, tuple)) else [out]
+    return sum(rt.reduce_sum(o * w) for o, w in zip(outs, weights))
+
+
+def _tape_gradients(fn, weights, arrays):
+    xs = [rt.constant(a) for a in arrays]
+    with rt.GradientTape() as tape:
+        tape.watch(xs)
+        loss = _loss(fn, weights, *xs)
+    return [g.numpy() if g is not None else None for g in tape.gradient(loss, xs)]
+
+
+def _numeric_gradients(fn, weights, arrays, h=H):
+    grads = []
+    for i, a in enumerate(arrays):
+        g = np.zeros_like(a)
+        for index in np.ndindex(a.shape):
+            plus, minus = [x.copy() for x in arrays], [x.copy() for x in arrays]
+            plus[i][index] += h
+            minus[i][index] -= h
+            up = float(_loss(fn, weights, *map(rt.constant, plus)))
+            down = float(_loss(fn, weights, *map(rt.constant, minus)))
+            g[index] = (up - down) / (2 * h)
+        grads.append(g)
+    return grads
+
+
+def check(fn, *arrays, seed=0, h=H, rtol=1e-5):
+    """fn's tape gradients equal finite differences, eagerly and as an rt.function."""
+    arrays = [np.asarray(a, dtype=np.float64) for a in arrays]
+    out = fn(*map(rt.constant, arrays))
+    outs = out if isinstance(out, (list, tuple)) else [out]
+    rng = np.random.default_rng(seed)
+    weights = [rt.constant(rng.uniform(0.5, 1.5, np.shape(o.numpy()))) for o in outs]
+    eager = _tape_gradients(fn, weights, arrays)
+    numeric = _numeric_gradients(fn, weights, arrays, h)
+    for got, want in zip(eager, numeric):
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol / 10)
+
+    def traced(*xs):
+        with rt.GradientTape() as tape:
+            tape.watch(list(xs))
+            loss = _loss(fn, weights, *xs)
+        return tape.gradient(loss, list(xs))
+
+    graph = rt.function(traced, autograph=False)(*map(rt.constant, arrays))
+    for got, want in zip(graph, eager):
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-12, atol=1e-12)
+
+
+def _values(shape, low=-2.0, high=2.0, away_from=None):
+    elements = st.floats(low, high, allow_nan=False, allow_infinity=False)
+    if away_from is not None:
+        elements = elements.filter(lambda v: min(abs(v - p) for p in away_from) > 0.05)
+    return st.lists(elements, min_size=int(np.prod(shape)), max_size=int(np.prod(shape))).map(
+        lambda v: np.reshape(np.array(v, dtype=np.float64), shape))
+
+
+A23, B23, R3 = _values((2, 3)), _values((2, 3)), _values((3,))
+# distinct values: no ties for max and min
+DISTINCT = st.lists(st.floats(-2.0, 2.0, allow_nan=False), min_size=6, max_size=6).filter(
+    lambda v: min(abs(a - b) for i, a in enumerate(v) for b in v[i + 1:]) > 0.05).map(
+    lambda v: np.reshape(np.array(v, dtype=np.float64), (2, 3)))
+APART = _values((2, 3), -1.0, 1.0, away_from=(0.0,))  # an offset that avoids ties
+POSITIVE = _values((2, 3), 0.2, 3.0)
+KINKS = _values((2, 3), away_from=(0.0,))
+
+# op name -> (function of tensors, strategies of its arguments)
+CASES = {
+    "Add": (lambda a, b: a + b, (A23, R3)),
+    "Sub": (lambda a, b: a - b, (A23, R3)),
+    "Mul": (lambda a, b: a * b, (A23, R3)),
+    "RealDiv": (lambda a, b: a / b, (A23, _values((3,), 0.5, 2.0))),
+    "Pow": (lambda a, b: a ** b, (POSITIVE, _values((2, 3), -1.5, 1.5))),
+    "Maximum": (lambda a, d: rt.maximum(a, a + d), (A23, APART)),
+    "Minimum": (lambda a, d: rt.minimum(a * 2.0, a + d), (A23, APART)),
+    "FloorMod": (lambda a, b: a % b, (_values((2, 3), 0.1, 0.9), _values((2, 3), 1.5, 2.0))),
+    "Neg": (lambda a: -a, (A23,)),
+    "Abs": (rt.abs, (KINKS,)),
+    "Exp": (rt.exp, (A23,)),
+    "Log": (rt.log, (POSITIVE,)),
+    "Sqrt": (rt.sqrt, (POSITIVE,)),
+    "Square": (rt.square, (A23,)),
+    "Sin": (rt.sin, (A23,)),
+    "Cos": (rt.cos, (A23,)),
+    "Tanh": (rt.tanh, (A23,)),
+    "Sigmoid": (rt.sigmoid, (A23,)),
+    "Relu": (rt.relu, (KINKS,)),
+    "Sign": (rt.sign, (KINKS,)),
+    "Round": (rt.round, (_values((2, 3), away_from=(-1.5, -0.5, 0.5, 1.5)),)),
+    "Floor": (rt.floor, (_values((2, 3), away_from=(-2, -1, 0, 1, 2)),)),
+    "Ceil": (rt.ceil, (_values((2, 3), away_from=(-2, -1, 0, 1, 2)),)),
+    "Select": (lambda a, b: rt.where(a > 0.0, a * 2.0, b), (KINKS, R3)),
+    # through float32: finite differences need a step well above float32's resolution
+    "Cast": (lambda a: rt.cast(rt.cast(a, rt.float32), rt.float64) * a, (A23,),
+             {"h": 1e-3, "rtol": 1e-3}),
+    "ClipByValue": (lambda a: rt.clip_by_value(a, -1.0, 1.0),
+                    (_values((2, 3), away_from=(-1, 1)),)),
+    "MatMul": (rt.matmul, (A23, _values((3, 2)))),
+    "Softmax": (rt.softmax, (A23,)),
+    "Sum": (lambda a: rt.reduce_sum(a, axis=1), (A23,)),
+    "Mean": (lambda a: rt.reduce_mean(a, axis=0, keepdims=True), (A23,)),
+    "Max": (lambda a: rt.reduce_max(a, axis=1), (DISTINCT,)),
+    "Min": (lambda a: rt.reduce_min(a), (DISTINCT,)),
+    "SumToShape": (lambda a, b: a * b, (_values((2, 1)), R3)),
+    "Reshape": (lambda a: rt.reshape(a, [3, 2]) * rt.reshape(a, [3, 2]), (A23,)),
+    "Transpose": (lambda a: rt.transpose(a) * rt.constant([[1.0, 2.0]], rt.float64), (A23,)),
+    "ExpandDims": (lambda a: rt.expand_dims(a, 1) * a[:, None], (A23,)),
+    "Squeeze": (lambda a: rt.squeeze(a, [0]) * 3.0, (_values((1, 3)),)),
+    "ConcatV2": (lambda a, b: rt.concat([a, b * b], 1), (A23, _values((2, 2)))),
+    "Pack": (lambda a, b: rt.stack([a, b * a], 1), (R3, R3)),
+    "Unpack": (lambda a: rt.unstack(a)[1] * rt.unstack(a)[0], (A23,)),
+    "SplitV": (lambda a: rt.split(a, [1, 2], axis=1)[1] * 2.0, (A23,)),
+    "Tile": (lambda a: rt.tile(a, [2, 3]), (_values((1, 2)),)),
+    "BroadcastTo": (lambda a: rt.broadcast_to(a, [2, 3]) * rt.broadcast_to(a, [2, 3]), (R3,)),
+    "Identity": (lambda a: rt.identity(a) * a, (A23,)),
+    "StridedSlice": (lambda a: a[1, ::2] * a[0, 1:], (A23,)),
+    "Fill": (lambda a: rt.fill([2, 2], rt.reduce_sum(a)) * a[:, :2], (A23,)),
+    "ZerosLike": (lambda a: rt.zeros_like(a) + a * a, (A23,)),
+    "OnesLike": (lambda a: rt.ones_like(a) * a, (A23,)),
+}
+# Rules exercised by other tests below: control flow, shapes computed at run time, the
+# gradient of indexing (second order).
+ELSEWHERE = {"If", "While", "DynamicReshape", "DynamicBroadcastTo", "StridedSliceGrad",
+             "StopGradient"}
+
+
+def test_every_gradient_rule_is_checked():
+    with_rule = {name for name, op in REGISTRY.items() if op.rule(GRADIENT) is not None}
+    assert with_rule == set(CASES) | ELSEWHERE
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_gradient_matches_finite_differences(name):
+    fn, strategies, *options = CASES[name]
+
+    @settings(max_examples=8, deadline=None, derandomize=True)
+    @given(st.tuples(*strategies))
+    def run(arrays):
+        check(fn, *arrays, **(options[0] if options else {}))
+
+    run()
+
+
+def test_dynamic_shapes_reshape_and_broadcast():
+    def fn(a):
+        b = rt.reshape(a, rt.shape(a)[::-1])
+        return rt.reshape(b * b, rt.shape(a)) + rt.broadcast_to(a[:1], rt.shape(a))
+
+    check(fn, np.arange(6.0).reshape(2, 3) / 7.0)
+
+
+# ---- tapes -------------------------------------------------------------------------------------
+
+def test_unconnected_and_integer_sources():
+    x, y, k = rt.constant(2.0), rt.constant(3.0), rt.constant(4)
+    with rt.GradientTape(persistent=True) as tape:
+        tape.watch([x, y, k])
+        z = x * x + rt.cast(k, rt.float32)
+    assert tape.gradient(z, y) is None
+    assert float(tape.gradient(z, y, unconnected_gradients="zero")) == 0.0
+    assert tape.gradient(z, k) is None
+    assert float(tape.gradient(z, {"a": x})["a"]) == 4.0
+
+
+def test_no_gradient_rule_names_the_op_and_the_line():
+    x = rt.constant([1.0, 2.0, 3.0])
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = rt.reduce_sum(rt.gather(x, [0, 2]))  # the gather line
+    with pytest.raises(rt.errors.NoGradientError, match=r"GatherV2(.|\n)*the gather line"):
+        tape.gradient(y, x)
+
+
+def test_hessian_vector_product_with_nested_tapes():
+    x = rt.constant([1.0, 2.0])
+    w = rt.constant([[1.0, 2.0], [3.0, 4.0]])
+    v = rt.constant([0.5, -1.0])
+    for run in (lambda f: f, rt.function):
+        def hvp(x):
+            with rt.GradientTape() as outer:
+                outer.watch(x)
+                with rt.GradientTape() as inner:
+                    inner.watch(x)
+                    y = rt.reduce_sum(rt.sin(x) * rt.reshape(rt.matmul(w, x[:, None]), [2]))
+                g = inner.gradient(y, x)
+                gv = rt.reduce_sum(g * v)
+            return outer.gradient(gv, x)
+
+        got = run(hvp)(x).numpy()
+        # Hessian of sum(sin(x) * (W x)) by hand
+        xs, wv = np.float32([1.0, 2.0]), np.float32([[1, 2], [3, 4]])
+        hess = np.diag(-np.sin(xs) * (wv @ xs)) + np.diag(np.cos(xs)) @ wv + (
+            np.diag(np.cos(xs)) @ wv).T
+        np.testing.assert_allclose(got, hess @ np.float32([0.5, -1.0]), rtol=1e-5)
+
+
+# ---- control flow (inside rt.function; eagerly Python runs the branches) -----------------------
+
+def _graph_and_numeric(fn, *values):
+    """The tape gradient of fn traced into a graph, and finite differences of fn."""
+    def grad(*xs):
+        with rt.GradientTape() as tape:
+            tape.watch(list(xs))
+            y = fn(*xs)
+        return tape.gradient(y, list(xs))
+
+    arrays = [np.asarray(v, np.float64) for v in values]
+    got = [g.numpy() for g in rt.function(grad)(*map(rt.constant, arrays))]
+    graph_fn = rt.function(fn)
+    numeric = []
+    for i, a in enumerate(arrays):
+        g = np.zeros_like(a)
+        for index in np.ndindex(a.shape):
+            plus, minus = [x.copy() for x in arrays], [x.copy() for x in arrays]
+            plus[i][index] += H
+            minus[i][index] -= H
+            g[index] = (float(rt.reduce_sum(graph_fn(*map(rt.constant, plus)))) - float(
+                rt.reduce_sum(graph_fn(*map(rt.constant, minus))))) / (2 * H)
+        numeric.append(g)
+    return got, numeric
+
+
+def newton_sqrt(a):
+    y = a
+    while rt.abs(y * y - a) > 1e-12:
+        y = (y + a / y) / 2.0
+    return y
+
+
+def test_newton_while_loop_gradient_is_one_over_two_sqrt():
+    for a in (2.0, 9.0, 0.3):
+        got, numeric = _graph_and_numeric(newton_sqrt, a)
+        np.testing.assert_allclose(got[0], 1 / (2 * np.sqrt(a)), rtol=1e-9)
+        np.testing.assert_allclose(got[0], numeric[0], rtol=1e-5)
+
+
+def collatz_like(x, n):
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+            x = x * 0.5 + rt.sin(x)
+        else:
+            n = 3 * n + 1
+            x = x * x * 0.25
+        steps += 1
+    return x
+
+
+def test_data_dependent_loop_with_a_branch():
+    for n in (6, 7, 1):
+        def fn(x, n=n):
+            return collatz_like(x, rt.constant(n))
+
+        got, numeric = _graph_and_numeric(fn, [0.3, -0.7])
+        np.testing.assert_allclose(got[0], numeric[0], rtol=1e-5, atol=1e-8)
+
+
+def loop_with_break(x, w):
+    total = x * 0.0
+    for i in rt.range(10):
+        total = total + rt.tanh(x * w) * rt.cast(i, rt.float64)
+        if rt.reduce_sum(total) > 3.0:
+            break
+        x = x + 0.1
+    return total
+
+
+def test_loop_with_break_over_rt_range():
+    got, numeric = _graph_and_numeric(loop_with_break, [0.2, 0.5], [0.7, -0.3])
+    for g, n in zip(got, numeric):
+        np.testing.assert_allclose(g, n, rtol=1e-5, atol=1e-8)
+
+
+def rnn(xs, w, u):
+    h = rt.zeros([2], rt.float64)
+    for i in rt.range(rt.shape(xs)[0]):
+        h = rt.tanh(rt.reshape(rt.matmul(w, xs[i][:, None]), [2]) + rt.reshape(
+            rt.matmul(u, h[:, None]), [2]))
+    return h
+
+
+def test_rnn_over_rt_range_with_matrices_captured():
+    rng = np.random.default_rng(1)
+    xs, w, u = rng.normal(size=(4, 3)), rng.normal(size=(2, 3)) * 0.5, rng.normal(size=(2, 2))
+    got, numeric = _graph_and_numeric(rnn, xs, w, u)
+    for g, n in zip(got, numeric):
+        np.testing.assert_allclose(g, n, rtol=1e-5, atol=1e-8)
+
+
+def nested(x):
+    total = x * 0.0
+    i = 0
+    while i < 3:
+        j = 0
+        while j < i + 1:
+            total = total + rt.sin(x * rt.cast(j + 1, rt.float64))
+            j += 1
+        i += 1
+    return total
+
+
+def test_nested_loops():
+    got, numeric = _graph_and_numeric(nested, [0.4, 1.3])
+    np.testing.assert_allclose(got[0], numeric[0], rtol=1e-5, atol=1e-8)
+
+
+def test_second_order_through_indexing():
+    x = rt.constant([1.0, 2.0, 3.0])
+    with rt.GradientTape() as outer:
+        outer.watch(x)
+        with rt.GradientTape() as inner:
+            inner.watch(x)
+            y = rt.reduce_sum(x[1:] * x[1:] * x[1:])
+        g = inner.gradient(y, x)
+        z = rt.reduce_sum(g * g)
+    # g = [0, 3 x1^2, 3 x2^2]; dz/dx = 2 g * 6 x
+    np.testing.assert_allclose(outer.gradient(z, x).numpy(), [0.0, 288.0, 972.0])

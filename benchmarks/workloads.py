@@ -398,6 +398,67 @@ def _appends_args(small):
     return np.int32(10 if small else APPENDS), np.float32([0.5, 2.0])
 
 
+# ---- G2 / G5 / G9: value and gradient (a tape; the numpy twins are gradients by hand) ----------
+
+def lstm_value_and_grad(x, h, c, kernel, recurrent_kernel, bias):
+    with rt.GradientTape() as tape:
+        tape.watch([kernel, recurrent_kernel, bias])
+        h2, c2 = lstm_cell(x, h, c, kernel, recurrent_kernel, bias)
+        loss = rt.reduce_sum(h2 * h2) + rt.reduce_sum(c2)
+    return (loss, *tape.gradient(loss, [kernel, recurrent_kernel, bias]))
+
+
+def lstm_value_and_grad_numpy(x, h, c, kernel, recurrent_kernel, bias):
+    z = x @ kernel + h @ recurrent_kernel + bias
+    i, f, g, o = np.split(z, 4, axis=1)
+    si, sf, tg, so = _sigmoid(i), _sigmoid(f), np.tanh(g), _sigmoid(o)
+    c2 = sf * c + si * tg
+    tc = np.tanh(c2)
+    h2 = so * tc
+    loss = np.sum(h2 * h2) + np.sum(c2)
+    dh2 = 2 * h2
+    dc2 = 1 + dh2 * so * (1 - tc * tc)
+    dz = np.concatenate([dc2 * tg * si * (1 - si), dc2 * c * sf * (1 - sf),
+                         dc2 * si * (1 - tg * tg), dh2 * tc * so * (1 - so)], axis=1)
+    return loss, x.T @ dz, h.T @ dz, dz.sum(axis=0)
+
+
+def newton_sqrt_and_grad(a):
+    with rt.GradientTape() as tape:
+        tape.watch(a)
+        y = newton_sqrt(a)
+    return y, tape.gradient(y, a)
+
+
+def newton_sqrt_and_grad_numpy(a):
+    y = newton_sqrt(a)
+    return y, np.float32(0.5) / y  # d sqrt(a) / da, the limit of the loop's derivative
+
+
+def mlp_value_and_grad(x, w1, b1, w2, b2, y):
+    with rt.GradientTape() as tape:
+        tape.watch([w1, b1, w2, b2])
+        loss = rt.reduce_sum(mlp(x, w1, b1, w2, b2) * y)
+    return (loss, *tape.gradient(loss, [w1, b1, w2, b2]))
+
+
+def mlp_value_and_grad_numpy(x, w1, b1, w2, b2, y):
+    pre = x @ w1 + b1
+    hidden = np.maximum(pre, 0)
+    logits = hidden @ w2 + b2
+    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    p = e / e.sum(axis=-1, keepdims=True)
+    dlogits = p * (y - np.sum(y * p, axis=-1, keepdims=True))
+    dpre = (dlogits @ w2.T) * (pre > 0)
+    return (np.sum(p * y), x.T @ dpre, dpre.sum(axis=0), hidden.T @ dlogits,
+            dlogits.sum(axis=0))
+
+
+def _mlp_grad_args(small):
+    args = _mlp_args(small)
+    return (*args, _rng().uniform(0, 1, (args[0].shape[0], 10)).astype(np.float32))
+
+
 WORKLOADS = (
     Workload("W1", "power",
              "power: 100 matmuls of a 10x10 int32 (Python-int loop, unrolled)",
@@ -451,7 +512,18 @@ WORKLOADS = (
     Workload("W13", "10k appends",
              "(ours) a list appended to in a tensor `for` loop (10,000 items), then rt.stack",
              appends, appends_numpy, _appends_args),
+    Workload("G2", "LSTM grad",
+             "(ours) W2's LSTM cell: loss and its gradient for the 3 weights (a tape)",
+             lstm_value_and_grad, lstm_value_and_grad_numpy, _lstm_args),
+    Workload("G5", "Newton grad",
+             "(ours) W5's Newton `while`: sqrt(a) and d/da through the loop (a tape)",
+             newton_sqrt_and_grad, newton_sqrt_and_grad_numpy, _newton_args),
+    Workload("G9", "MLP grad",
+             "(ours) W9's MLP: a loss and its gradient for the 4 weights (a tape)",
+             mlp_value_and_grad, mlp_value_and_grad_numpy, _mlp_grad_args),
 )
+# Each gradient workload and the forward workload it differentiates.
+GRADIENT_OF = {"G2": "W2", "G5": "W5", "G9": "W9"}
 
 FIRST_CALL_TARGET_MS = 5.0
 

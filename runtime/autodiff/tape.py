@@ -169,7 +169,7 @@ class GradientTape:
         seeds: dict = {}
         for t, w in zip(targets, weights):
             if id(t) in self._connected:
-                accumulate(seeds, t, creation_ops.ones_like(t) if w is None else w)
+                accumulate(seeds, t, _ones(t) if w is None else w)
         variable_grads: dict = {}
         grads = backprop(self._entries, seeds, variable_grads)
         for key, reads in self._reads.items():
@@ -201,6 +201,16 @@ class GradientTape:
                 "tensor) is not watched by this tape, so nothing computed from it was recorded. "
                 "Call tape.watch(x) inside the `with` block before computing with it "
                 "(rt.Variables are watched automatically).")
+
+
+def _ones(tensor):
+    """The default weight of a target: ones (a constant when the shape is known, so the passes
+    can fold the multiplications by it away)."""
+    from runtime.ops import creation_ops
+
+    if tensor.shape.is_fully_defined():
+        return creation_ops.ones(tuple(tensor.shape), tensor.dtype)
+    return creation_ops.ones_like(tensor)
 
 
 def _same_value(entry, grads):

@@ -144,8 +144,14 @@ def sum_to(grad, like):
     the leading axes and the axes where `like` has size 1)."""
     from runtime.ops import array_ops
 
-    if grad.shape.is_fully_defined() and tuple(grad.shape) == tuple(like.shape):
-        return grad
+    if grad.shape.is_fully_defined() and like.shape.is_fully_defined():
+        if tuple(grad.shape) == tuple(like.shape):
+            return grad
+        lead = len(grad.shape) - len(like.shape)
+        axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(like.shape)
+                                          if d == 1 and grad.shape[lead + i] != 1)
+        summed = reduce_sum(grad, axes, keepdims=True)
+        return summed if lead == 0 else array_ops.reshape(summed, tuple(like.shape))
     return apply(SUM_TO_SHAPE, [grad, array_ops.shape(like)])
 
 
@@ -167,6 +173,8 @@ def _restore_axes(grad, x, axis, keepdims):
 def _broadcast_like(grad, x):
     from runtime.ops import array_ops
 
+    if x.shape.is_fully_defined():
+        return array_ops.broadcast_to(grad, tuple(x.shape))
     return array_ops.broadcast_to(grad, array_ops.shape(x))
 
 

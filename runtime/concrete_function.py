@@ -33,6 +33,7 @@ class ConcreteFunction:
         self.graph = graph
         self.traced_graph = traced_graph if traced_graph is not None else graph
         self.optimized = graph is not self.traced_graph if optimized is None else optimized
+        self.saved_graph: Graph | None = None  # the graph it was loaded from (rt.saved)
         self.name = name
         self._arg_names = arg_names
         self.structured_input_signature = arg_specs

@@ -66,7 +66,7 @@ class Operation:
 
     def kernel_attrs(self) -> dict:
         """The attrs the op's kernel receives (sub-graphs and output specs are the executor's)."""
-        return {k: v for k, v in self.attrs.items() if k != "specs" and not isinstance(v, Graph)}
+        return kernel_attrs(self.attrs)
 
     def subgraphs(self):
         """The sub-graphs held in attrs (branches of an If, cond and body of a While); only
@@ -264,6 +264,11 @@ class Graph:
         graph_def = {"node": _nodes_def(self, library)}
         graph_def["library"] = {"function": library}
         return graph_def
+
+
+def kernel_attrs(attrs: dict) -> dict:
+    """The attrs an op's kernel receives: all but sub-graphs and output specs."""
+    return {k: v for k, v in attrs.items() if k != "specs" and not isinstance(v, Graph)}
 
 
 def _copy_graph(graph: Graph, outer: Graph | None, tensor_map: dict, rename=False) -> Graph:

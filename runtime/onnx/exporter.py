@@ -166,8 +166,9 @@ def _check_nesting(graph, depth: int = 0) -> None:
 
 
 def to_model(concrete: ConcreteFunction, drop_prints: bool = False) -> onnx.ModelProto:
-    """The ONNX model of a concrete function's graph (as traced: ONNX runtimes optimize
-    graphs themselves, and our fused kernels have no ONNX form)."""
+    """The ONNX model of a concrete function's graph as traced (as saved, for a loaded
+    function): ONNX runtimes optimize graphs themselves, and our fused kernels have no ONNX
+    form."""
     graph = concrete.traced_graph
     _check_nesting(graph)
     names = _Names()

@@ -97,11 +97,6 @@ def loop_count(op) -> int:
     return len(op.outputs)
 
 
-def loop_vars(op) -> list:
-    """The initial values of a While's loop variables."""
-    return op.inputs[:len(op.outputs)]
-
-
 def loop_cond(op):
     return op.attrs["cond"]
 

@@ -38,8 +38,8 @@ GRADIENT = "gradient"  # reverse-mode rule (planned: the gradients issue)
 JAX = "jax"  # lowering to jax.lax / jax.numpy (planned: the native backends issue)
 RULE_KINDS = {
     FUSED: "ELEMENTWISE ops: steps (ufunc name, operands) with the kernel's exact ufuncs",
-    KNOWN_VALUE: "optional: rule(op, known) -> the op's value as a tuple of ints (None items "
-                 "unknown), used to keep shape dims known while tracing",
+    KNOWN_VALUE: "optional: rule(op) -> what tracing knows of the op's integer value: a tuple "
+                 "(None items unknown) for a vector, an int for a scalar, or None",
     ONNX: "rule(builder, op, input_names) -> output names",
     GRADIENT: "planned",
     JAX: "planned",
@@ -140,9 +140,14 @@ CONST = define_op(
 lacks(GRADIENT, "no inputs: nothing to differentiate", PLACEHOLDER, CONST)
 
 
+MAX_KNOWN_ITEMS = 64  # a shape has at most 64 dims (numpy's limit)
+
+
 @register_rule(KNOWN_VALUE, CONST)
 def _known_constant(op):
     value = op.attrs["value"]
+    if value.dtype.kind not in "biu" or value.size > MAX_KNOWN_ITEMS:
+        return None  # not a shape: nothing is read from it
     return int(value) if value.ndim == 0 else tuple(int(v) for v in np.ravel(value))
 
 

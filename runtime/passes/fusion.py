@@ -98,6 +98,9 @@ def _find_groups(graph: Graph) -> list[_Group]:
 
 
 def _merge(into: _Group, other: _Group, group_of: dict) -> _Group:
+    """One group of both; the smaller group's ops move, so merging n ops costs n log n."""
+    if len(other.members) > len(into.members):
+        into, other = other, into
     for op in other.members:
         group_of[id(op)] = into
     into.members.extend(other.members)

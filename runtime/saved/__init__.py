@@ -148,12 +148,29 @@ def _encode_concrete(concrete, encoder: GraphEncoder, arrays) -> dict:
 def _portable_graph(concrete) -> Graph:
     """The graph to save: the traced graph after the optimizing passes but fusion, so loading
     needs no pass but fusion (whose FusedElementwise kernels are never read from a file). Its
-    outputs stand where the traced graph's stand, as in `concrete.graph`."""
+    outputs stand where the traced graph's stand, as in `concrete.graph`. A loaded function
+    saves the graph it was loaded from. When folding made an op that the loader's checks would
+    refuse (a constant that only a branch never taken reads, such as negative dims), the graph
+    as traced is saved instead: it loads, and runs without the optimizations."""
+    if concrete.saved_graph is not None:
+        return concrete.saved_graph
     if not concrete.optimized:
         return concrete.traced_graph
     graph = concrete.traced_graph.copy()
     optimize_graph(graph, fuse=False)
-    return graph
+    return graph if _infers_again(graph) else concrete.traced_graph
+
+
+def _infers_again(graph: Graph) -> bool:
+    """Whether every op's inference accepts its inputs and attrs as they are now."""
+    for op in graph.walk():
+        if op.opdef.infer is None or not op.inputs:
+            continue
+        try:
+            op.opdef.infer(op.inputs, **op.attrs)
+        except Exception:  # noqa: BLE001 - whatever inference raises, the loader would too
+            return False
+    return True
 
 
 def _encode_variable(variable, arrays) -> dict:
@@ -272,8 +289,10 @@ def _decode_concrete(entry, decoder: GraphDecoder, arrays) -> ConcreteFunction:
     try:
         compiled = compile_ready(graph, fuse=entry["optimize"])
         outputs = unmark_outputs(structure, compiled.outputs)
-        return ConcreteFunction(compiled, name, arg_names, inputs, outputs, traced_graph=graph,
-                                optimized=entry["optimize"])
+        concrete = ConcreteFunction(compiled, name, arg_names, inputs, outputs,
+                                    traced_graph=graph, optimized=entry["optimize"])
+        concrete.saved_graph = graph
+        return concrete
     except Exception as e:  # noqa: BLE001 - a graph that does not compile is a bad file
         raise LoadError(f"function {name!r} does not compile: {e}") from None
 

@@ -29,7 +29,7 @@ import string
 import numpy as np
 
 from runtime import dtypes
-from runtime.graph import Graph, is_valid_op_name
+from runtime.graph import Graph, is_valid_op_name, kernel_attrs
 from runtime.ops import array_ops, creation_ops, io_ops, list_ops, random_ops, string_ops
 from runtime.ops.fused_ops import FUSED_ELEMENTWISE
 from runtime.ops.registry import CONST, CONTROL_FLOW, PLACEHOLDER, REGISTRY
@@ -410,10 +410,9 @@ def _kernel_signature(kernel):
 
 def _check_kernel_attrs(opdef, inputs, attrs) -> None:
     """The kernel must accept the inputs and exactly these attrs (as the executor passes them)."""
-    kernel_attrs = {k: v for k, v in attrs.items() if k != "specs" and not isinstance(v, Graph)}
     signature = _kernel_signature(opdef.kernel)
     try:
         if signature is not None:
-            signature.bind(*inputs, **kernel_attrs)
+            signature.bind(*inputs, **kernel_attrs(attrs))
     except TypeError as e:
         raise LoadError(f"attrs {sorted(attrs)} do not fit {opdef.name}: {e}.") from None

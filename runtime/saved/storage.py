@@ -36,7 +36,8 @@ from runtime.saved.errors import LoadError
 from runtime.saved.values import NUMERIC_NP_DTYPES, ArrayReader
 
 FORMAT = "runtime.saved"
-VERSION = 1
+VERSION = 2  # 2: graphs stored after the optimizing passes; origins with a column
+READABLE_VERSIONS = (1, 2)  # version 1 files hold graphs as traced: they load unoptimized
 JSON_FILE = "saved_function.json"
 ARRAYS_FILE = "arrays.npz"
 
@@ -70,9 +71,12 @@ def read(directory) -> tuple[dict, ArrayReader]:
     if document.get("format") != FORMAT:
         raise LoadError(f"{JSON_FILE} is not a saved runtime function (format "
                         f"{_short(document.get('format'))}, expected {FORMAT!r}).")
-    if document.get("version") != VERSION:
+    version = document.get("version")
+    if type(version) is not int or version not in READABLE_VERSIONS:
         raise LoadError(f"{JSON_FILE} has format version {_short(document.get('version'))}; "
-                        f"this runtime reads version {VERSION}. Save the function again with it.")
+                        f"this runtime reads versions "
+                        f"{', '.join(map(str, READABLE_VERSIONS))}. Save the function again "
+                        "with it.")
     data = read_regular_file(os.path.join(directory, ARRAYS_FILE), MAX_ARRAYS_BYTES,
                              "MAX_ARRAYS_BYTES")
     if hashlib.sha256(data).hexdigest() != document.get("arrays_sha256"):

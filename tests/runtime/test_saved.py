@@ -405,3 +405,47 @@ def test_a_for_over_rt_range_runs_after_loading(tmp_path):
     loaded = rt.saved.load(tmp_path / "f")
     for n in (5, 0, 1, 7):
         assert loaded(rt.constant(n)).numpy() == sum(range(n))
+
+
+def test_a_constant_only_an_untaken_branch_reads_does_not_stop_loading(tmp_path):
+    # folding turns `d` into a Const whose dims Fill would refuse; the branch never runs
+    def f(x):
+        d = rt.constant([3]) - rt.constant([5])
+        return rt.cond(x > 0, lambda: rt.reduce_sum(rt.fill(d, 1.0)), lambda: x)
+
+    traced = rt.function(f, autograph=False)
+    assert float(traced(rt.constant(-1.0))) == -1.0
+    loaded = _round_trip(traced, tmp_path)
+    assert float(loaded(rt.constant(-1.0))) == -1.0
+
+
+def test_files_of_format_version_1_still_load(tmp_path):
+    f = _function(_affine)
+    x, w, b = rt.constant([[1.0, 2.0]]), rt.constant([[2.0], [3.0]]), rt.constant([4.0])
+    expected = f(x, w, b)
+    rt.saved.save(f, tmp_path)
+    path = tmp_path / storage.JSON_FILE
+    document = json.loads(path.read_text())
+    document["version"] = 1
+    path.write_text(json.dumps(document))
+    _assert_same(expected, rt.saved.load(tmp_path)(x, w, b))
+    document["version"] = True
+    path.write_text(json.dumps(document))
+    with pytest.raises(rt.saved.LoadError, match="format version True"):
+        rt.saved.load(tmp_path)
+
+
+def test_resaving_a_loaded_function_writes_the_graph_it_was_loaded_from(tmp_path, monkeypatch):
+    f = _function(lambda x: x * 2.0 + 1.0)
+    x = rt.constant([1.0, 2.0])
+    f(x)
+    loaded = _round_trip(f, tmp_path / "a")
+
+    def refuse(graph, fuse=True):
+        raise AssertionError("re-saving ran the optimizing passes")
+
+    monkeypatch.setattr(rt.saved, "optimize_graph", refuse)
+    rt.saved.save(loaded.concrete_functions[0], tmp_path / "b")
+    first = json.loads((tmp_path / "a" / storage.JSON_FILE).read_text())["functions"][0]["graph"]
+    again = json.loads((tmp_path / "b" / storage.JSON_FILE).read_text())["functions"][0]["graph"]
+    assert first == again

@@ -602,3 +602,17 @@ def test_simplify_does_not_allocate_declared_shapes(tmp_path):
                                                                   "keepdims": False},
                                                   [("bool", ())]))
     _check(_load_all({"shapes/simplify": directory}, tmp_path), {"shapes/simplify": "loaded"})
+
+
+def test_a_huge_constant_read_as_a_shape_is_not_unpacked(tmp_path):
+    # the shape operand's declared length is unknown, so the size check passes it through;
+    # its value is a 4-million-item constant: reading it as known dims would build a tuple
+    g = _Graph()
+    x = g.placeholder("float32", [4])
+    dims = g.op("Cast", [g.const(np.ones(4_000_000, np.int32))], {"dtype": rt.int32},
+                [("int32", (None,))])
+    reshaped = g.op("DynamicReshape", [x, dims], {}, [("float32", (None,))])
+    directory = g.save(tmp_path / "huge_dims", _scalar_sum(g, reshaped))
+    results = _load_all({"shapes/huge_dims": directory}, tmp_path)
+    _check(results, {})
+    assert len(results["shapes/huge_dims"]["outcome"]) < 1000  # no list of 4 million items

@@ -116,9 +116,13 @@ def is_generated_file(filename: str) -> bool:
 
 
 def _unwrap(fn):
-    """The Python function behind a decorated object (`python_function` or `__wrapped__`)."""
+    """The Python function behind a decorated object: `python_function` (an rt.function), or
+    `__wrapped__` of a wrapper that is not itself Python code (functools.lru_cache). A Python
+    wrapper made with functools.wraps is converted as it is: its own code must run."""
     while True:
-        inner = getattr(fn, "python_function", None) or getattr(fn, "__wrapped__", None)
+        inner = getattr(fn, "python_function", None)
+        if inner is None and not isinstance(fn, types.FunctionType):
+            inner = getattr(fn, "__wrapped__", None)
         if inner is None or inner is fn:
             return fn
         fn = inner

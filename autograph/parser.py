@@ -100,8 +100,10 @@ def _first_line(node) -> int:
 
 def _from_inspect(fn):
     try:
-        lines, first_line = inspect.getsourcelines(fn)
-        filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+        # from the code object: for a function, inspect would follow `__wrapped__` (set by
+        # functools.wraps) and return the source of the function it wraps
+        lines, first_line = inspect.getsourcelines(fn.__code__)
+        filename = inspect.getsourcefile(fn.__code__) or fn.__code__.co_filename
     except (OSError, TypeError) as e:
         raise SourceUnavailable(str(e)) from None
     dedented = textwrap.dedent("".join(lines))

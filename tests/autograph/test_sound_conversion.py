@@ -763,3 +763,24 @@ def test_an_op_error_on_a_path_not_taken_raises_only_when_the_graph_takes_it():
 def test_programs_the_fuzzer_found(fn, inputs):
     for args in inputs:
         assert_agree(fn, *args)
+
+
+def test_a_decorator_made_with_functools_wraps_runs_under_conversion():
+    import functools
+
+    def doubled(f):
+        @functools.wraps(f)
+        def wrapper(*args):
+            return f(*args) * 2.0
+        return wrapper
+
+    @doubled
+    def g(x):
+        if x > 0:
+            return x + 1.0
+        return x - 1.0
+
+    for x in (3.0, -3.0):
+        want = g(np.float32(x))
+        assert float(rt.function(g)(rt.constant(x))) == want
+        assert float(autograph.to_graph(g)(rt.constant(x))) == want

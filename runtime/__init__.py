@@ -20,7 +20,7 @@ from runtime import (  # onnx: lazy
     saved,
     strings,
 )
-from runtime.autodiff import GradientTape, custom_gradient
+from runtime.autodiff import GradientTape, custom_gradient, grad, value_and_grad
 from runtime.concrete_function import ConcreteFunction
 from runtime.control_flow import cond, while_loop
 from runtime.conversion import constant, convert_to_tensor

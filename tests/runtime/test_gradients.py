@@ -333,3 +333,34 @@ def test_second_order_through_indexing():
         z = rt.reduce_sum(g * g)
     # g = [0, 3 x1^2, 3 x2^2]; dz/dx = 2 g * 6 x
     np.testing.assert_allclose(outer.gradient(z, x).numpy(), [0.0, 288.0, 972.0])
+
+
+def test_grad_and_value_and_grad_compose_with_function():
+    def f(x, w):
+        return rt.reduce_sum(rt.tanh(x * w))
+
+    x, w = rt.constant([0.5, -1.0]), rt.constant([2.0, 3.0])
+    want = (1 - np.tanh(np.float32([0.5, -1.0]) * [2, 3]) ** 2) * [2, 3]
+    np.testing.assert_allclose(rt.grad(f)(x, w).numpy(), want, rtol=1e-5)
+    value, (gx, gw) = rt.function(rt.value_and_grad(f, argnums=(0, 1)))(x, w)
+    assert float(value) == pytest.approx(float(f(x, w)))
+    np.testing.assert_allclose(gx.numpy(), want, rtol=1e-5)
+    np.testing.assert_allclose(gw.numpy(), (1 - np.tanh([1.0, -3.0]) ** 2) * [0.5, -1.0],
+                               rtol=1e-5)
+
+
+def test_onnx_export_of_a_graph_with_its_gradient():
+    onnxruntime = pytest.importorskip("onnxruntime")
+    from runtime.onnx.exporter import to_model
+
+    f = rt.function(rt.value_and_grad(lambda x, w: rt.reduce_sum(rt.square(
+        rt.matmul(x, w) + 1.0))))
+    x = rt.constant(np.float32([[1.0, 2.0], [3.0, 4.0]]))
+    w = rt.constant(np.float32([[0.5], [-1.0]]))
+    value, grad = f(x, w)
+    model = to_model(f.get_concrete_function(x, w))
+    session = onnxruntime.InferenceSession(model.SerializeToString())
+    names = [i.name for i in session.get_inputs()]
+    got = session.run(None, dict(zip(names, [x.numpy(), w.numpy()])))
+    np.testing.assert_allclose(got[0], value.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(got[1], grad.numpy(), rtol=1e-6)

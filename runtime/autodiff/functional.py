@@ -1,0 +1,43 @@
+"""`rt.grad` and `rt.value_and_grad`: gradients as functions, which compose with `rt.function`
+(`rt.function(rt.grad(f))` traces the function and its gradient into one graph)."""
+
+from __future__ import annotations
+
+import functools
+
+from runtime.autodiff.tape import GradientTape
+from runtime.conversion import convert_to_tensor
+
+
+def value_and_grad(fn, argnums=0):
+    """A function that returns `(fn(*args), gradient)`: the gradient of the scalar (or summed)
+    result with respect to argument `argnums` (an int), or a tuple of gradients for a tuple of
+    argument positions."""
+    positions = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        args = list(args)
+        for i in positions:
+            if i >= len(args):
+                raise TypeError(f"{fn.__qualname__}: argnums asks for argument {i}, but only "
+                                f"{len(args)} are passed positionally.")
+            args[i] = convert_to_tensor(args[i])
+        with GradientTape() as tape:
+            tape.watch([args[i] for i in positions])
+            value = fn(*args, **kwargs)
+        grads = tape.gradient(value, [args[i] for i in positions])
+        return value, grads[0] if isinstance(argnums, int) else tuple(grads)
+
+    return wrapper
+
+
+def grad(fn, argnums=0):
+    """Like `value_and_grad`, returning only the gradient."""
+    with_value = value_and_grad(fn, argnums)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return with_value(*args, **kwargs)[1]
+
+    return wrapper

@@ -9,6 +9,7 @@ key as Python would, for the retrace log.
 from __future__ import annotations
 
 import dis
+import re
 import types
 
 _GUARDED_TYPES = (bool, int, float, str, type(None))
@@ -56,6 +57,12 @@ def guards_of(fn) -> list:
                 guards.append((f"the attribute 'self.{name}'",
                                lambda o=owner, n=name: guard_key(getattr(o, n, _MISSING))))
     return guards
+
+
+def guarded_names(fn) -> set:
+    """The names (globals, closure variables, `self.` attributes) whose values `guards_of`
+    guards."""
+    return {re.search(r"'(.*)'", description)[1] for description, _ in guards_of(fn)}
 
 
 # Names the function itself assigns are its state, not constants it reads.

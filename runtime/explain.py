@@ -20,6 +20,7 @@ import numpy as np
 
 import autograph
 from autograph.conversion import convert_function
+from runtime import capture_guards as guarding
 from runtime.executor import codegen
 from runtime.function import Function
 from runtime.ops.registry import PLACEHOLDER
@@ -107,7 +108,9 @@ def explain(f, *args, **kwargs) -> Explanation:
     signature = ", ".join(f"{name}: {leaf_str(value)}" for name, value in zip(
         concrete._arg_names, concrete.structured_input_signature))
     title = f"rt.explain: {fn.__qualname__}({signature})"
-    return Explanation(title, lines, dict(decisions), dict(ops_by_line), _captured(fn), phases)
+    guarded = original is None or original._guards is None or bool(original._guards)
+    return Explanation(title, lines, dict(decisions), dict(ops_by_line),
+                       _captured(fn, guarded), phases)
 
 
 def _ms(start) -> float:
@@ -160,8 +163,11 @@ def _describe_ops(counts) -> str:
     return f"{total} op{'s' if total > 1 else ''}: {kinds}"
 
 
-def _captured(fn) -> list[str]:
-    """The outside Python values `fn` reads: name, what it is, and what the graph made of it."""
+def _captured(fn, guards_on: bool) -> list[str]:
+    """The outside Python values `fn` reads: name, what it is, and what the graph made of it
+    (numbers, strings and tuples of them are guarded, unless capture_guards=False: a change
+    makes the function trace again)."""
+    guarded = guarding.guarded_names(fn) if guards_on else set()
     values = {}
     if fn.__closure__:
         for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
@@ -180,6 +186,7 @@ def _captured(fn) -> list[str]:
                                 tuple, dict)) and not isinstance(value, type):
             kind = type(value).__name__
             article = "an" if kind[0] in "aeiou" else "a"
-            out.append(f"{name} ({article} {kind}: a constant in the graph; changing it later "
-                       "does not change the graph)")
+            later = ("the function traces again if it changes" if name in guarded
+                     else "changing it later does not change the graph")
+            out.append(f"{name} ({article} {kind}: a constant in the graph; {later})")
     return out

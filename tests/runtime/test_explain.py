@@ -20,7 +20,7 @@ rt.explain: collatz(n: int32 Tensor, shape=())
    16          steps += 1             1 op: Add
    17      return steps
 
-Reads from outside: SCALE (an int: a constant in the graph; changing it later does not change the graph)
+Reads from outside: SCALE (an int: a constant in the graph; the function traces again if it changes)
 First call (ms): convert #, trace #, passes #, compile #, first run #"""  # noqa: E501
 
 MIXED = """\
@@ -66,3 +66,19 @@ def test_command_line_explains_a_function_of_a_file(tmp_path):
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("rt.explain: f(x: float32 Tensor, shape=(), k: 3)")
     assert "Python loop, unrolled while tracing: 3 iterations" in run.stdout
+
+
+WEIGHTS = [1.0, 2.0]
+
+
+def _uses_a_list(x):
+    return x * WEIGHTS[0] + WEIGHTS[1]
+
+
+def test_explain_says_which_outside_values_are_guarded():
+    report = str(rt.explain(_uses_a_list, rt.constant(1.0)))
+    assert ("WEIGHTS (a list: a constant in the graph; changing it later does not change the "
+            "graph)") in report
+    unguarded = str(rt.explain(rt.function(examples.collatz, capture_guards=False),
+                               rt.constant(6)))
+    assert "SCALE (an int: a constant in the graph; changing it later" in unguarded

@@ -81,7 +81,7 @@ def main(argv=None) -> int:
         summary = ", ".join(f"{name} {'error' if c.error else report.format_us(c.median_us)}"
                             for name, c in result.columns.items())
         _progress(f"    {summary} (us)")
-    notes = []
+    notes = [_gradient_ratios(results)] if _gradient_ratios(results) else []
     if not args.small:
         _progress("graph passes on chains of 1,000 and 4,000 ops")
         notes.append(scaling.pass_scaling())
@@ -101,6 +101,16 @@ def main(argv=None) -> int:
     _progress(f"done in {time.perf_counter() - started:.0f} s; wrote "
               + ", ".join(str(p) for p in paths))
     return 0
+
+
+def _gradient_ratios(results) -> str:
+    """A line comparing each gradient row's graph time with its forward row's (target <= 3x)."""
+    graph_us = {r.workload.key: r.columns["graph"].median_us for r in results
+                if "graph" in r.columns and r.columns["graph"].error is None}
+    cells = [f"{g}/{w} {graph_us[g] / graph_us[w]:.2f}x"
+             for g, w in workloads.GRADIENT_OF.items() if g in graph_us and w in graph_us]
+    return ("value-and-gradient graph / forward graph (target <= 3x): " + ", ".join(cells)
+            if cells else "")
 
 
 if __name__ == "__main__":

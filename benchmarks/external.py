@@ -157,9 +157,28 @@ def _jax_functions() -> dict:
         h0 = jnp.zeros((xs.shape[1], u.shape[0]), jnp.float32)
         return lax.fori_loop(0, xs.shape[0], lambda t, h: jnp.tanh(xs[t] @ w + h @ u + b), h0)
 
+    def lstm_loss(kernel, recurrent_kernel, bias, x, h, c):
+        h2, c2 = lstm_cell(x, h, c, kernel, recurrent_kernel, bias)
+        return jnp.sum(h2 * h2) + jnp.sum(c2)
+
+    lstm_grad = jax.value_and_grad(lstm_loss, argnums=(0, 1, 2))
+
+    def lstm_value_and_grad(x, h, c, kernel, recurrent_kernel, bias):
+        value, grads = lstm_grad(kernel, recurrent_kernel, bias, x, h, c)
+        return (value, *grads)
+
+    mlp_grad = jax.value_and_grad(
+        lambda w1, b1, w2, b2, x, y: jnp.sum(mlp(x, w1, b1, w2, b2) * y), argnums=(0, 1, 2, 3))
+
+    def mlp_value_and_grad(x, w1, b1, w2, b2, y):
+        value, grads = mlp_grad(w1, b1, w2, b2, x, y)
+        return (value, *grads)
+
+    # G5 (reverse mode through lax.while_loop) has no JAX column: JAX cannot differentiate it.
     fns = {"W1": power, "W2": lstm_cell, "W3a": mse, "W3b": mse, "W4": simple_relu,
            "W5": newton_sqrt, "W6": sum_squares, "W7": collatz, "W8": gated_activation,
-           "W9": mlp, "W10": rnn, "W11": workloads.add_one}
+           "W9": mlp, "W10": rnn, "W11": workloads.add_one, "G2": lstm_value_and_grad,
+           "G9": mlp_value_and_grad}
     for key, fn in fns.items():
         jitted = jax.jit(fn, static_argnums=(1,)) if key == "W1" else jax.jit(fn)
         _JAX_CACHE[key] = _blocking(jitted)

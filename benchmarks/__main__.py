@@ -81,7 +81,8 @@ def main(argv=None) -> int:
         summary = ", ".join(f"{name} {'error' if c.error else report.format_us(c.median_us)}"
                             for name, c in result.columns.items())
         _progress(f"    {summary} (us)")
-    notes = [_gradient_ratios(results)] if _gradient_ratios(results) else []
+    ratios = _gradient_ratios(results)
+    notes = [ratios] if ratios else []
     if not args.small:
         _progress("graph passes on chains of 1,000 and 4,000 ops")
         notes.append(scaling.pass_scaling())

@@ -364,3 +364,19 @@ def test_onnx_export_of_a_graph_with_its_gradient():
     got = session.run(None, dict(zip(names, [x.numpy(), w.numpy()])))
     np.testing.assert_allclose(got[0], value.numpy(), rtol=1e-6)
     np.testing.assert_allclose(got[1], grad.numpy(), rtol=1e-6)
+
+
+def test_gradients_agree_with_jax_grad():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    from benchmarks import external, workloads
+
+    for key, ours in (("G2", workloads.lstm_value_and_grad), ("G9", workloads.mlp_value_and_grad)):
+        make_args = {"G2": workloads._lstm_args, "G9": workloads._mlp_grad_args}[key]
+        args = [np.asarray(a, np.float64) for a in make_args(True)]
+        theirs = external._jax_functions()[key](*[jax.numpy.asarray(a) for a in args])
+        for graph in (False, True):
+            fn = rt.function(ours) if graph else ours
+            got = fn(*map(rt.constant, args))
+            for g, t in zip(got, theirs):
+                np.testing.assert_allclose(g.numpy(), np.asarray(t), rtol=1e-10, atol=1e-12)

@@ -635,3 +635,4 @@ lacks(ONNX, "made by the fusion pass; export uses the graph before the passes", 
 lacks(ONNX, "ONNX random ops take a static shape; this one's shape is computed at run time",
       random_ops.DYNAMIC_UNIFORM)
 lacks(ONNX, "not yet: the gradient of indexing has no export", array_ops.SLICE_GRADIENT)
+lacks(ONNX, "not yet: the gradient of gather has no export", array_ops.GATHER_GRADIENT)

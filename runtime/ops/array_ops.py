@@ -642,6 +642,21 @@ SLICE_GRADIENT = define_op(
 )
 
 
+# ---- the gradient of gather: the gathered rows' gradients added into zeros --------------------
+
+def _gather_gradient_kernel(grad, indices, shape, *, axis):
+    out = np.zeros(tuple(int(d) for d in shape), dtype=np.asarray(grad).dtype)
+    np.add.at(out, (slice(None),) * axis + (indices,), grad)  # repeated indices add up
+    return normalize(out)
+
+
+GATHER_GRADIENT = define_op(
+    "GatherGrad",
+    infer=lambda inputs, *, axis: [(inputs[0].dtype, shapes.known_dims(inputs[2]))],
+    kernel=_gather_gradient_kernel,
+)
+
+
 # ---- gradients ---------------------------------------------------------------------------------
 
 def _reshape_to(grad, x):
@@ -703,12 +718,15 @@ register_rules(GRADIENT, {
     IDENTITY: lambda op, grads: [grads[0]],
     STOP_GRADIENT: lambda op, grads: [None],
     GETITEM: _getitem_gradient,
+    GATHER: lambda op, grads: [apply(GATHER_GRADIENT, [grads[0], op.inputs[1], shape(op.inputs[0])],
+                                     {"axis": op.attrs["axis"]}), None],
+    GATHER_GRADIENT: lambda op, grads: [gather(grads[0], op.inputs[1], op.attrs["axis"]), None,
+                                        None],
     SLICE_GRADIENT: lambda op, grads: [
         apply(GETITEM, [grads[0], *op.inputs[2:]], {"spec": op.attrs["spec"]}),
         None, *[None] * (len(op.inputs) - 2)],
 })
 lacks(GRADIENT, "integer results", SHAPE, SIZE, RANK)
-lacks(GRADIENT, "not yet: its gradient needs a scatter-add of the gathered rows", GATHER)
 lacks(GRADIENT, "not yet: its gradient needs the tiled shape while tracing", DYNAMIC_TILE)
 
 

@@ -215,6 +215,22 @@ def _sum_to_shape_gradient(op, grads):
     return [_broadcast_like(grads[0], op.inputs[0]), None]
 
 
-lacks(GRADIENT, "not yet: its gradient needs care where an element is zero", PROD)
+@register_rule(GRADIENT, PROD)
+def _prod_gradient(op, grads):
+    """The product of the other elements: y / x where no element is zero; where one is, only
+    that element gets the product of the others; with two or more, all get zero."""
+    from runtime.ops import creation_ops, math_ops
+
+    x = op.inputs[0]
+    axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
+    zero = math_ops.equal(x, 0.0)
+    nonzero = math_ops.where(zero, creation_ops.ones_like(x), x)
+    others = reduce_prod(nonzero, axis, keepdims=True)
+    zeros = reduce_sum(math_ops.cast(zero, x.dtype), axis, keepdims=True)
+    lone_zero = math_ops.logical_and(zero, math_ops.equal(zeros, 1.0))
+    nothing = creation_ops.zeros_like(x)
+    local = math_ops.where(math_ops.equal(zeros, 0.0), others / nonzero,
+                           math_ops.where(lone_zero, others, nothing))
+    return [local * _restore_axes(grads[0], x, axis, keepdims)]
 lacks(GRADIENT, "bool results", ANY, ALL)
 lacks(GRADIENT, "integer results", ARGMAX, ARGMIN)

@@ -12,6 +12,13 @@ branches and loops; variables assigned on some paths only (`z`, `d['j']`, a loop
 after its loop); `and`/`or` values and conditional expressions; returns of scalars, vectors,
 tuples, lists, dicts and `None` (one structure per program, plus bare `return`s).
 
+Decorated functions: module-level helpers `hi`, `hf`, `hv` (`(v, w=1)`, v an int, float or
+vector; a branch, or a loop over `range`/`rt.range`), called as `h(e)`, `h(e, w)`, `h(e, w=w)`,
+`h(v=e, w=w)`; `inner` and the lambda `g`; and `f` itself, each under a stack of 1-3 decorators
+defined in the module (DECORATORS): made with `functools.wraps` (scale the result, add to the
+first argument, call the function twice, pass keyword arguments, a decorator factory), or
+classes with `__call__` (with and without `functools.update_wrapper`).
+
 Lists that staged code changes (`rt.TensorList` in a graph): a float list `lst`, an int list
 `la`, a list of vectors `lv` and a list of int lists `rows`, starting empty or with Python numbers
 or values. Statements `L.append(v)`, `v = L.pop()` (which may pop an empty list), `L = L + [v]`,
@@ -34,6 +41,7 @@ incremented first in its body. Draws shrink towards fewer and simpler statements
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import NamedTuple
 
 import numpy as np
@@ -78,6 +86,15 @@ ALIASED_ROWS = False
 # list packs as float32, so `rt.concat(rows + [[n]], 0)` raises a dtype error eagerly where
 # numpy concatenates. Off: rows are never empty.
 EMPTY_ROWS = False
+# A class instance as the decorator of `f` itself (helpers may have them; `f` may have function
+# decorators). Bug 3: a class decorator that calls `functools.update_wrapper(self, fn)` is
+# dropped: `to_graph` and `rt.function` convert its `__wrapped__` (the function it wraps)
+# instead of its `__call__`, so `@Offset def f(x): return x` (`__call__` returns
+# `self.fn(x) - 1`) gives x where Python gives x - 1. Bug 4: one without `__wrapped__`
+# (`@Shift`, `__call__` passes `v + 1`) makes both raise "TypeError: to_graph expects a Python
+# function or method, got Shift", though `rt.function` takes any callable. Off: `f`'s
+# decorators are functions.
+CLASS_DECORATED_F = False
 DECLARED_LISTS = ("lst", "la", "lv", "rows")
 GUARDS = {LINT: "0", LFLOAT: "0.5", LVEC: "p", LROWS: "[n]"}  # what `L + [v]` adds
 MAX_DEPTH = 3  # compound statements nest at most this deep
@@ -96,7 +113,7 @@ TARGETS = {INT: ("a", "b", "G", "d['k']", "d['j']", "box.attr", "z"),
            FLOAT: ("s", "t", "lst[0]", "lst[1]"), VEC: ("q",), LINT: ("la",), LFLOAT: ("lst",),
            LVEC: ("lv",), LROWS: ("rows",)}
 STABLE = {INT: ("x", "y", "n", *_LOOP_NAMES), FLOAT: ("u", "p[0]", "p[1]", *_LOOP_NAMES), VEC: ()}
-CALLS = {INT: ("g()", "inner({arg})"), FLOAT: ("g()",), VEC: ()}
+CALLS = {INT: ("g()", "inner({arg})", "hi"), FLOAT: ("g()", "hf"), VEC: ("hv",)}
 EXPRESSIONS = ("atom", "atom", "binary", "binary", "ifexp", "boolop", "call", "item", "len",
                "reduce", "pack")
 CONDITIONS = ("compare", "compare", "compare", "not", "and", "or", "truth", "python", "list")
@@ -122,6 +139,89 @@ BOX_CLASS = '''
 class Box:
     pass
 '''
+# Decorators a program may define (those it applies), and where each may go (DECORATED_AT):
+# `helper` (`(v, w=1)`), `inner` (`(v)`), `lambda` (no arguments), `f` (any result), `f_value`
+# (`f` returning an int, float or vector). Each keeps its function's argument and result types.
+DECORATORS = {
+    "scaled": '''
+def scaled(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs) * 2
+    return wrapper
+''',
+    "shifted": '''
+def shifted(fn):
+    @functools.wraps(fn)
+    def wrapper(v, *args, **kwargs):
+        return fn(v + 1, *args, **kwargs)
+    return wrapper
+''',
+    "twice": '''
+def twice(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs) + fn(*args, **kwargs)
+    return wrapper
+''',
+    "again": '''
+def again(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        fn(*args, **kwargs)
+        return fn(*args, **kwargs)
+    return wrapper
+''',
+    "keyword": '''
+def keyword(fn):
+    @functools.wraps(fn)
+    def wrapper(v, w=1):
+        return fn(w=w + 1, v=v)
+    return wrapper
+''',
+    "scale_by": '''
+def scale_by(k):
+    def decorator(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            return fn(*args, **kwargs) * k
+        return wrapper
+    return decorator
+''',
+    "by_name": '''
+def by_name(fn):
+    @functools.wraps(fn)
+    def wrapper(x, y, u, p, n):
+        return fn(x, y, u, n=n, p=p)
+    return wrapper
+''',
+    "Offset": '''
+class Offset:
+    def __init__(self, fn):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs) - 1
+''',
+    "Shift": '''
+class Shift:
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, v, *args, **kwargs):
+        return self.fn(v + 1, *args, **kwargs)
+''',
+}
+_ALL_BUT_F = ("helper", "inner", "lambda")
+DECORATED_AT = {
+    "scaled": (*_ALL_BUT_F, "f_value"), "shifted": ("helper", "inner", "f"),
+    "twice": (*_ALL_BUT_F, "f_value"), "again": (*_ALL_BUT_F, "f"), "keyword": ("helper",),
+    "scale_by": (*_ALL_BUT_F, "f_value"), "by_name": ("f",),
+    "Offset": (*_ALL_BUT_F, *(("f_value",) if CLASS_DECORATED_F else ())),
+    "Shift": ("helper", "inner", *(("f",) if CLASS_DECORATED_F else ())),
+}
+HELPERS = {"hi": INT, "hf": FLOAT, "hv": VEC}  # module-level decorated helpers `(v, w=1)`
 
 
 class Case(NamedTuple):
@@ -145,6 +245,8 @@ class Features:
     int_list: bool = False  # `la`, an int list
     vec_list: bool = False  # `lv`, a list of vectors
     rows: bool = False  # `rows`, a list of int lists
+    decorated: bool = False  # decorated helpers `hi`, `hf`, `hv`; `inner` and `g` decorated too
+    decorated_f: bool = False  # `f` itself decorated
 
 
 RARE_FEATURES = ("global_", "nonlocal_")  # drawn one time in four
@@ -206,6 +308,8 @@ class _Writer:
         self.features = Features()
         self.template = template
         self.loops = 0
+        self.helpers = []  # module-level lines: the decorated helpers
+        self.f_decorators = []
 
     def pick(self, options):
         return self.draw(st.sampled_from(options))
@@ -269,7 +373,30 @@ class _Writer:
             op = self.pick(["or", "and"])
             return f"({self.expr(scope, kind, depth + 1)} {op} {self.expr(scope, kind, depth + 1)})"
         call = self.choose(CALLS[kind], scope.calls[kind])
+        if call in HELPERS:
+            return self.helper_call(scope, call, depth)
         return call.format(arg=self.expr(scope, INT, depth + 1))
+
+    def helper_call(self, scope, name, depth):
+        """A call of the decorated helper `name`, `w` passed or not, by position or keyword."""
+        arg = self.expr(scope, HELPERS[name], depth + 1)
+        form = self.draw(st.integers(0, 3))
+        if form == 0:
+            return f"{name}({arg})"
+        w = self.atom(scope, INT)
+        return (f"{name}({arg}, {w})", f"{name}({arg}, w={w})", f"{name}(v={arg}, w={w})")[form - 1]
+
+    def decorators(self, site):
+        """1-3 decorator lines (`@name`) for a function of `site` (see DECORATED_AT)."""
+        names = tuple(DECORATORS)
+        available = [name for name in names if site in DECORATED_AT[name]]
+        lines = []
+        for _ in range(self.draw(st.integers(1, 3))):
+            name = self.choose(names, available)
+            if name == "scale_by":
+                name = f"scale_by({self.draw(st.integers(-2, 3))})"
+            lines.append("@" + name)
+        return lines
 
     def condition(self, scope, depth=0):
         forms = {"compare"}
@@ -634,6 +761,13 @@ def _prologue(writer):
                   calls=none)
     if writer.features.global_:
         scope = scope.add(INT, "G", target=True)
+    on = writer.flag("decorated")  # before `inner` and `lambda_`, which it decorates
+    helpers, declared = writer.span(_declare_helpers, writer, scope)
+    if on:
+        writer.helpers, scope = helpers, declared
+    if writer.flag("decorated_f"):
+        site = "f_value" if writer.template in (INT, FLOAT, VEC) else "f"
+        writer.f_decorators = writer.span(_decorators_of_f, writer, site)
     for feature in ("dict", "list", "int_list", "vec_list", "rows", "box", "nonlocal_",
                     "lambda_", "inner"):
         on = writer.flag(feature)
@@ -699,15 +833,48 @@ def _declare_nonlocal(writer, scope):
 
 def _declare_lambda(writer, scope):
     kind = writer.pick([INT, FLOAT])
-    return [f"g = lambda: {writer.expr(scope, kind, 1)}"], scope.with_call(kind, "g()")
+    value = f"lambda: {writer.expr(scope, kind, 1)}"
+    if writer.features.decorated:  # `g = twice(scaled(lambda: ...))`
+        for line in reversed(writer.decorators("lambda")):
+            value = f"{line[1:]}({value})"
+    return [f"g = {value}"], scope.with_call(kind, "g()")
 
 
 def _declare_inner(writer, scope):
     local = scope.add(INT, "v")
-    lines = ["def inner(v):", f"    if {writer.condition(local, 1)}:",
-             f"        return {writer.expr(local, INT, 1)}",
-             f"    return {writer.expr(local, INT, 1)}"]
+    lines = writer.decorators("inner") if writer.features.decorated else []
+    lines += ["def inner(v):", f"    if {writer.condition(local, 1)}:",
+              f"        return {writer.expr(local, INT, 1)}",
+              f"    return {writer.expr(local, INT, 1)}"]
     return lines, scope.with_call(INT, "inner({arg})")
+
+
+def _declare_helpers(writer, scope):
+    """Module-level lines defining some of the decorated helpers `hi`, `hf`, `hv` (`(v, w=1)`,
+    reading their arguments only), and the body's scope, which may call them."""
+    none = {kind: () for kind in KINDS}
+    lines = []
+    for name, kind in HELPERS.items():
+        if not writer.draw(st.booleans()):
+            continue
+        local = Scope(atoms={**none, INT: ("w",)}, stable={**none, INT: ("w",)}, targets=none,
+                      calls=none).add(kind, "v")
+        lines += ["", "", *writer.decorators("helper"), f"def {name}(v, w=1):"]
+        if writer.draw(st.booleans()):
+            lines += _indent([f"if {writer.condition(local, 1)}:",
+                              f"    return {writer.expr(local, kind, 1)}",
+                              f"return {writer.expr(local, kind, 1)}"])
+        else:  # a loop that changes `r`, staged when `w` is a tensor
+            iterable = writer.pick(["rt.range(w % 3)", "range(2)", "rt.range(2)"])
+            body = local.add(kind, "r").add(INT, "j")
+            lines += _indent([f"r = {writer.expr(local, kind, 1)}", f"for j in {iterable}:",
+                              f"    r = {_wrap(writer.expr(body, kind, 1))}", "return r"])
+        scope = scope.with_call(kind, name)
+    return lines, scope
+
+
+def _decorators_of_f(writer, site):
+    return writer.decorators(site)
 
 
 _DECLARE = {"dict": _declare_dict, "list": _declare_list, "int_list": _declare_int_list,
@@ -723,14 +890,19 @@ def programs(draw):
     lines += writer.block(scope, least=0, most=4)
     if not writer.chance(8):  # else f may fall off its end
         lines.append(f"return {writer.returned(scope, writer.template)}")
+    body = "\n".join(writer.helpers + ["", "", *writer.f_decorators, "def f(x, y, u, p, n):",
+                                        *_indent(lines)]) + "\n"
     header = "import runtime as rt\n"
+    used = [name for name in DECORATORS if re.search(rf"\b{name}\b", body)]
+    if used:
+        header = "import functools\n\n" + header + "".join("\n" + DECORATORS[n] for n in used)
     if writer.features.global_:
         header += "\nG = 0\n"
     if writer.features.box:
         header += "\n" + BOX_CLASS
     if writer.features.try_:
         header += "\n" + CHECK_HELPER
-    return header + "\n\ndef f(x, y, u, p, n):\n" + "\n".join(_indent(lines)) + "\n"
+    return header + body
 
 
 quarters = st.integers(-16, 16).map(lambda k: k / 4)

@@ -132,13 +132,15 @@ CASES = {
     "Identity": (lambda a: rt.identity(a) * a, (A23,)),
     "StridedSlice": (lambda a: a[1, ::2] * a[0, 1:], (A23,)),
     "Fill": (lambda a: rt.fill([2, 2], rt.reduce_sum(a)) * a[:, :2], (A23,)),
+    "Prod": (lambda a: rt.reduce_prod(a, axis=1), (A23,)),
+    "GatherV2": (lambda a: rt.gather(a, [2, 0, 2], axis=1) * a, (A23,)),
     "ZerosLike": (lambda a: rt.zeros_like(a) + a * a, (A23,)),
     "OnesLike": (lambda a: rt.ones_like(a) * a, (A23,)),
 }
 # Rules exercised by other tests below: control flow, shapes computed at run time, the
 # gradient of indexing (second order).
 ELSEWHERE = {"If", "While", "DynamicReshape", "DynamicBroadcastTo", "StridedSliceGrad",
-             "StopGradient"}
+             "StopGradient", "GatherGrad"}
 
 
 def test_every_gradient_rule_is_checked():
@@ -183,8 +185,8 @@ def test_no_gradient_rule_names_the_op_and_the_line():
     x = rt.constant([1.0, 2.0, 3.0])
     with rt.GradientTape() as tape:
         tape.watch(x)
-        y = rt.reduce_sum(rt.gather(x, [0, 2]))  # the gather line
-    with pytest.raises(rt.errors.NoGradientError, match=r"GatherV2(.|\n)*the gather line"):
+        y = rt.reduce_sum(rt.linspace(x[0], 3.0, 4))  # the linspace line
+    with pytest.raises(rt.errors.NoGradientError, match=r"LinSpace(.|\n)*the linspace line"):
         tape.gradient(y, x)
 
 
@@ -320,6 +322,30 @@ def nested(x):
 def test_nested_loops():
     got, numeric = _graph_and_numeric(nested, [0.4, 1.3])
     np.testing.assert_allclose(got[0], numeric[0], rtol=1e-5, atol=1e-8)
+
+
+def test_prod_gradient_with_zeros():
+    for values in ([[2.0, 0.0, 3.0], [0.0, 0.0, 5.0]], [[1.5, -2.0, 0.5], [4.0, 0.0, 1.0]]):
+        x = rt.constant(values, rt.float64)
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = rt.reduce_sum(rt.reduce_prod(x, axis=1) * rt.constant([1.0, 2.0], rt.float64))
+        a = np.array(values)
+        want = np.array([[np.prod(np.delete(row, j)) * w for j in range(3)]
+                         for row, w in zip(a, (1.0, 2.0))])
+        np.testing.assert_allclose(tape.gradient(y, x).numpy(), want)
+
+
+def test_second_order_through_gather():
+    x = rt.constant([1.0, 2.0, 3.0])
+    with rt.GradientTape() as outer:
+        outer.watch(x)
+        with rt.GradientTape() as inner:
+            inner.watch(x)
+            y = rt.reduce_sum(rt.gather(x, [2, 2, 0]) ** 3.0)
+        g = inner.gradient(y, x)  # [3 x0^2, 0, 6 x2^2]
+        z = rt.reduce_sum(g * g)
+    np.testing.assert_allclose(outer.gradient(z, x).numpy(), [36.0, 0.0, 3888.0])
 
 
 def test_second_order_through_indexing():

@@ -8,13 +8,14 @@ as an entry for `backprop`.
 * `If`: the gradient is another `If` on the same predicate whose branches inline the matching
   branch and differentiate it: gradients of the captured values and of the variables the
   branches read.
-* `While` (any trip count, known only at run time): a forward loop runs the body again from the
-  same inputs and pushes each iteration's loop variables onto staged lists (O(1) per
-  iteration); a backward loop then pops the iterations in reverse, inlines the body on the
-  stored values and carries the gradients of the loop variables back, summing the gradients of
-  the captured values and variables. Memory: one copy of the loop variables per iteration.
-  Time: the loop runs twice forward (the original and the recording loop) and once backward
-  (which runs the body again before differentiating it).
+* `While` (any trip count, known only at run time): when a tape records a While, the loop
+  keeps its history as it runs (`control_flow_ops.keep_history`: it counts its iterations and
+  pushes each iteration's loop variables onto staged lists, O(1) per iteration); a backward
+  loop then takes the iterations in reverse, inlines the body on the stored values and carries
+  the gradients of the loop variables back, summing the gradients of the captured values and
+  variables. Memory: one copy of the loop variables per iteration. Time: the forward loop once,
+  and the backward loop, which runs the body again before differentiating it. (A While inside a
+  differentiated body has no history of its own: its gradient runs it again, recording.)
 
 A random op inside a differentiated branch or body is refused: running it again would draw
 other numbers than the forward op did.
@@ -32,19 +33,19 @@ from runtime.ops.registry import GRADIENT, PLACEHOLDER, register_rule
 from runtime.variables import READ
 
 
-def inline(graph: Graph, inputs: list):
-    """Copies the ops of `graph` into the graph being built, its placeholders bound to
-    `inputs`; returns (its outputs there, the entries of the copied ops that depend on a float
-    input or variable, [(variable, tensor)] for each variable read)."""
+def inline(graph: Graph, bindings: list, outputs: list):
+    """Copies the ops of `graph` that `outputs` (some of its outputs) need into the graph being
+    built, with its placeholders bound as `bindings` says ([(placeholder, value)]); returns
+    (those outputs there, the entries of the copied ops that depend on a float bound value or a
+    variable, [(variable, tensor)] for each variable read)."""
     target = context.current_graph()
-    values = {id(p): t for p, t in zip(graph.inputs, inputs)}
-    connected = {id(t) for t in inputs if differentiable(t)}
+    values = {id(p): t for p, t in bindings}
+    connected = {id(t) for _, t in bindings if differentiable(t)}
+    needed = _ancestors(outputs)
     entries, reads = [], []
     for op in graph.operations:
-        if op.opdef is PLACEHOLDER:
-            continue
-        if op.stateful and not op.outputs:
-            continue  # a side effect: it happens in the forward op
+        if op.opdef is PLACEHOLDER or id(op) not in needed:
+            continue  # side effects (prints, assignments) are not needed: they ran forward
         if op.stateful:
             raise NoGradientError(with_origin(
                 f"Cannot differentiate through the {op.type} op inside a graph `if` or loop: the "
@@ -65,15 +66,27 @@ def inline(graph: Graph, inputs: list):
             continue
         connected.update(id(t) for t in copied.outputs if differentiable(t))
         entries.append(Entry(op.opdef, op_inputs, attrs, copied.outputs, op.origin))
-    return [values.get(id(t), t) for t in graph.outputs], entries, reads
+    return [values.get(id(t), t) for t in outputs], entries, reads
 
 
-def _differentiate(graph, inputs, output_grads, wanted, variables):
-    """Inlines `graph` on `inputs` and returns the gradients of `inputs[i]` for i in `wanted`,
-    then of each of `variables` (zeros where none flows), from `output_grads`."""
-    outputs, entries, reads = inline(graph, inputs)
+def _ancestors(outputs) -> set:
+    """Ids of the ops of one graph that `outputs` depend on."""
+    found, stack = set(), [t.op for t in outputs]
+    while stack:
+        op = stack.pop()
+        if id(op) not in found:
+            found.add(id(op))
+            stack.extend(t.op for t in op.inputs if t.op.graph is op.graph)
+    return found
+
+
+def _differentiate(graph, bindings, outputs, output_grads, wanted, variables):
+    """Inlines what `outputs` of `graph` need (placeholders bound by `bindings`) and returns the
+    gradients of each value in `wanted` (bound values), then of each of `variables` (zeros where
+    none flows), from `output_grads`."""
+    copies, entries, reads = inline(graph, bindings, outputs)
     seeds: dict = {}
-    for out, grad in zip(outputs, output_grads):
+    for out, grad in zip(copies, output_grads):
         if grad is not None and differentiable(out):
             accumulate(seeds, out, grad)
     variable_grads: dict = {}
@@ -83,9 +96,9 @@ def _differentiate(graph, inputs, output_grads, wanted, variables):
         if found is not None:
             accumulate(variable_grads, variable, found[1])
     result = []
-    for i in wanted:
-        found = grads.get(id(inputs[i]))
-        result.append(found[1] if found is not None else creation_ops.zeros_like(inputs[i]))
+    for value in wanted:
+        found = grads.get(id(value))
+        result.append(found[1] if found is not None else creation_ops.zeros_like(value))
     for variable in variables:
         found = variable_grads.get(id(variable))
         result.append(found[1] if found is not None else creation_ops.zeros_like(
@@ -115,7 +128,8 @@ def _if_gradient(op, grads):
         return [None] * len(op.inputs)
 
     def branch(graph):
-        return lambda: _differentiate(graph, captured, grads, wanted, variables)
+        return lambda: _differentiate(graph, list(zip(graph.inputs, captured)), graph.outputs,
+                                      grads, [captured[i] for i in wanted], variables)
 
     results = cond(predicate, branch(then_branch), branch(else_branch))
     results = list(results) if isinstance(results, (list, tuple)) else [results]
@@ -129,31 +143,41 @@ def _if_gradient(op, grads):
 def _while_gradient(op, grads):
     from runtime.control_flow import while_loop
 
-    n = cf.loop_count(op)
-    initial, captured = cf.split_inputs(op, op.inputs)
-    body, test, limit = cf.loop_body(op), cf.loop_cond(op), cf.iteration_limit(op)
+    loop = op.outputs[0].op  # the While itself (`op` may be a tape's view of its first outputs)
+    captured = op.inputs[len(op.outputs):]
+    body, test, limit = cf.loop_body(loop), cf.loop_cond(loop), cf.iteration_limit(loop)
+    kept = cf.history(loop)
+    n = kept[0] if kept is not None else cf.loop_count(loop)  # the loop variables of the user
+    first = len(body.inputs) - len(captured)  # where the captured values' placeholders start
+    initial = op.inputs[:n]
     carried = [k for k in range(n) if differentiable(initial[k])]
     wanted = [j for j, t in enumerate(captured) if differentiable(t)]
     variables = _variables_read(body)
     if not carried and not wanted and not variables:
         return [None] * len(op.inputs)
 
-    # 1. the loop again, keeping each iteration's loop variables
-    def record_test(i, *state):
-        going = inline(test, list(state[:n]) + captured)[0][0]
-        return going if limit is None else math_ops.logical_and(going, math_ops.less(i, limit))
+    def bind(graph, values):
+        return list(zip(graph.inputs[:n], values)) + list(zip(graph.inputs[first:], captured))
 
-    def record_body(i, *state):
-        values, lists = list(state[:n]), state[n:]
-        lists = [list_ops.push_back(_handle(lst), v) for lst, v in zip(lists, values)]
-        return (i + 1, *inline(body, values + captured)[0], *lists)
+    if kept is not None:
+        _, count, history = kept
+    else:  # the loop again, keeping each iteration's loop variables
+        def record_test(i, *state):
+            going = inline(test, bind(test, state[:n]), test.outputs)[0][0]
+            return going if limit is None else math_ops.logical_and(going,
+                                                                    math_ops.less(i, limit))
 
-    empty = [list_ops.from_items([], t.dtype, tuple(t.shape)) for t in initial]
-    start_count = math_ops.cast(0, dtypes.int32)
-    recorded = while_loop(record_test, record_body, [start_count, *initial, *empty])
-    count, history = recorded[0], [_handle(lst) for lst in recorded[1 + n:]]
+        def record_body(i, *state):
+            values, lists = list(state[:n]), state[n:]
+            lists = [list_ops.push_back(_handle(lst), v) for lst, v in zip(lists, values)]
+            return (i + 1, *inline(body, bind(body, values), body.outputs[:n])[0], *lists)
 
-    # 2. back through the iterations, last first
+        empty = [list_ops.from_items([], t.dtype, tuple(t.shape)) for t in initial]
+        start_count = math_ops.cast(0, dtypes.int32)
+        recorded = while_loop(record_test, record_body, [start_count, *initial, *empty])
+        count, history = recorded[0], [_handle(lst) for lst in recorded[1 + n:]]
+
+    # back through the iterations, last first
     def back_test(i, *state):
         return math_ops.greater(i, 0)
 
@@ -164,8 +188,9 @@ def _while_gradient(op, grads):
         out_grads = [None] * n
         for k, grad in zip(carried, loop_grads):
             out_grads[k] = grad
-        step = _differentiate(body, values + captured, out_grads,
-                              carried + [n + j for j in wanted], variables)
+        step = _differentiate(body, bind(body, values), body.outputs[:n], out_grads,
+                              [values[k] for k in carried] + [captured[j] for j in wanted],
+                              variables)
         sums = [a + b for a, b in zip(state[len(carried):], step[len(carried):])]
         return (i, *step[:len(carried)], *sums)
 
@@ -178,7 +203,7 @@ def _while_gradient(op, grads):
     for k, grad in zip(carried, final):
         input_grads[k] = grad
     for j, grad in zip(wanted, final[len(carried):]):
-        input_grads[n + j] = grad
+        input_grads[len(op.inputs) - len(captured) + j] = grad
     return WithVariables(input_grads, _by_variable(variables, final[len(carried) + len(wanted):]))
 
 

@@ -19,6 +19,7 @@ import contextlib
 
 from runtime import context, nest
 from runtime.autodiff.backprop import Entry, accumulate, backprop, differentiable
+from runtime.ops.control_flow_ops import WHILE, keep_history
 from runtime.ops.registry import CONTROL_FLOW
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.variables import READ, Variable
@@ -114,6 +115,8 @@ class GradientTape:
             connected = any(self._watches(v) for v in _variables_read_inside(attrs))
         if connected:
             self._add(Entry(opdef, list(inputs), attrs, list(outputs), origin))
+            if opdef is WHILE:
+                keep_history(outputs[0].op)  # what the loop's gradient needs, kept as it runs
 
     def record_read(self, variable, tensor) -> None:
         """`tensor` holds a read of `variable` (an eager read, or a graph's read op)."""

@@ -8,14 +8,21 @@ If     inputs  [predicate, *captured]
 While  inputs  [*loop_vars, *captured]
        attrs   cond: graph (loop_vars + captured) -> one scalar bool; body: graph
                (loop_vars + captured) -> new loop_vars; maximum_iterations: None or an int;
-               specs: the (dtype, shape) of each loop variable (= each output)
+               specs: the (dtype, shape) of each loop variable (= each output); optionally
+               history: h, when a gradient tape made the loop keep what its gradient needs
+               (`keep_history`): then loop_vars are [*the user's h, an int32 iteration count,
+               h staged lists, each holding the value of one user loop variable at the start
+               of every iteration]
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from runtime import dtypes
 from runtime.graph import Graph
 from runtime.ops.registry import CONTROL_FLOW, define_op
+from runtime.tensor import SymbolicTensor
 
 
 def _check_if(inputs, attrs, specs) -> None:
@@ -30,7 +37,7 @@ def _check_if(inputs, attrs, specs) -> None:
 
 
 def _check_while(inputs, attrs, specs) -> None:
-    if set(attrs) != {"cond", "body", "maximum_iterations", "specs"}:
+    if set(attrs) - {"history"} != {"cond", "body", "maximum_iterations", "specs"}:
         raise ValueError("While takes cond, body, maximum_iterations and specs; got "
                          f"{sorted(attrs)}.")
     loop = [d for d, _ in _checked_specs(attrs["specs"])]
@@ -44,6 +51,10 @@ def _check_while(inputs, attrs, specs) -> None:
     if len(attrs["cond"].outputs[0].shape) != 0:
         raise ValueError("the cond of While must return a scalar bool.")
     _check_signature(attrs["body"], all_inputs, loop, "body")
+    h = attrs.get("history")
+    if h is not None and (type(h) is not int or h < 0 or len(loop) != 2 * h + 1 or (
+            loop[h] is not dtypes.int32) or loop[h + 1:] != [dtypes.list_of(d) for d in loop[:h]]):
+        raise ValueError(f"the history {h!r} of While does not match its loop variables.")
 
 
 IF = define_op(
@@ -105,6 +116,15 @@ def loop_body(op):
     return op.attrs["body"]
 
 
+def history(op):
+    """(user loop variable count h, the iteration count output, the h list outputs) of a While
+    that keeps its history, else None."""
+    h = op.attrs.get("history")
+    if h is None:
+        return None
+    return h, op.outputs[h], op.outputs[h + 1:2 * h + 1]
+
+
 def iteration_limit(op):
     """A While's `maximum_iterations`: None or an int."""
     return op.attrs["maximum_iterations"]
@@ -158,6 +178,49 @@ def add_capture(op, outer_tensor, name: str) -> dict:
         sub.operations.insert(0, sub.operations.pop())  # placeholders come first
         placeholders[id(sub)] = placeholder
     return placeholders
+
+
+def keep_history(op) -> None:
+    """Makes a While (that has no history yet) also count its iterations and push the value of
+    each loop variable at the start of every iteration onto a staged list: new loop variables
+    after the user's (see the module docstring). The op's existing outputs do not change."""
+    from runtime.ops import list_ops
+    from runtime.ops.math_ops import ADD
+    from runtime.ops.registry import CONST
+
+    if op.attrs.get("history") is not None:
+        return
+    h = len(op.outputs)
+    user_specs = list(op.attrs["specs"])
+    graph = op.graph
+    with graph.as_default():
+        start = graph.create_op(CONST, [], {"value": np.array(0, np.int32)}, [(dtypes.int32, ())],
+                                op.origin).outputs[0]
+        empty = [list_ops.from_items([], dtype, tuple(shape)) for dtype, shape in user_specs]
+    at = graph.operations.index(op)  # the new inputs go before the op
+    made = graph.operations[len(graph.operations) - 1 - len(empty):]
+    del graph.operations[len(graph.operations) - 1 - len(empty):]
+    graph.operations[at:at] = made
+    op.inputs[h:h] = [start, *empty]
+    specs = [(dtypes.int32, ())] + [(t.dtype, t.shape) for t in empty]
+    for sub in op.subgraphs():
+        new = [sub.add_input(dtype, shape, name="history") for dtype, shape in specs]
+        sub.inputs[h:h] = [sub.inputs.pop() for _ in new][::-1]
+        count = len(new)
+        sub.operations[:] = sub.operations[-count:] + sub.operations[:-count]  # placeholders first
+    body = op.attrs["body"]
+    with body.as_default():
+        count_in, lists_in = body.inputs[h], body.inputs[h + 1:2 * h + 1]
+        one = body.create_op(CONST, [], {"value": np.array(1, np.int32)}, [(dtypes.int32, ())],
+                             op.origin)
+        counted = body.create_op(ADD, [count_in, one.outputs[0]], {}, [(dtypes.int32, ())],
+                                 op.origin).outputs[0]
+        pushed = [list_ops.push_back(lst, value) for lst, value in zip(lists_in, body.inputs[:h])]
+    body.outputs[h:h] = [counted, *pushed]
+    op.attrs["specs"] = tuple(user_specs) + tuple(specs)
+    op.attrs["history"] = h
+    op.outputs.extend(SymbolicTensor(op, h + i, dtype, shape)
+                      for i, (dtype, shape) in enumerate(specs))
 
 
 # ---- checking -----------------------------------------------------------------------------------

@@ -198,9 +198,10 @@ def apply(opdef: OpDef, inputs, attrs=None):
     except (InvalidArgumentError, TypeError, ValueError) as e:
         raise type(e)(with_origin(f"{opdef.name}: {e}", origin)) from None
     op = graph.create_op(opdef, inputs, attrs, specs, origin)
-    if context.recording_tapes():
-        _record(opdef, given, inputs, attrs, op.outputs, origin)
-    return op.outputs if len(op.outputs) != 1 else op.outputs[0]
+    result = list(op.outputs) if len(op.outputs) != 1 else op.outputs[0]
+    if context.recording_tapes():  # a tape may add outputs (a While's history)
+        _record(opdef, given, inputs, attrs, list(op.outputs), origin)
+    return result
 
 
 def _record(opdef, given, inputs, attrs, outputs, origin) -> None:

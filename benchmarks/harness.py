@@ -11,6 +11,7 @@ garbage collection is off during rounds.
 from __future__ import annotations
 
 import gc
+import importlib.util
 import itertools
 import statistics
 import time
@@ -166,6 +167,9 @@ def build_columns(workload: Workload, small: bool, with_external: bool = True) -
             columns.append(Column(name, factory(args), args))
         except Exception as e:  # noqa: BLE001 - a broken variant becomes an error cell
             columns.append(Column(name, None, args, error=_describe(e)))
+    if importlib.util.find_spec("numba") is not None:  # our graph compiled by numba
+        columns.append(Column("graph numba", rt.function(workload.fn, jit_compile="numba"),
+                              rt_args))
     if with_external:
         for name, fn, converted in external.columns(workload.key, args):
             columns.append(Column(name, fn, converted))

@@ -29,6 +29,7 @@ class ConcreteFunction:
         structured_outputs,
         traced_graph: Graph | None = None,
         optimized: bool | None = None,
+        jit_compile=None,
     ):
         self.graph = graph
         self.traced_graph = traced_graph if traced_graph is not None else graph
@@ -38,7 +39,12 @@ class ConcreteFunction:
         self._arg_names = arg_names
         self.structured_input_signature = arg_specs
         self.structured_outputs = structured_outputs
-        self._run, self.generated = codegen.compile_graph(graph)
+        if jit_compile == "numba":
+            from runtime.executor import numba_backend
+
+            self._run, self.generated = numba_backend.compile_graph(graph)
+        else:
+            self._run, self.generated = codegen.compile_graph(graph)
         self._pack = _make_packer(structured_outputs)
         self._tensor_specs = [s for s in nest.flatten(arg_specs) if isinstance(s, TensorSpec)]
 

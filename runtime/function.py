@@ -42,6 +42,7 @@ from runtime.tensor import EagerTensor, Tensor
 logger = logging.getLogger("runtime.function")
 
 RETRACE_WARNING_THRESHOLD = 5
+JIT_COMPILERS = (None, "numba")  # the executors a Function can compile its graphs with
 
 # Python argument types the fast call path keys by value (as the general path does).
 _FAST_PYTHON_TYPES = frozenset({int, float, bool, str})
@@ -53,9 +54,13 @@ class Function:
     def __init__(
         self, fn, input_signature=None, autograph=True, reduce_retracing=None, optimize=True,
         max_traces=RETRACE_WARNING_THRESHOLD, on_retrace="warn", capture_guards=True,
-        check=False,
+        check=False, jit_compile=None,
     ):
         self._check = check
+        if jit_compile not in JIT_COMPILERS:
+            raise ValueError(f"jit_compile must be one of {JIT_COMPILERS}, not {jit_compile!r} "
+                             "(XLA through JAX and background tiering are not available yet).")
+        self._jit_compile = jit_compile
         if on_retrace not in ("warn", "error"):
             raise ValueError(f'on_retrace must be "warn" or "error", not {on_retrace!r}.')
         self._max_traces, self._on_retrace = max_traces, on_retrace
@@ -112,6 +117,7 @@ class Function:
             self._on_retrace,
             self._guards is None or bool(self._guards),
             self._check,
+            self._jit_compile,
         )
 
     # ---- calling -----------------------------------------------------------------------------
@@ -288,7 +294,7 @@ class Function:
     def _trace_once(self, arguments):
         return tracing.trace(self._python_fn_for_tracing(), self.__name__, arguments,
                              lambda traced: (self._call_args(traced), self._call_kwargs(traced)),
-                             self._optimize)
+                             self._optimize, self._jit_compile)
 
     def _call_args(self, traced_args):
         if self._signature is None or self._input_signature is not None:
@@ -432,6 +438,7 @@ class Function:
 def function(
     fn=None, *, input_signature=None, autograph=True, reduce_retracing=None, optimize=True,
     max_traces=RETRACE_WARNING_THRESHOLD, on_retrace="warn", capture_guards=True, check=False,
+    jit_compile=None,
 ):
     """Makes `fn` run as a graph: traced once per input signature, then compiled and cached.
 
@@ -450,9 +457,11 @@ def function(
     `check=True` (or `rt.config.check_functions(True)` for all) runs `fn` as plain Python
     beside the graph on every call and raises `rt.errors.CheckError` at a difference, naming
     where the values part (see runtime/checking.py); for debugging: effects run twice.
+    `jit_compile="numba"` compiles each graph with numba (the `numba` extra; see
+    runtime/executor/numba_backend.py) instead of running it as Python over numpy.
     """
     options = (input_signature, autograph, reduce_retracing, optimize, max_traces, on_retrace,
-               capture_guards, check)
+               capture_guards, check, jit_compile)
     if fn is None:
         return lambda f: Function(f, *options)
     return Function(fn, *options)

@@ -18,10 +18,10 @@ from runtime.tensor import EagerTensor, SymbolicTensor
 from runtime.tensor_list import TensorList
 
 
-def trace(fn, name: str, arguments, bind, optimize: bool):
+def trace(fn, name: str, arguments, bind, optimize: bool, jit_compile=None):
     """(ConcreteFunction, variables created) for `fn` traced on `arguments` ((parameter name,
     value) pairs; tensor leaves become placeholders); `bind(traced arguments)` gives the
-    (args, kwargs) that `fn` is called with."""
+    (args, kwargs) that `fn` is called with; `jit_compile` names the executor."""
     graph = Graph(name)
 
     def placeholder(value, path):
@@ -43,7 +43,8 @@ def trace(fn, name: str, arguments, bind, optimize: bool):
         outputs = nest.map_with_paths(
             lambda v, p: _translate_output(graph, optimized, v), outputs, "output")
     concrete = ConcreteFunction(
-        optimized, name, [n for n, _ in arguments], specs, outputs, traced_graph=graph
+        optimized, name, [n for n, _ in arguments], specs, outputs, traced_graph=graph,
+        jit_compile=jit_compile,
     )
     return concrete, created
 

@@ -37,7 +37,13 @@ class Generated:
     filename: str = "<graph>"
 
 
-class _Emitter:
+class Emitter:
+    """Writes the Python source of a graph. Subclasses (other executors) change how an op
+    becomes code; these switches change what the base emits."""
+
+    free_temporaries = True  # `del` big temporaries after their last use
+    counted_loops = True  # `while i < n: ...; i += step` as a `for` over a numpy range
+
     def __init__(self, graph: Graph):
         self.graph = graph
         self.lines: list[str] = []
@@ -79,14 +85,14 @@ class _Emitter:
 
     # ---- graphs ----
     def body(self, graph: Graph, indent: str, skip: Operation | None = None) -> None:
-        dead_after = _arrays_dead_after(graph)
+        dead_after = _arrays_dead_after(graph) if self.free_temporaries else {}
         for index, op in enumerate(graph.operations):
             if op.opdef is PLACEHOLDER or op is skip:
                 continue
             statement = _STATEMENTS.get(op.opdef)
             dead = dead_after.get(index)
             if statement is not None:
-                statement(self, op, indent)
+                getattr(self, statement)(op, indent)
             else:
                 self._emit_kernel(op, indent, dead or ())
             if dead:
@@ -139,7 +145,7 @@ class _Emitter:
                 self.emit(indent + "    ", "pass")
 
     def _emit_while(self, op: Operation, indent: str) -> None:
-        counted = _counted_loop(op)
+        counted = _counted_loop(op) if self.counted_loops else None
         if counted is not None:
             self._emit_counted_loop(op, indent, *counted)
             return
@@ -315,12 +321,12 @@ def _arrays_dead_after(graph: Graph) -> dict[int, list[SymbolicTensor]]:
 
 _NOT_TEMPORARY = (PLACEHOLDER, CONST)  # arguments and constants outlive every op
 # Ops that the executor writes as statements of its own rather than as a kernel call.
-_STATEMENTS = {CONST: _Emitter._emit_const, IF: _Emitter._emit_if, WHILE: _Emitter._emit_while}
+_STATEMENTS = {CONST: "_emit_const", IF: "_emit_if", WHILE: "_emit_while"}
 
 
-def generate(graph: Graph, function_name: str = "run") -> Generated:
+def generate(graph: Graph, function_name: str = "run", emitter_class=None) -> Generated:
     """The Python source (and globals) of a function computing `graph`'s outputs."""
-    emitter = _Emitter(graph)
+    emitter = (emitter_class or Emitter)(graph)
     params = []
     for placeholder in graph.inputs:
         params.append(emitter._define(placeholder))
@@ -332,9 +338,9 @@ def generate(graph: Graph, function_name: str = "run") -> Generated:
     return Generated(source, emitter.globals, emitter.line_ops, filename)
 
 
-def compile_graph(graph: Graph):
+def compile_graph(graph: Graph, emitter_class=None):
     """Compiles `graph`; returns (function of the input values -> tuple of outputs, Generated)."""
-    generated = generate(graph)
+    generated = generate(graph, emitter_class=emitter_class)
     linecache.cache[generated.filename] = (
         len(generated.source),
         None,

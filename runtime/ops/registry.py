@@ -34,14 +34,16 @@ FRESH_OUTPUT = "fresh_output"  # the result is a new array, never a view of an i
 FUSED = "fused"  # ufunc steps that run the op inside a FusedElementwise kernel (ops/fused_ops.py)
 KNOWN_VALUE = "known_value"  # the op's value while tracing, from what is static (ops/shapes.py)
 ONNX = "onnx"  # the ONNX nodes of the op (onnx/rules.py)
-GRADIENT = "gradient"  # reverse-mode rule (planned: the gradients issue)
+GRADIENT = "gradient"  # reverse-mode rule (autodiff/, and next to each op)
+NUMBA = "numba"  # the op as an expression numba compiles (executor/numba_backend.py)
 JAX = "jax"  # lowering to jax.lax / jax.numpy (planned: the native backends issue)
 RULE_KINDS = {
     FUSED: "ELEMENTWISE ops: steps (ufunc name, operands) with the kernel's exact ufuncs",
     KNOWN_VALUE: "optional: rule(op) -> what tracing knows of the op's integer value: a tuple "
                  "(None items unknown) for a vector, an int for a scalar, or None",
     ONNX: "rule(builder, op, input_names) -> output names",
-    GRADIENT: "planned",
+    GRADIENT: "rule(op, output_grads) -> input grads (None where there is none)",
+    NUMBA: "rule(op, input_names, typed) -> a Python expression numba compiles",
     JAX: "planned",
 }
 

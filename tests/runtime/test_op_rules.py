@@ -11,6 +11,7 @@ from runtime.ops.registry import (
     GRADIENT,
     JAX,
     KNOWN_VALUE,
+    NUMBA,
     ONNX,
     PLACEHOLDER,
     REGISTRY,
@@ -35,7 +36,14 @@ def _status(opdef, kind):
 
 
 def test_every_rule_kind_is_covered_by_this_test():
-    assert set(RULE_KINDS) == {FUSED, KNOWN_VALUE, ONNX, GRADIENT, JAX}
+    assert set(RULE_KINDS) == {FUSED, KNOWN_VALUE, ONNX, GRADIENT, NUMBA, JAX}
+
+
+@pytest.mark.parametrize("opdef", OPS, ids=lambda opdef: opdef.name)
+def test_ops_have_a_numba_lowering_or_say_why_not(opdef):
+    from runtime.executor import numba_backend  # noqa: F401 - registers the lowerings
+
+    assert _status(opdef, NUMBA), f"{opdef.name}: no numba lowering and no reason"
 
 
 @pytest.mark.parametrize("opdef", OPS, ids=lambda opdef: opdef.name)

@@ -1,0 +1,188 @@
+"""`rt.function(f, jit_compile="numba")`: graphs compiled to machine code by numba.
+
+The graph is written as Python the way the default executor writes it (`If` as `if`/`else`,
+`While` as `while`), but each op becomes an expression that numba's `njit` compiles: its NUMBA
+rule, registered below against the op objects. The function is compiled for the argument
+types of its signature on the first call. Results equal the default executor's bit for bit,
+except the transcendental functions (`TRANSCENDENTAL`: exp, log, sin, cos, tanh and sigmoid),
+which numba takes from LLVM's math library and numpy from its own: they may differ in the last
+bit or two (a few ulp). For the rest, scalar results are converted to the op's dtype (numba
+computes integer scalars in int64), numbers in expressions are typed constants of the op's
+dtype, and reductions are the integer and max/min ones (float sums would add in another order).
+An op without a NUMBA rule is a located NoLoweringError naming it; the extra `numba` must be
+installed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.errors import Error, with_origin
+from runtime.executor import codegen
+from runtime.ops import array_ops, math_ops, reduction_ops
+from runtime.ops.control_flow_ops import IF, WHILE
+from runtime.ops.registry import CONST, NUMBA, PLACEHOLDER, REGISTRY, lacks, register_rules
+
+
+class NoLoweringError(Error, TypeError):
+    """A graph holds an op that a native backend cannot compile."""
+
+
+class NumbaEmitter(codegen.Emitter):
+    """Writes a graph as Python that numba compiles: NUMBA rules instead of kernel calls."""
+
+    free_temporaries = False  # numba manages its own memory
+    counted_loops = False  # a numpy range of int32 would be typed int64 by numba
+
+    def __init__(self, graph):
+        super().__init__(graph)
+        self.globals["np"] = np
+        self._taken.add("np")
+
+    def _emit_kernel(self, op, indent: str, dying=()) -> None:
+        rule = op.opdef.rule(NUMBA)
+        if rule is None:
+            reason = op.opdef.lacking.get(NUMBA, "it has no numba lowering")
+            raise NoLoweringError(with_origin(
+                f"jit_compile='numba' cannot compile the {op.type} op ({reason}). Use the default "
+                "executor (jit_compile=None) for this function.", op.origin))
+        expr = rule(op, [self.name_of(t) for t in op.inputs], self.typed)
+        outs = [self._define(t) for t in op.outputs]
+        self.emit(indent, f"{', '.join(outs)} = {expr}", op)
+
+    def typed(self, number, dtype) -> str:
+        """A global holding `number` as a numpy scalar of `dtype`."""
+        value = dtype.np_dtype.type(number)
+        return self._global(f"c_{dtype.name}_{len(self.globals)}", value)
+
+
+def compile_graph(graph):
+    """(a function of the input values -> tuple of outputs, Generated), compiled by numba."""
+    try:
+        import numba
+    except ImportError:
+        raise ImportError("jit_compile='numba' needs the numba package: pip install "
+                          "'tracegraph[numba]'.") from None
+    run, generated = codegen.compile_graph(graph, emitter_class=NumbaEmitter)
+    compiled = numba.njit(run, cache=False)
+    kinds = [t.dtype.np_dtype.type for t in graph.outputs]
+    scalar = [len(t.shape) == 0 and not t.dtype.is_string for t in graph.outputs]
+
+    def call(*values):
+        outs = compiled(*values)
+        return tuple(kind(v) if is_scalar else v for v, kind, is_scalar in zip(outs, kinds, scalar))
+
+    return call, generated
+
+
+# ---- the NUMBA rules ---------------------------------------------------------------------------
+
+def _numpy_name(dtype) -> str:
+    return "np.bool_" if dtype.is_bool else f"np.{dtype.np_dtype.name}"
+
+
+def _as_dtype(op, expr: str) -> str:
+    """`expr` as the op's output dtype when the output is a scalar (numba computes integer
+    scalars in int64; arrays keep numpy's dtype rules)."""
+    out = op.outputs[0]
+    return f"{_numpy_name(out.dtype)}({expr})" if len(out.shape) == 0 else expr
+
+
+def _operator(template):
+    return lambda op, a, typed: _as_dtype(op, template.format(*a))
+
+
+def _function(name):
+    return lambda op, a, typed: _as_dtype(op, f"{name}({', '.join(a)})")
+
+
+def _sigmoid(op, a, typed):
+    one = typed(1, op.outputs[0].dtype)
+    return _as_dtype(op, f"({one} / ({one} + np.exp(-{a[0]})))")
+
+
+def _relu(op, a, typed):
+    return _as_dtype(op, f"np.maximum({a[0]}, {typed(0, op.outputs[0].dtype)})")
+
+
+def _select(op, a, typed):
+    if len(op.outputs[0].shape) == 0 and all(len(t.shape) == 0 for t in op.inputs):
+        return f"({a[1]} if {a[0]} else {a[2]})"
+    return f"np.where({a[0]}, {a[1]}, {a[2]})"
+
+
+def _cast(op, a, typed):
+    target = _numpy_name(op.attrs["dtype"])
+    if len(op.outputs[0].shape) == 0:
+        return f"{target}({a[0]})"
+    return f"{a[0]}.astype({target})"
+
+
+def _whole_reduction(name, exact_for_floats: bool):
+    """A reduction over all axes (numba's take no axis); sums of floats add in another order
+    than numpy's pairwise sums, so only integer sums are lowered."""
+    def rule(op, a, typed):
+        x = op.inputs[0]
+        if op.attrs["axis"] is not None and not (len(x.shape) == 1 and op.attrs["axis"] in (
+                0, -1, (0,), (-1,))):
+            raise NoLoweringError(with_origin(
+                f"jit_compile='numba' lowers {op.type} over all axes only.", op.origin))
+        if x.dtype.is_floating and not exact_for_floats:
+            raise NoLoweringError(with_origin(
+                f"jit_compile='numba' does not lower a float {op.type}: numba adds in another "
+                "order than numpy, so results would differ in the last bits.", op.origin))
+        expr = _as_dtype(op, f"{name}({a[0]})")
+        return f"np.full((1,) * {len(x.shape)}, {expr})" if op.attrs["keepdims"] else expr
+    return rule
+
+
+TRANSCENDENTAL = frozenset({math_ops.EXP, math_ops.LOG, math_ops.SIN, math_ops.COS, math_ops.TANH,
+                            math_ops.SIGMOID})
+register_rules(NUMBA, {
+    math_ops.ADD: _operator("({} + {})"),
+    math_ops.SUB: _operator("({} - {})"),
+    math_ops.MUL: _operator("({} * {})"),
+    math_ops.DIV: _operator("({} / {})"),
+    math_ops.FLOORDIV: _operator("({} // {})"),
+    math_ops.MOD: _operator("({} % {})"),
+    math_ops.MAXIMUM: _function("np.maximum"),
+    math_ops.MINIMUM: _function("np.minimum"),
+    math_ops.EQUAL: _operator("({} == {})"),
+    math_ops.NOT_EQUAL: _operator("({} != {})"),
+    math_ops.LESS: _operator("({} < {})"),
+    math_ops.LESS_EQUAL: _operator("({} <= {})"),
+    math_ops.GREATER: _operator("({} > {})"),
+    math_ops.GREATER_EQUAL: _operator("({} >= {})"),
+    math_ops.LOGICAL_AND: _function("np.logical_and"),
+    math_ops.LOGICAL_OR: _function("np.logical_or"),
+    math_ops.LOGICAL_XOR: _function("np.logical_xor"),
+    math_ops.LOGICAL_NOT: _function("np.logical_not"),
+    math_ops.NEG: _operator("(-{})"),
+    math_ops.ABS: _function("np.abs"),
+    math_ops.SIGN: _function("np.sign"),
+    math_ops.EXP: _function("np.exp"),
+    math_ops.LOG: _function("np.log"),
+    math_ops.SQRT: _function("np.sqrt"),
+    math_ops.SQUARE: _operator("({0} * {0})"),
+    math_ops.SIN: _function("np.sin"),
+    math_ops.COS: _function("np.cos"),
+    math_ops.TANH: _function("np.tanh"),
+    math_ops.FLOOR: _function("np.floor"),
+    math_ops.CEIL: _function("np.ceil"),
+    math_ops.SIGMOID: _sigmoid,
+    math_ops.RELU: _relu,
+    math_ops.WHERE: _select,
+    math_ops.CAST: _cast,
+    array_ops.IDENTITY: lambda op, a, typed: a[0],
+    array_ops.STOP_GRADIENT: lambda op, a, typed: a[0],
+    reduction_ops.SUM: _whole_reduction("np.sum", exact_for_floats=False),
+    reduction_ops.MAX: _whole_reduction("np.max", exact_for_floats=True),
+    reduction_ops.MIN: _whole_reduction("np.min", exact_for_floats=True),
+    reduction_ops.ANY: _whole_reduction("np.any", exact_for_floats=True),
+    reduction_ops.ALL: _whole_reduction("np.all", exact_for_floats=True),
+})
+lacks(NUMBA, "the emitter writes it: an argument, a constant, an `if`, a `while`",
+      PLACEHOLDER, CONST, IF, WHILE)
+lacks(NUMBA, "not lowered to numba yet", *[
+    opdef for opdef in REGISTRY.values() if opdef.rule(NUMBA) is None and NUMBA not in
+    opdef.lacking])

@@ -1,0 +1,124 @@
+"""jit_compile="numba": graphs compiled by numba give the default executor's results, bit for
+bit (dtype and Python type of scalars included); ops without a lowering are located errors."""
+
+import numpy as np
+import pytest
+
+import runtime as rt
+from runtime.executor import numba_backend
+from runtime.ops.registry import NUMBA, REGISTRY, apply
+
+numba = pytest.importorskip("numba")
+
+pytestmark = pytest.mark.no_round_trip  # saving is the same with or without jit_compile
+
+
+def _same(a, b, ulps=0):
+    assert a.dtype is b.dtype and type(a.numpy()) is type(b.numpy())
+    if ulps:
+        spacing = np.spacing(np.abs(a.numpy()).astype(a.dtype.np_dtype))
+        assert np.all(np.abs(a.numpy() - b.numpy()) <= ulps * spacing)
+    else:
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def _both(fn, *args):
+    default = rt.function(fn)(*args)
+    native = rt.function(fn, jit_compile="numba")(*args)
+    for a, b in zip(default if isinstance(default, tuple) else (default,),
+                    native if isinstance(native, tuple) else (native,)):
+        _same(a, b)
+    return native
+
+
+def newton(a):
+    y = a
+    while abs(y * y - a) >= 1e-6:
+        y = (y + a / y) / 2
+    return y
+
+
+def collatz(n):
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+def sum_squares(n):
+    s = 0
+    for i in rt.range(n):
+        s += i * i
+    return s
+
+
+def test_control_flow_workloads():
+    assert float(_both(newton, rt.constant(np.float32(1e6)))) == 1000.0
+    assert int(_both(collatz, rt.constant(27))) == 111
+    assert int(_both(sum_squares, rt.constant(1000))) == 332833500
+    _both(sum_squares, rt.constant(0))  # a loop that never runs
+
+
+def _samples(dtype, shape):
+    rng = np.random.default_rng(7)
+    if dtype.is_bool:
+        return rng.random(shape) > 0.5
+    if dtype.is_integer:
+        return rng.integers(1, 9, shape).astype(dtype.np_dtype)
+    return (rng.random(shape) * 2 + 0.5).astype(dtype.np_dtype)
+
+
+LOWERED = sorted(name for name, op in REGISTRY.items() if op.rule(NUMBA) is not None)
+
+
+@pytest.mark.parametrize("name", LOWERED)
+def test_every_lowered_op_matches_the_default_executor(name):
+    opdef = REGISTRY[name]
+    cases = 0
+    for dtype in (rt.float32, rt.float64, rt.int32, rt.int64, rt.bool):
+        for shape in ((), (4,)):
+            arity = getattr(opdef.kernel, "nin", None) or {"Select": 3}.get(name, 1)
+            if name in ("Add", "Cast", "Sum", "Max", "Min", "Any", "All", "Identity",
+                        "StopGradient"):
+                arity = 1 if name != "Add" else 2
+            values = [rt.constant(_samples(dtype, shape)) for _ in range(arity)]
+            if name == "Select":
+                values[0] = rt.constant(_samples(rt.bool, shape))
+            attrs = {"Cast": {"dtype": rt.float64 if dtype is not rt.float64 else rt.int32},
+                     **{r: {"axis": None, "keepdims": False}
+                        for r in ("Sum", "Max", "Min", "Any", "All")}}.get(name, {})
+
+            def fn(*xs, attrs=attrs):
+                return apply(opdef, list(xs), attrs)
+
+            try:
+                with np.errstate(all="ignore"):
+                    want = rt.function(fn, autograph=False)(*values)
+            except (TypeError, ValueError):
+                continue  # a dtype the op does not take
+            try:
+                with np.errstate(all="ignore"):
+                    got = rt.function(fn, autograph=False, jit_compile="numba")(*values)
+            except numba_backend.NoLoweringError:
+                assert name == "Sum" and dtype.is_floating  # float sums are not lowered
+                continue
+            _same(want, got, ulps=4 if opdef in numba_backend.TRANSCENDENTAL else 0)
+            cases += 1
+    assert cases
+
+
+def test_an_op_without_a_lowering_is_a_located_error():
+    def f(x):
+        return rt.matmul(x, x)  # the matmul line
+
+    with pytest.raises(numba_backend.NoLoweringError, match=r"MatMul(.|\n)*the matmul line"):
+        rt.function(f, jit_compile="numba")(rt.constant([[1.0]]))
+
+
+def test_jit_compile_names_a_known_executor():
+    with pytest.raises(ValueError, match="jit_compile must be one of"):
+        rt.function(newton, jit_compile="xla")

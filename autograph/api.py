@@ -63,6 +63,9 @@ def to_graph(fn):
     if isinstance(fn, types.MethodType):
         return types.MethodType(to_graph(fn.__func__), fn.__self__)
     fn = _unwrap(fn)
+    call = _python_call(fn)
+    if call is not None:
+        return types.MethodType(to_graph(call), fn)  # an object whose __call__ is Python code
     if not isinstance(fn, types.FunctionType):
         raise TypeError(f"to_graph expects a Python function or method, got {type(fn).__name__}")
     if getattr(fn, "__ag_do_not_convert__", False):
@@ -118,14 +121,24 @@ def is_generated_file(filename: str) -> bool:
 def _unwrap(fn):
     """The Python function behind a decorated object: `python_function` (an rt.function), or
     `__wrapped__` of a wrapper that is not itself Python code (functools.lru_cache). A Python
-    wrapper made with functools.wraps is converted as it is: its own code must run."""
+    wrapper (a function made with functools.wraps, an object whose `__call__` is Python code)
+    is converted as it is: its own code must run."""
     while True:
         inner = getattr(fn, "python_function", None)
-        if inner is None and not isinstance(fn, types.FunctionType):
+        if inner is None and not isinstance(fn, types.FunctionType) and _python_call(fn) is None:
             inner = getattr(fn, "__wrapped__", None)
         if inner is None or inner is fn:
             return fn
         fn = inner
+
+
+def _python_call(obj):
+    """The `__call__` function of an object (not a function or class) whose call is Python
+    code, else None."""
+    if isinstance(obj, (types.FunctionType, type)):
+        return None
+    call = getattr(type(obj), "__call__", None)  # noqa: B004 - the method, not callability
+    return call if isinstance(call, types.FunctionType) else None
 
 
 def _ag_module():

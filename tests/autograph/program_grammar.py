@@ -14,7 +14,7 @@ tuples, lists, dicts and `None` (one structure per program, plus bare `return`s)
 
 Decorated functions: module-level helpers `hi`, `hf`, `hv` (`(v, w=1)`, v an int, float or
 vector; a branch, or a loop over `range`/`rt.range`), called as `h(e)`, `h(e, w)`, `h(e, w=w)`,
-`h(v=e, w=w)`; `inner` and the lambda `g`; and `f` itself, each under a stack of 1-3 decorators
+`h(v=e, w=w)`; `inner` and the lambda `g`; and `f` itself, each under a stack of 1-2 decorators
 defined in the module (DECORATORS): made with `functools.wraps` (scale the result, add to the
 first argument, call the function twice, pass keyword arguments, a decorator factory), or
 classes with `__call__` (with and without `functools.update_wrapper`).
@@ -86,15 +86,6 @@ ALIASED_ROWS = False
 # list packs as float32, so `rt.concat(rows + [[n]], 0)` raises a dtype error eagerly where
 # numpy concatenates. Off: rows are never empty.
 EMPTY_ROWS = False
-# A class instance as the decorator of `f` itself (helpers may have them; `f` may have function
-# decorators). Bug 3: a class decorator that calls `functools.update_wrapper(self, fn)` is
-# dropped: `to_graph` and `rt.function` convert its `__wrapped__` (the function it wraps)
-# instead of its `__call__`, so `@Offset def f(x): return x` (`__call__` returns
-# `self.fn(x) - 1`) gives x where Python gives x - 1. Bug 4: one without `__wrapped__`
-# (`@Shift`, `__call__` passes `v + 1`) makes both raise "TypeError: to_graph expects a Python
-# function or method, got Shift", though `rt.function` takes any callable. Off: `f`'s
-# decorators are functions.
-CLASS_DECORATED_F = False
 DECLARED_LISTS = ("lst", "la", "lv", "rows")
 GUARDS = {LINT: "0", LFLOAT: "0.5", LVEC: "p", LROWS: "[n]"}  # what `L + [v]` adds
 MAX_DEPTH = 3  # compound statements nest at most this deep
@@ -118,7 +109,7 @@ EXPRESSIONS = ("atom", "atom", "binary", "binary", "ifexp", "boolop", "call", "i
                "reduce", "pack")
 CONDITIONS = ("compare", "compare", "compare", "not", "and", "or", "truth", "python", "list")
 STATEMENTS = ("assign", "assign", "augassign", "return", "if", "if", "while", "for", "for",
-              "try", "break", "continue", "bump", "list", "list", "row")
+              "try", "break", "continue", "bump", "list", "list", "row", "call")
 LIST_CHANGES = ("append", "append", "pop", "plus", "prepend", "iadd", "extend", "setitem", "pop",
                 "clear", "append_to_item")
 INDICES = ("0", "-1", "1", "-2", "{atom} % 3", "len({lst}) - 1", "-len({lst})")
@@ -218,8 +209,8 @@ DECORATED_AT = {
     "scaled": (*_ALL_BUT_F, "f_value"), "shifted": ("helper", "inner", "f"),
     "twice": (*_ALL_BUT_F, "f_value"), "again": (*_ALL_BUT_F, "f"), "keyword": ("helper",),
     "scale_by": (*_ALL_BUT_F, "f_value"), "by_name": ("f",),
-    "Offset": (*_ALL_BUT_F, *(("f_value",) if CLASS_DECORATED_F else ())),
-    "Shift": ("helper", "inner", *(("f",) if CLASS_DECORATED_F else ())),
+    "Offset": (*_ALL_BUT_F, "f_value"),
+    "Shift": ("helper", "inner", "f"),
 }
 HELPERS = {"hi": INT, "hf": FLOAT, "hv": VEC}  # module-level decorated helpers `(v, w=1)`
 
@@ -249,7 +240,7 @@ class Features:
     decorated_f: bool = False  # `f` itself decorated
 
 
-RARE_FEATURES = ("global_", "nonlocal_")  # drawn one time in four
+RARE_FEATURES = ("global_", "nonlocal_", "decorated_f")  # drawn one time in four
 
 
 @dataclasses.dataclass(frozen=True)
@@ -387,11 +378,11 @@ class _Writer:
         return (f"{name}({arg}, {w})", f"{name}({arg}, w={w})", f"{name}(v={arg}, w={w})")[form - 1]
 
     def decorators(self, site):
-        """1-3 decorator lines (`@name`) for a function of `site` (see DECORATED_AT)."""
+        """1-2 decorator lines (`@name`) for a function of `site` (see DECORATED_AT)."""
         names = tuple(DECORATORS)
         available = [name for name in names if site in DECORATED_AT[name]]
         lines = []
-        for _ in range(self.draw(st.integers(1, 3))):
+        for _ in range(self.draw(st.integers(1, 2))):
             name = self.choose(names, available)
             if name == "scale_by":
                 name = f"scale_by({self.draw(st.integers(-2, 3))})"
@@ -621,6 +612,10 @@ class _Writer:
                 kinds.add("try")
         if scope.in_loop:
             kinds |= {"break", "continue"}
+        if self.helper_kinds(scope):
+            kinds.add("call")
+            if self.chance(3):  # else helpers, declared apart from `f`, are seldom called
+                return self.write_call(scope)
         kind = self.choose(STATEMENTS, [k for k in STATEMENTS if k in kinds])
         if kind in ("break", "continue"):
             return [kind], scope
@@ -641,6 +636,18 @@ class _Writer:
         target = self.choose(TARGETS[kind], scope.targets[kind])
         value = self.choose(STABLE[kind] + LITERALS[kind], scope.stable[kind] + LITERALS[kind])
         return [f"{target} {self.pick(['+=', '-='])} {value}"], scope
+
+    def helper_kinds(self, scope):
+        return [kind for kind in (INT, FLOAT, VEC)
+                if any(call in HELPERS for call in scope.calls[kind])]
+
+    def write_call(self, scope):
+        """`target = h(...)`: a call of a decorated helper (see `helper_call`)."""
+        kind = self.pick(self.helper_kinds(scope))
+        helpers = [call for call in scope.calls[kind] if call in HELPERS]
+        target = self.choose(TARGETS[kind], scope.targets[kind])
+        call = self.helper_call(scope, self.choose(helpers, helpers), 0)
+        return [f"{target} = {_wrap(call)}"], scope
 
     def write_bump(self, scope):
         return [f"bump({self.expr(scope, INT, 1)})"], scope

@@ -4,6 +4,8 @@ scalars, in tests/runtime/test_weak_scalars.py). Every function runs three ways:
 on numpy values, converted on eager tensors, and as a graph; they agree, or all raise, or the
 graph raises a located error that says what to rewrite."""
 
+import functools
+
 import numpy as np
 import pytest
 from three_way import assert_agree, outcomes, same
@@ -784,3 +786,46 @@ def test_a_decorator_made_with_functools_wraps_runs_under_conversion():
         want = g(np.float32(x))
         assert float(rt.function(g)(rt.constant(x))) == want
         assert float(autograph.to_graph(g)(rt.constant(x))) == want
+
+
+class _Offset:
+    """A decorator object that copies the function's metadata (so it has `__wrapped__`)."""
+
+    def __init__(self, fn):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+
+    def __call__(self, *args):
+        return self.fn(*args) - 1.0
+
+
+class _Shift:
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, x):
+        return self.fn(x + 1.0)
+
+
+@_Offset
+def _offset_abs(x):
+    if x > 0:
+        return x
+    return -x
+
+
+@_Shift
+def _shifted_double(x):
+    if x > 0:
+        return x * 2.0
+    return x
+
+
+def test_a_decorator_object_runs_its_own_call_under_conversion():
+    # found by the differential fuzzer once it generated decorators: the first was silently
+    # dropped (its __wrapped__ was converted instead), the second refused
+    for fn in (_offset_abs, _shifted_double):
+        for x in (5.0, -5.0):
+            want = fn(np.float32(x))
+            assert float(rt.function(fn)(rt.constant(x))) == want
+            assert float(autograph.to_graph(fn)(rt.constant(x))) == want

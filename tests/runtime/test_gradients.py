@@ -26,7 +26,8 @@ def _tape_gradients(fn, weights, arrays):
     return [g.numpy() if g is not None else None for g in tape.gradient(loss, xs)]
 
 
-def _numeric_gradients(fn, weights, arrays, h=H):
+def _central_differences(scalar_fn, arrays, h=H):
+    """d scalar_fn / d arrays[i] for each i, by central differences."""
     grads = []
     for i, a in enumerate(arrays):
         g = np.zeros_like(a)
@@ -34,11 +35,14 @@ def _numeric_gradients(fn, weights, arrays, h=H):
             plus, minus = [x.copy() for x in arrays], [x.copy() for x in arrays]
             plus[i][index] += h
             minus[i][index] -= h
-            up = float(_loss(fn, weights, *map(rt.constant, plus)))
-            down = float(_loss(fn, weights, *map(rt.constant, minus)))
-            g[index] = (up - down) / (2 * h)
+            g[index] = (scalar_fn(plus) - scalar_fn(minus)) / (2 * h)
         grads.append(g)
     return grads
+
+
+def _numeric_gradients(fn, weights, arrays, h=H):
+    return _central_differences(
+        lambda values: float(_loss(fn, weights, *map(rt.constant, values))), arrays, h)
 
 
 def check(fn, *arrays, seed=0, h=H, rtol=1e-5):
@@ -226,16 +230,8 @@ def _graph_and_numeric(fn, *values):
     arrays = [np.asarray(v, np.float64) for v in values]
     got = [g.numpy() for g in rt.function(grad)(*map(rt.constant, arrays))]
     graph_fn = rt.function(fn)
-    numeric = []
-    for i, a in enumerate(arrays):
-        g = np.zeros_like(a)
-        for index in np.ndindex(a.shape):
-            plus, minus = [x.copy() for x in arrays], [x.copy() for x in arrays]
-            plus[i][index] += H
-            minus[i][index] -= H
-            g[index] = (float(rt.reduce_sum(graph_fn(*map(rt.constant, plus)))) - float(
-                rt.reduce_sum(graph_fn(*map(rt.constant, minus))))) / (2 * H)
-        numeric.append(g)
+    numeric = _central_differences(
+        lambda values: float(rt.reduce_sum(graph_fn(*map(rt.constant, values)))), arrays)
     return got, numeric
 
 

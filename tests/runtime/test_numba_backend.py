@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
+from benchmarks import workloads
 from runtime.executor import numba_backend
 from runtime.ops.registry import NUMBA, REGISTRY, apply
 
@@ -31,36 +32,11 @@ def _both(fn, *args):
     return native
 
 
-def newton(a):
-    y = a
-    while abs(y * y - a) >= 1e-6:
-        y = (y + a / y) / 2
-    return y
-
-
-def collatz(n):
-    steps = 0
-    while n != 1:
-        if n % 2 == 0:
-            n = n // 2
-        else:
-            n = 3 * n + 1
-        steps += 1
-    return steps
-
-
-def sum_squares(n):
-    s = 0
-    for i in rt.range(n):
-        s += i * i
-    return s
-
-
 def test_control_flow_workloads():
-    assert float(_both(newton, rt.constant(np.float32(1e6)))) == 1000.0
-    assert int(_both(collatz, rt.constant(27))) == 111
-    assert int(_both(sum_squares, rt.constant(1000))) == 332833500
-    _both(sum_squares, rt.constant(0))  # a loop that never runs
+    assert float(_both(workloads.newton_sqrt, rt.constant(np.float32(1e6)))) == 1000.0
+    assert int(_both(workloads.collatz, rt.constant(27))) == 111
+    assert int(_both(workloads.sum_squares, rt.constant(1000))) == 332833500
+    _both(workloads.sum_squares, rt.constant(0))  # a loop that never runs
 
 
 def _samples(dtype, shape):
@@ -121,4 +97,4 @@ def test_an_op_without_a_lowering_is_a_located_error():
 
 def test_jit_compile_names_a_known_executor():
     with pytest.raises(ValueError, match="jit_compile must be one of"):
-        rt.function(newton, jit_compile="xla")
+        rt.function(workloads.newton_sqrt, jit_compile="xla")

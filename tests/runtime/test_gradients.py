@@ -402,3 +402,25 @@ def test_gradients_agree_with_jax_grad():
             got = fn(*map(rt.constant, args))
             for g, t in zip(got, theirs):
                 np.testing.assert_allclose(g.numpy(), np.asarray(t), rtol=1e-10, atol=1e-12)
+
+
+def test_onnx_export_of_a_while_loop_gradient():
+    onnxruntime = pytest.importorskip("onnxruntime")
+    from runtime.onnx.exporter import to_model
+
+    @rt.function
+    def root_and_slope(a):
+        with rt.GradientTape() as tape:
+            tape.watch(a)
+            y = a
+            while rt.abs(y * y - a) > 1e-6:
+                y = (y + a / y) / 2.0
+        return y, tape.gradient(y, a)
+
+    a = rt.constant(np.float32(2.0))
+    want = root_and_slope(a)
+    session = onnxruntime.InferenceSession(
+        to_model(root_and_slope.get_concrete_function(a)).SerializeToString())
+    got = session.run(None, {session.get_inputs()[0].name: np.array(2.0, np.float32)})
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w.numpy())

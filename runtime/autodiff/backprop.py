@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from runtime.errors import NoGradientError, with_origin
-from runtime.ops.registry import GRADIENT
+from runtime.ops.registry import CONTROL_FLOW, GRADIENT
 
 
 @dataclass(eq=False)
@@ -31,6 +31,10 @@ class WithVariables:
 
     inputs: list
     variables: dict = field(default_factory=dict)  # id(variable) -> (variable, gradient)
+
+
+def _control_flow(entry) -> bool:
+    return entry.opdef is not None and CONTROL_FLOW in entry.opdef.groups
 
 
 def differentiable(tensor) -> bool:
@@ -53,8 +57,9 @@ def backprop(entries, seeds: dict, variable_grads: dict | None = None) -> dict:
     grads = dict(seeds)
     for entry in reversed(entries):
         outs = [grads.get(id(t)) for t in entry.outputs]
-        if all(g is None for g in outs) or not any(differentiable(t) for t in entry.inputs):
-            continue
+        if all(g is None for g in outs) or not (
+                any(differentiable(t) for t in entry.inputs) or _control_flow(entry)):
+            continue  # nothing to pass back to (a control-flow op may reach variables inside)
         rule = entry.rule or entry.opdef.rule(GRADIENT)
         if rule is None:
             reason = entry.opdef.lacking.get(GRADIENT, "it has no gradient rule")

@@ -62,7 +62,8 @@ def fill(dims, value):
     if any(d < 0 for d in shape):
         raise InvalidArgumentError(with_origin(
             f"fill: dims {list(shape)} must not be negative", user_origin()))
-    if isinstance(value, SymbolicTensor) or context.recording_tapes():  # an op a tape sees
+    if isinstance(value, SymbolicTensor) or (
+            context.current_graph() is None and context.recording_tapes()):  # a tape sees it
         return array_ops.broadcast_to(value, shape)
     return eager(np.full(shape, value._value, dtype=value.dtype.np_dtype), value.dtype)
 

@@ -149,7 +149,8 @@ def details(results, notes: str = "") -> str:
     if extra:
         lines.append("Other columns measured in the same run:")
         for key, name, col in extra:
-            shown = f"error ({col.error})" if col.error else f"{format_us(col.median_us)} us"
+            first_line = col.error.splitlines()[0] if col.error else ""
+            shown = f"error ({first_line})" if col.error else f"{format_us(col.median_us)} us"
             lines.append(f"  {key} {name}: {shown}")
     if notes:
         lines.append(notes)

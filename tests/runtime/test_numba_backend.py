@@ -98,3 +98,11 @@ def test_an_op_without_a_lowering_is_a_located_error():
 def test_jit_compile_names_a_known_executor():
     with pytest.raises(ValueError, match="jit_compile must be one of"):
         rt.function(workloads.newton_sqrt, jit_compile="xla")
+
+
+def test_without_numba_the_error_names_the_extra(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "numba", None)  # `import numba` raises ImportError
+    with pytest.raises(ImportError, match=r"tracegraph\[numba\]"):
+        rt.function(workloads.newton_sqrt, jit_compile="numba")(rt.constant(np.float32(4.0)))

@@ -62,7 +62,7 @@ def inline(graph: Graph, bindings: list, outputs: list):
             connected.add(id(copied.outputs[0]))
             continue
         if not any(id(t) in connected for t in op_inputs) and not (
-                op.subgraphs() and _variables_read(*op.subgraphs())):
+                op.subgraphs() and variables_read(*op.subgraphs())):
             continue
         connected.update(id(t) for t in copied.outputs if differentiable(t))
         entries.append(Entry(op.opdef, op_inputs, attrs, copied.outputs, op.origin))
@@ -106,7 +106,8 @@ def _differentiate(graph, bindings, outputs, output_grads, wanted, variables):
     return result
 
 
-def _variables_read(*graphs) -> list:
+def variables_read(*graphs) -> list:
+    """The float variables read by `graphs` and their sub-graphs, each once."""
     found = {}
     for graph in graphs:
         for op in graph.walk():
@@ -123,7 +124,7 @@ def _if_gradient(op, grads):
     predicate, captured = cf.split_inputs(op, op.inputs)
     then_branch, else_branch = cf.branches(op)
     wanted = [i for i, t in enumerate(captured) if differentiable(t)]
-    variables = _variables_read(then_branch, else_branch)
+    variables = variables_read(then_branch, else_branch)
     if not wanted and not variables:
         return [None] * len(op.inputs)
 
@@ -152,7 +153,7 @@ def _while_gradient(op, grads):
     initial = op.inputs[:n]
     carried = [k for k in range(n) if differentiable(initial[k])]
     wanted = [j for j, t in enumerate(captured) if differentiable(t)]
-    variables = _variables_read(body)
+    variables = variables_read(body)
     if not carried and not wanted and not variables:
         return [None] * len(op.inputs)
 

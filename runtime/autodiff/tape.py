@@ -19,6 +19,7 @@ import contextlib
 
 from runtime import context, nest
 from runtime.autodiff.backprop import Entry, accumulate, backprop, differentiable
+from runtime.autodiff.control_flow import variables_read
 from runtime.ops.control_flow_ops import WHILE, keep_history
 from runtime.ops.registry import CONTROL_FLOW
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
@@ -112,7 +113,7 @@ class GradientTape:
             return
         connected = any(id(t) in self._connected for t in inputs)
         if not connected and CONTROL_FLOW in opdef.groups:
-            connected = any(self._watches(v) for v in _variables_read_inside(attrs))
+            connected = any(self._watches(v) for v in variables_read(*outputs[0].op.subgraphs()))
         if connected:
             self._add(Entry(opdef, list(inputs), attrs, list(outputs), origin))
             if opdef is WHILE:
@@ -230,14 +231,3 @@ def _as_tensor(value, what):
     if isinstance(value, (EagerTensor, SymbolicTensor)):
         return value
     raise TypeError(f"tape.gradient: the {what} must be a tensor, got {type(value).__name__}.")
-
-
-def _variables_read_inside(attrs) -> list:
-    """The variables read by the sub-graphs in an op's attrs (its branches or loop body)."""
-    from runtime.graph import Graph
-
-    found = []
-    for value in attrs.values():
-        if isinstance(value, Graph):
-            found += [op.attrs["variable"] for op in value.walk() if op.opdef is READ]
-    return found

@@ -197,9 +197,9 @@ def keep_history(op) -> None:
         start = graph.create_op(CONST, [], {"value": np.array(0, np.int32)}, [(dtypes.int32, ())],
                                 op.origin).outputs[0]
         empty = [list_ops.from_items([], dtype, tuple(shape)) for dtype, shape in user_specs]
-    at = graph.operations.index(op)  # the new inputs go before the op
-    made = graph.operations[len(graph.operations) - 1 - len(empty):]
-    del graph.operations[len(graph.operations) - 1 - len(empty):]
+    made = [start.op, *(t.op for t in empty)]  # created last; they must come before the op
+    del graph.operations[-len(made):]
+    at = graph.operations.index(op)
     graph.operations[at:at] = made
     op.inputs[h:h] = [start, *empty]
     specs = [(dtypes.int32, ())] + [(t.dtype, t.shape) for t in empty]

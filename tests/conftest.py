@@ -1,11 +1,17 @@
 """Shared test settings: hypothesis profiles ("ci": the default, bounded; "dev": more examples),
-and the save -> load round trip of every traced function (tests/saved_round_trip.py)."""
+the save -> load round trip of every traced function (tests/saved_round_trip.py), and this
+checkout first on the path of every Python process a test starts (so a subprocess never imports
+another installed copy)."""
 
 import os
 
 import pytest
 import saved_round_trip
 from hypothesis import HealthCheck, settings
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p for p in (ROOT, os.environ.get("PYTHONPATH")) if p)
 
 settings.register_profile(
     "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]

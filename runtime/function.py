@@ -138,11 +138,11 @@ class Function:
     def _call_general(self, args, kwargs, fast=None):
         arguments = self._bind(args, kwargs)
         concrete = self._concrete_for(arguments, self._key(arguments))
-        if fast is not None:
-            self._fast[fast[0]] = concrete
         values = [
             _as_value(v) for v in nest.flatten([v for _, v in arguments]) if is_tensor_leaf(v)
         ]
+        if fast is not None and len(values) == len(fast[1]):  # no tensor came from a default
+            self._fast[fast[0]] = concrete
         result = concrete._call_values(values)
         if self._check or config.checking_functions():
             from runtime import checking

@@ -36,6 +36,7 @@ import numpy as np
 
 from runtime import nest
 from runtime.concrete_function import ConcreteFunction
+from runtime.conversion import constant
 from runtime.function import Function
 from runtime.graph import Graph
 from runtime.passes import compile_ready, optimize_graph
@@ -59,6 +60,7 @@ from runtime.saved.values import (
     encode,
 )
 from runtime.signature import TensorSpec
+from runtime.tensor import EagerTensor
 from runtime.variables import Variable
 
 _DOCUMENT_KEYS = {"format", "version", "arrays_sha256", "name", "parameters",
@@ -114,11 +116,27 @@ def _encode_parameters(function, concrete, arrays) -> list:
         entry = {"name": p.name, "kind": p.kind.name}
         if p.default is not p.empty:
             try:
-                entry["default"] = encode(p.default, arrays)
+                entry["default"] = encode(p.default, arrays, lambda v: _encode_tensor(v, arrays))
             except SaveError:
                 pass  # not plain data: callers of the loaded function must pass it
         parameters.append(entry)
     return parameters
+
+
+def _encode_tensor(value, arrays):
+    """An eager tensor in a default value: its dtype and its value."""
+    if isinstance(value, EagerTensor):
+        return {"tensor": [value.dtype.name, encode(value.numpy(), arrays)]}
+    return None
+
+
+def _decode_tensor(tag, payload, arrays):
+    if tag != "tensor" or type(payload) is not list or len(payload) != 2:
+        return None
+    value = decode(payload[1], arrays)
+    if not isinstance(value, (np.ndarray, np.generic)):
+        raise LoadError(f"a saved tensor holds {_short(payload[1])}, not an array.")
+    return constant(value, decode_dtype(payload[0]))
 
 
 def _signature_leaf(value):
@@ -241,7 +259,8 @@ def _decode_parameters(data, arrays) -> inspect.Signature:
             raise LoadError(f"parameter name {_short(entry['name'])} is not an identifier.")
         default = inspect.Parameter.empty
         if "default" in entry:
-            default = decode(entry["default"], arrays)
+            default = decode(entry["default"], arrays,
+                             lambda tag, payload: _decode_tensor(tag, payload, arrays))
         try:
             parameters.append(inspect.Parameter(entry["name"], kind, default=default))
         except (TypeError, ValueError) as e:

@@ -1,8 +1,9 @@
 """What `rt.saved.load` returns: a callable that dispatches on its inputs like the original.
 
-A call binds its arguments to the saved parameters (names, kinds and plain-data defaults), then
-picks the first concrete function whose signature matches: tensor arguments by dtype and shape,
-Python arguments by type and value, nested lists/tuples/dicts by structure.
+A call binds its arguments to the saved parameters (names, kinds, and defaults that are plain
+data or tensors), then picks the first concrete function whose signature matches: tensor
+arguments by dtype and shape, Python arguments by type and value, nested lists/tuples/dicts by
+structure.
 """
 
 from __future__ import annotations

@@ -39,6 +39,20 @@ def test_keywords_and_defaults_bind_to_one_signature():
     assert f.experimental_get_tracing_count() == 2
 
 
+def test_tensor_defaults_on_every_call_path():
+    steps = rt.constant(4)
+
+    @rt.function
+    def f(x, n=steps):
+        return x * rt.cast(n, rt.float32)
+
+    x = rt.constant([1.0, 2.0])
+    for _ in range(3):  # the first call traces; the later ones take the cached path
+        np.testing.assert_array_equal(f(x).numpy(), [4.0, 8.0])
+    np.testing.assert_array_equal(f(x, rt.constant(2)).numpy(), [2.0, 4.0])
+    assert f.experimental_get_tracing_count() == 1
+
+
 def test_nested_structures_of_tensors_and_python_values():
     Point = collections.namedtuple("Point", "x y")
 

@@ -135,6 +135,24 @@ def test_input_signature_function_converts_python_values(tmp_path):
     np.testing.assert_array_equal(loaded([1.0, 2.0]).numpy(), [2.0, 4.0])
 
 
+_STEPS = rt.constant(4)
+_LABELS = rt.constant(["a", "b"])
+
+
+def _with_tensor_defaults(x, n=_STEPS, labels=_LABELS, k=2):
+    return x * rt.cast(n, rt.float32) + k, rt.strings.join([labels[0], labels[1]])
+
+
+def test_tensor_defaults_are_saved_with_the_signature(tmp_path):
+    f = _function(_with_tensor_defaults)
+    x = rt.constant([1.0, 2.0])
+    want = f(x)
+    loaded = _round_trip(f, tmp_path)
+    got = loaded(x)  # the defaults, loaded
+    np.testing.assert_array_equal(got[0].numpy(), want[0].numpy())
+    assert got[1].numpy() == want[1].numpy() == b"ab"
+
+
 def test_a_concrete_function_can_be_saved(tmp_path):
     concrete = _function(_affine).get_concrete_function(
         rt.TensorSpec([None, 2]), rt.TensorSpec([2, 1]), rt.TensorSpec([1])

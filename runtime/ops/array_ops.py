@@ -666,16 +666,20 @@ def _reshape_to(grad, x):
 
 
 def _tile_gradient(op, grads):
-    x, g = op.inputs[0], grads[0]
-    if not x.shape.is_fully_defined():
-        raise GraphLimitError(with_origin(
-            "The gradient of tile needs the tiled tensor's shape while tracing; it is "
-            f"{list(x.shape)}.", op.origin))
-    from runtime.ops import reduction_ops
+    """The gradient summed over the copies: viewed as (multiple, dim) pairs of axes, summed over
+    the multiples (pairs computed when the graph runs for a DynamicTile or unknown dims)."""
+    from runtime.ops import math_ops, reduction_ops
 
-    pairs = [d for m, n in zip(op.attrs["multiples"], x.shape) for d in (m, n)]
-    summed = reduction_ops.reduce_sum(reshape(g, pairs), tuple(range(0, len(pairs), 2)))
-    return [reshape(summed, tuple(x.shape))]
+    x, g = op.inputs[0], grads[0]
+    rank = len(x.shape)
+    if op.opdef is TILE and x.shape.is_fully_defined():
+        pairs = tuple(d for m, n in zip(op.attrs["multiples"], x.shape) for d in (m, n))
+    else:
+        multiples = op.inputs[1] if op.opdef is DYNAMIC_TILE else op.attrs["multiples"]
+        multiples = math_ops.cast(convert_to_tensor(multiples, dtypes.int32), dtypes.int32)
+        pairs = reshape(stack([multiples, shape(x)], axis=1), [2 * rank])
+    summed = reduction_ops.reduce_sum(reshape(g, pairs), tuple(range(0, 2 * rank, 2)))
+    return [_reshape_to(summed, x)] + [None] * (len(op.inputs) - 1)
 
 
 def _concat_gradient(op, grads):
@@ -713,6 +717,7 @@ register_rules(GRADIENT, {
     UNSTACK: lambda op, grads: [stack(_zeros_for_missing(grads, op.outputs), op.attrs["axis"])],
     SPLIT: lambda op, grads: [concat(_zeros_for_missing(grads, op.outputs), op.attrs["axis"])],
     TILE: _tile_gradient,
+    DYNAMIC_TILE: _tile_gradient,
     BROADCAST_TO: lambda op, grads: [_sum_to(grads[0], op.inputs[0])],
     DYNAMIC_BROADCAST_TO: lambda op, grads: [_sum_to(grads[0], op.inputs[0]), None],
     IDENTITY: lambda op, grads: [grads[0]],
@@ -727,7 +732,6 @@ register_rules(GRADIENT, {
         None, *[None] * (len(op.inputs) - 2)],
 })
 lacks(GRADIENT, "integer results", SHAPE, SIZE, RANK)
-lacks(GRADIENT, "not yet: its gradient needs the tiled shape while tracing", DYNAMIC_TILE)
 
 
 def _sum_to(grad, like):

@@ -198,4 +198,27 @@ def linspace(start, stop, num, axis=0):
 register_rule(GRADIENT, FILL)(lambda op, grads: [None, reduction_ops.reduce_sum(grads[0])])
 # the result does not depend on the input's values
 register_rule(GRADIENT, ZEROS_LIKE, ONES_LIKE)(lambda op, grads: [None])
-lacks(GRADIENT, "not yet: no gradient with respect to the bounds", RANGE, LINSPACE)
+
+
+@register_rule(GRADIENT, RANGE)
+def _range_gradient(op, grads):
+    """start + i * delta: d/dstart sums the gradient, d/ddelta weighs it by i; the limit only
+    decides how many values there are (piecewise constant: no gradient)."""
+    g = grads[0]
+    steps = range(0, array_ops.size(g), 1, dtype=g.dtype)
+    return [reduction_ops.reduce_sum(g), None, reduction_ops.reduce_sum(g * steps)]
+
+
+@register_rule(GRADIENT, LINSPACE)
+def _linspace_gradient(op, grads):
+    """start + t * (stop - start) with t = i / (num - 1) along `axis`: each bound gets the
+    gradient weighed by its share, summed along `axis` and back to the bound's shape."""
+    start, stop = op.inputs
+    g, num, out = grads[0], op.attrs["num"], op.outputs[0]
+    axis = shapes.normalize_axis(op.attrs["axis"], len(out.shape), "linspace")
+    t = np.arange(num, dtype=np.float64) / (num - 1) if num > 1 else np.zeros(num)
+    t = convert_to_tensor(t.reshape((num,) + (1,) * (len(out.shape) - axis - 1)).astype(
+        out.dtype.np_dtype))
+    to_start = reduction_ops.reduce_sum(g * (1.0 - t), axis)
+    to_stop = reduction_ops.reduce_sum(g * t, axis)
+    return [reduction_ops.sum_to(to_start, start), reduction_ops.sum_to(to_stop, stop)]

@@ -38,16 +38,25 @@ def _control_flow(entry) -> bool:
 
 
 def differentiable(tensor) -> bool:
-    """Only floating-point values have gradients (integers get None, as in TensorFlow)."""
-    return tensor.dtype.is_floating
+    """Only floating-point values have gradients (integers get None, as in TensorFlow), and
+    staged lists of them (whose gradient is the list of their items' gradients)."""
+    dtype = tensor.dtype
+    while dtype.is_list:
+        dtype = dtype.element
+    return dtype.is_floating
+
+
+def add(a, b):
+    """The sum of two gradients of one value (item by item for lists)."""
+    from runtime.ops import list_ops, math_ops
+
+    return list_ops.add(a, b) if a.dtype.is_list else math_ops.add(a, b)
 
 
 def accumulate(grads: dict, tensor, grad) -> None:
     """Adds `grad` to the gradient of `tensor` in `grads` (by id; keeps the tensor alive)."""
-    from runtime.ops import math_ops
-
     found = grads.get(id(tensor))
-    grads[id(tensor)] = (tensor, grad if found is None else math_ops.add(found[1], grad))
+    grads[id(tensor)] = (tensor, grad if found is None else add(found[1], grad))
 
 
 def backprop(entries, seeds: dict, variable_grads: dict | None = None) -> dict:
@@ -67,7 +76,12 @@ def backprop(entries, seeds: dict, variable_grads: dict | None = None) -> dict:
                 f"Cannot compute the gradient through the {entry.opdef.name} op: {reason}. "
                 "Wrap the value in rt.stop_gradient(...) if no gradient should flow there.",
                 entry.origin))
-        result = rule(entry, [g[1] if g is not None else None for g in outs])
+        try:
+            result = rule(entry, [g[1] if g is not None else None for g in outs])
+        except NoGradientError as e:
+            if getattr(e, "_rt_located", False) or "\n" in str(e):
+                raise
+            raise NoGradientError(with_origin(str(e), entry.origin)) from None
         if isinstance(result, WithVariables):
             for variable, grad in result.variables.values():
                 if variable_grads is not None:

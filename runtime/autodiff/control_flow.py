@@ -24,7 +24,14 @@ other numbers than the forward op did.
 from __future__ import annotations
 
 from runtime import context, dtypes
-from runtime.autodiff.backprop import Entry, WithVariables, accumulate, backprop, differentiable
+from runtime.autodiff.backprop import (
+    Entry,
+    WithVariables,
+    accumulate,
+    add,
+    backprop,
+    differentiable,
+)
 from runtime.errors import NoGradientError, with_origin
 from runtime.graph import Graph
 from runtime.ops import control_flow_ops as cf
@@ -98,7 +105,7 @@ def _differentiate(graph, bindings, outputs, output_grads, wanted, variables):
     result = []
     for value in wanted:
         found = grads.get(id(value))
-        result.append(found[1] if found is not None else creation_ops.zeros_like(value))
+        result.append(found[1] if found is not None else list_ops.zeros_for(value))
     for variable in variables:
         found = variable_grads.get(id(variable))
         result.append(found[1] if found is not None else creation_ops.zeros_like(
@@ -133,7 +140,7 @@ def _if_gradient(op, grads):
                                       grads, [captured[i] for i in wanted], variables)
 
     results = cond(predicate, branch(then_branch), branch(else_branch))
-    results = list(results) if isinstance(results, (list, tuple)) else [results]
+    results = [_handle(r) for r in (results if isinstance(results, (list, tuple)) else [results])]
     input_grads = [None] * len(op.inputs)
     for i, grad in zip(wanted, results):
         input_grads[1 + i] = grad
@@ -160,8 +167,11 @@ def _while_gradient(op, grads):
     def bind(graph, values):
         return list(zip(graph.inputs[:n], values)) + list(zip(graph.inputs[first:], captured))
 
+    history_grads = [None] * n
     if kept is not None:
         _, count, history = kept
+        if len(grads) > n:  # an outer tape differentiates what an inner gradient read
+            history_grads = [_handle(g) if g is not None else None for g in grads[n + 1:]]
     else:  # the loop again, keeping each iteration's loop variables
         def record_test(i, *state):
             going = inline(test, bind(test, state[:n]), test.outputs)[0][0]
@@ -184,7 +194,8 @@ def _while_gradient(op, grads):
 
     def back_body(i, *state):
         i = i - 1
-        loop_grads = list(state[:len(carried)])
+        state = [_handle(value) for value in state]
+        loop_grads = state[:len(carried)]
         values = [list_ops.get_item(history[k], i) for k in range(n)]
         out_grads = [None] * n
         for k, grad in zip(carried, loop_grads):
@@ -192,14 +203,18 @@ def _while_gradient(op, grads):
         step = _differentiate(body, bind(body, values), body.outputs[:n], out_grads,
                               [values[k] for k in carried] + [captured[j] for j in wanted],
                               variables)
-        sums = [a + b for a, b in zip(state[len(carried):], step[len(carried):])]
-        return (i, *step[:len(carried)], *sums)
+        carried_grads = step[:len(carried)]
+        for c, k in enumerate(carried):
+            if history_grads[k] is not None:
+                carried_grads[c] = add(carried_grads[c], list_ops.get_item(history_grads[k], i))
+        sums = [add(a, b) for a, b in zip(state[len(carried):], step[len(carried):])]
+        return (i, *carried_grads, *sums)
 
-    start = [grads[k] if grads[k] is not None else creation_ops.zeros_like(op.outputs[k])
+    start = [grads[k] if grads[k] is not None else list_ops.zeros_for(op.outputs[k])
              for k in carried]
-    zeros = [creation_ops.zeros_like(captured[j]) for j in wanted] + [
+    zeros = [list_ops.zeros_for(captured[j]) for j in wanted] + [
         creation_ops.zeros_like(v.read_value()) for v in variables]
-    final = list(while_loop(back_test, back_body, [count, *start, *zeros]))[1:]
+    final = [_handle(v) for v in while_loop(back_test, back_body, [count, *start, *zeros])][1:]
     input_grads = [None] * len(op.inputs)
     for k, grad in zip(carried, final):
         input_grads[k] = grad

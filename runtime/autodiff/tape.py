@@ -115,9 +115,11 @@ class GradientTape:
         if not connected and CONTROL_FLOW in opdef.groups:
             connected = any(self._watches(v) for v in variables_read(*outputs[0].op.subgraphs()))
         if connected:
+            if opdef is WHILE:  # what the loop's gradient needs, kept as it runs: new outputs,
+                loop = outputs[0].op  # whose gradients (from a tape around this one) count too
+                keep_history(loop)
+                inputs, outputs = loop.inputs, loop.outputs
             self._add(Entry(opdef, list(inputs), attrs, list(outputs), origin))
-            if opdef is WHILE:
-                keep_history(outputs[0].op)  # what the loop's gradient needs, kept as it runs
 
     def record_read(self, variable, tensor) -> None:
         """`tensor` holds a read of `variable` (an eager read, or a graph's read op)."""

@@ -10,7 +10,7 @@ have none say why (`lacks`).
 from __future__ import annotations
 
 import numpy as np
-from onnx import helper
+from onnx import helper, numpy_helper
 
 from runtime import dtypes, variables
 from runtime.onnx.exporter import elem_type, unsupported, value_info
@@ -286,15 +286,24 @@ def _reduce(onnx_type):
 
 
 def _sum_to_shape(b, op, x):
-    """A gradient summed back to its operand's shape: static shapes give the axes."""
+    """A gradient summed back to its operand's shape: over the leading axes, and over the axes
+    where the operand has size 1 and the gradient not (found at run time when a shape is not
+    known while exporting)."""
     grad, out = op.inputs[0], op.outputs[0]
-    if not (grad.shape.is_fully_defined() and out.shape.is_fully_defined()):
-        raise unsupported(op, "the shapes of a broadcast gradient must be known to export it")
     lead = len(grad.shape) - len(out.shape)
-    axes = list(range(lead)) + [lead + i for i, d in enumerate(out.shape)
-                                if d == 1 and grad.shape[lead + i] != 1]
-    summed = b.one("ReduceSum", x[0], b.int64s(axes), keepdims=1) if axes else x[0]
-    return [b.one("Reshape", summed, b.int64s(list(out.shape)), allowzero=1)]
+    if grad.shape.is_fully_defined() and out.shape.is_fully_defined():
+        axes = list(range(lead)) + [lead + i for i, d in enumerate(out.shape)
+                                    if d == 1 and grad.shape[lead + i] != 1]
+        summed = b.one("ReduceSum", x[0], b.int64s(axes), keepdims=1) if axes else x[0]
+        return [b.one("Reshape", summed, b.int64s(list(out.shape)), allowzero=1)]
+    summed = b.one("ReduceSum", x[0], b.int64s(range(lead)), keepdims=0) if lead else x[0]
+    target = b.cast(x[1], op.inputs[1].dtype, dtypes.int64)
+    one = b.const(np.int64(1))
+    widened = b.one("And", b.one("Equal", target, one),
+                    b.one("Not", b.one("Equal", b.one("Shape", summed), one)))
+    axes = b.one("Reshape", b.one("NonZero", widened), b.int64s([-1]))
+    summed = b.one("ReduceSum", summed, axes, keepdims=1, noop_with_empty_axes=1)
+    return [b.one("Reshape", summed, target, allowzero=1)]
 
 
 def _reduce_bool(onnx_type):
@@ -488,6 +497,79 @@ def _list_concat(b, op, x):
     return [b.one("ConcatFromSequence", x[0], axis=op.attrs["axis"], new_axis=0)]
 
 
+def _take_items(b, op, sequence, start, count):
+    """A new sequence of `count` items of `sequence` from position `start` (int64 scalars): a
+    Loop that appends them one by one (ONNX has no sequence slicing)."""
+    child = b.child()
+    child.op = op
+    out = op.outputs[0]
+    iteration = child.names.fresh(f"{op.name}_iteration")
+    test = child.names.fresh(f"{op.name}_cond_in")
+    taken = child.names.fresh(f"{op.name}_taken")
+    item = child.one("SequenceAt", sequence, child.one("Add", start, iteration))
+    inputs = [value_info(iteration, dtypes.int64, []), value_info(test, dtypes.bool_, []),
+              value_info(taken, out.dtype, out.shape)]
+    body = child.finish(f"{op.name}_body", inputs, [test, child.one("SequenceInsert", taken, item)],
+                        [(dtypes.bool_, ()), (out.dtype, out.shape)])
+    empty = b.one("SequenceEmpty", dtype=elem_type(out.dtype.element))
+    return b.node("Loop", [count, "", empty], 1, body=body)[0]
+
+
+def _list_split_at(b, op, x):
+    length = b.one("SequenceLength", x[0])
+    first = b.cast(x[1], op.inputs[1].dtype, dtypes.int64)
+    zero = b.const(np.int64(0))
+    return [_take_items(b, op, x[0], zero, first),
+            _take_items(b, op, x[0], first, b.one("Sub", length, first))]
+
+
+def _map_items(b, op, sequences, item_fn):
+    """SequenceMap over the items of `sequences`, lists like the op's output list:
+    `item_fn(child builder, item names)` makes each output item."""
+    child = b.child()
+    child.op = op
+    out = op.outputs[0]
+    shape = [d if d is not None else child.names.fresh(f"{op.name}_dim") for d in out.shape]
+    items = [child.names.fresh(f"{op.name}_item") for _ in sequences]
+    inputs = [value_info(name, out.dtype.element, shape) for name in items]
+    body = child.finish(f"{op.name}_body", inputs, [item_fn(child, items)],
+                        [(out.dtype.element, shape)])
+    return b.one("SequenceMap", *sequences, body=body)
+
+
+def _list_zeros_like(b, op, x):
+    dtype = op.inputs[0].dtype.element
+    zero = numpy_helper.from_array(np.zeros(1, dtype.np_dtype))
+    return [_map_items(b, op, x, lambda c, items: c.one(
+        "ConstantOfShape", c.one("Shape", items[0]), value=zero))]
+
+
+def _list_add(b, op, x):
+    return [_map_items(b, op, x, lambda c, items: c.one("Add", *items))]
+
+
+def _list_unstack(b, op, x):
+    return [b.one("SplitToSequence", x[0], axis=0, keepdims=0)]
+
+
+def _list_split_like(b, op, x):
+    """The pieces of a tensor as long (along `axis`) as the items of a list are."""
+    axis = op.attrs["axis"]
+    like = op.inputs[0]
+    rank = len(like.shape)
+    axis = axis + rank if axis < 0 else axis
+    child = b.child()
+    child.op = op
+    shape = [d if d is not None else child.names.fresh(f"{op.name}_dim") for d in like.shape]
+    item = child.names.fresh(f"{op.name}_item")
+    size = child.one("Slice", child.one("Shape", item), child.int64s([axis]),
+                     child.int64s([axis + 1]))
+    body = child.finish(f"{op.name}_size", [value_info(item, like.dtype.element, shape)], [size],
+                        [(dtypes.int64, (1,))])
+    sizes = b.one("ConcatFromSequence", b.one("SequenceMap", x[0], body=body), axis=0)
+    return [b.one("SplitToSequence", x[1], sizes, axis=axis)]
+
+
 # ---- control flow -----------------------------------------------------------------------------
 
 def _if(b, op, x):
@@ -626,6 +708,11 @@ register_rules(ONNX, {
     list_ops.LIST_CONCAT_LISTS: _sequence_op(_concat_lists),
     list_ops.LIST_STACK: _sequence_op(_list_stack),
     list_ops.LIST_CONCAT: _sequence_op(_list_concat),
+    list_ops.LIST_ZEROS_LIKE: _sequence_op(_list_zeros_like),
+    list_ops.LIST_ADD: _sequence_op(_list_add),
+    list_ops.LIST_UNSTACK: _sequence_op(_list_unstack),
+    list_ops.LIST_SPLIT_LIKE: _sequence_op(_list_split_like),
+    list_ops.LIST_SPLIT_AT: _sequence_op(_list_split_at),
     # control flow
     control_flow_ops.IF: _if,
     control_flow_ops.WHILE: _while,

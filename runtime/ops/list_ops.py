@@ -12,8 +12,13 @@ from __future__ import annotations
 import numpy as np
 
 from runtime import dtypes
-from runtime.errors import GraphLimitError, InvalidArgumentError, OperatorNotAllowedInGraphError
-from runtime.ops.registry import GRADIENT, apply, define_op, lacks
+from runtime.errors import (
+    GraphLimitError,
+    InvalidArgumentError,
+    NoGradientError,
+    OperatorNotAllowedInGraphError,
+)
+from runtime.ops.registry import GRADIENT, apply, define_op, lacks, register_rules
 
 
 class ListValue:
@@ -266,6 +271,178 @@ def concat(lst, axis: int):
     return apply(LIST_CONCAT, [lst], {"axis": int(axis)})
 
 
-lacks(GRADIENT, "not yet: gradients do not flow through staged lists", LIST_FROM_ITEMS,
-      LIST_PUSH_BACK, LIST_POP_BACK, LIST_LENGTH, LIST_GET_ITEM, LIST_SET_ITEM, LIST_CONCAT_LISTS,
-      LIST_STACK, LIST_CONCAT)
+
+
+# ---- ops the gradients of lists use ------------------------------------------------------------
+# The gradient of a list is a list of the same length: the gradient of each item.
+
+def _same_list_infer(inputs):
+    for lst in inputs:
+        _check_list(lst, "a list gradient")
+    a = inputs[0]
+    shape = tuple(a.shape)
+    for other in inputs[1:]:
+        shape = _join(shape, tuple(other.shape), "a list gradient")
+    return [(a.dtype, shape)]
+
+
+def _zeros_like_kernel(lst):
+    return ListValue([_zeros_like_kernel(i) if isinstance(i, ListValue) else np.zeros_like(i)
+                      for i in lst.items()], lst.length)
+
+
+LIST_ZEROS_LIKE = define_op("ListZerosLike", infer=_same_list_infer, kernel=_zeros_like_kernel)
+
+
+def _add_kernel(a, b):
+    if a.length != b.length:
+        raise InvalidArgumentError(f"cannot add the gradients of lists of {a.length} and "
+                                   f"{b.length} items")
+    return ListValue([_add_kernel(x, y) if isinstance(x, ListValue) else x + y
+                      for x, y in zip(a.items(), b.items())], a.length)
+
+
+LIST_ADD = define_op("ListAdd", infer=_same_list_infer, kernel=_add_kernel)
+
+
+def _unstack_infer(inputs):
+    (value,) = inputs
+    if value.dtype.is_list or not value.shape:
+        raise TypeError("unstack into a list takes a tensor of rank 1 or more")
+    return [(dtypes.list_of(value.dtype), tuple(value.shape[1:]))]
+
+
+LIST_UNSTACK = define_op(
+    "ListUnstack",
+    infer=_unstack_infer,
+    kernel=lambda value: ListValue([_own(item) for item in value], len(value)),
+)
+
+
+def _split_at_infer(inputs):
+    lst, count = inputs
+    _check_list(lst, "split")
+    _index_infer(count)
+    return [(lst.dtype, lst.shape), (lst.dtype, lst.shape)]
+
+
+def _split_at_kernel(lst, count):
+    items, n = lst.items(), int(count)
+    return ListValue(items[:n], n), ListValue(items[n:], lst.length - n)
+
+
+LIST_SPLIT_AT = define_op("ListSplitAt", infer=_split_at_infer, kernel=_split_at_kernel)
+
+
+def _split_like_infer(inputs, *, axis):
+    like, value = inputs
+    _check_list(like, "split")
+    if value.dtype.is_list or like.dtype.element is not value.dtype:
+        raise TypeError(f"cannot split a {value.dtype.name} tensor like a {like.dtype.name}")
+    return [(like.dtype, tuple(like.shape))]
+
+
+def _split_like_kernel(like, value, axis):
+    ends = np.cumsum([item.shape[axis] for item in like.items()])
+    return ListValue([_own(p) for p in np.split(value, ends[:-1], axis)], like.length)
+
+
+LIST_SPLIT_LIKE = define_op("ListSplitLike", infer=_split_like_infer, kernel=_split_like_kernel)
+
+
+def zeros_like(lst):
+    return apply(LIST_ZEROS_LIKE, [lst])
+
+
+def add(a, b):
+    return apply(LIST_ADD, [a, b])
+
+
+def unstack(value):
+    return apply(LIST_UNSTACK, [value])
+
+
+def split_at(lst, count):
+    return apply(LIST_SPLIT_AT, [lst, count])
+
+
+def split_like(value, like, axis: int):
+    return apply(LIST_SPLIT_LIKE, [like, value], {"axis": int(axis)})
+
+
+# ---- gradient rules ----------------------------------------------------------------------------
+# Gradients flow through lists of floats and lists of such lists, except into the stack of a list
+# of lists.
+
+
+def zeros_for(value):
+    """Zeros shaped like `value`, a tensor or a list (the gradient nothing flows into)."""
+    from runtime.ops import creation_ops
+
+    return zeros_like(value) if value.dtype.is_list else creation_ops.zeros_like(value)
+
+
+def _or_zeros(grad, like):
+    return grad if grad is not None else zeros_for(like)
+
+
+def _from_items_gradient(op, grads):
+    from runtime.conversion import constant
+
+    return [get_item(grads[0], constant(np.int32(i))) for i in range(len(op.inputs))]
+
+
+def _push_back_gradient(op, grads):
+    rest, last = pop_back(grads[0])
+    return [rest, last]
+
+
+def _pop_back_gradient(op, grads):
+    rest, item = op.outputs
+    return [push_back(_or_zeros(grads[0], rest), _or_zeros(grads[1], item))]
+
+
+def _get_item_gradient(op, grads):
+    lst, index = op.inputs
+    return [set_item(zeros_like(lst), index, grads[0]), None]
+
+
+def _set_item_gradient(op, grads):
+    _, index, item = op.inputs
+    grad = grads[0]
+    return [set_item(grad, index, zeros_for(item)), None, get_item(grad, index)]
+
+
+def _concat_lists_gradient(op, grads):
+    first, rest = split_at(grads[0], length(op.inputs[0]))
+    return [first, rest]
+
+
+def _stack_gradient(op, grads):
+    if op.inputs[0].dtype.element.is_list:
+        raise NoGradientError("gradients do not flow through the stack of a list of lists; "
+                              "stack the inner lists into tensors first")
+    return [unstack(grads[0])]
+
+
+def _split_at_gradient(op, grads):
+    first, rest = op.outputs
+    return [concat_lists(_or_zeros(grads[0], first), _or_zeros(grads[1], rest)), None]
+
+
+register_rules(GRADIENT, {
+    LIST_FROM_ITEMS: _from_items_gradient,
+    LIST_PUSH_BACK: _push_back_gradient,
+    LIST_POP_BACK: _pop_back_gradient,
+    LIST_GET_ITEM: _get_item_gradient,
+    LIST_SET_ITEM: _set_item_gradient,
+    LIST_CONCAT_LISTS: _concat_lists_gradient,
+    LIST_STACK: _stack_gradient,
+    LIST_CONCAT: lambda op, grads: [split_like(grads[0], op.inputs[0], op.attrs["axis"])],
+    LIST_ZEROS_LIKE: lambda op, grads: [None],
+    LIST_ADD: lambda op, grads: [grads[0], grads[0]],
+    LIST_UNSTACK: lambda op, grads: [stack(grads[0])],
+    LIST_SPLIT_AT: _split_at_gradient,
+    LIST_SPLIT_LIKE: lambda op, grads: [None, concat(grads[0], op.attrs["axis"])],
+})
+lacks(GRADIENT, "its output is an integer", LIST_LENGTH)

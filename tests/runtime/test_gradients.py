@@ -140,11 +140,16 @@ CASES = {
     "GatherV2": (lambda a: rt.gather(a, [2, 0, 2], axis=1) * a, (A23,)),
     "ZerosLike": (lambda a: rt.zeros_like(a) + a * a, (A23,)),
     "OnesLike": (lambda a: rt.ones_like(a) * a, (A23,)),
+    # 2.95 / delta stays between 5 and 6: the number of values does not change near the inputs
+    "Range": (lambda s, d: rt.range(s, s + 2.95, d) ** 2, (_values(()), _values((), 0.5, 0.55))),
+    "LinSpace": (lambda a, b: rt.linspace(a, b, 4, axis=1) * rt.transpose(
+        rt.linspace(a[:1], b * b, 4)) + rt.linspace(b, a, 1, axis=1), (R3, R3)),
 }
 # Rules exercised by other tests below: control flow, shapes computed at run time, the
-# gradient of indexing (second order).
-ELSEWHERE = {"If", "While", "DynamicReshape", "DynamicBroadcastTo", "StridedSliceGrad",
-             "StopGradient", "GatherGrad"}
+# gradient of indexing (second order); and staged lists (test_list_gradients.py).
+ELSEWHERE = {"If", "While", "DynamicReshape", "DynamicBroadcastTo", "DynamicTile",
+             "StridedSliceGrad", "StopGradient", "GatherGrad"} | {
+    name for name in REGISTRY if name.startswith("List") and name != "ListLength"}
 
 
 def test_every_gradient_rule_is_checked():
@@ -167,7 +172,9 @@ def test_gradient_matches_finite_differences(name):
 def test_dynamic_shapes_reshape_and_broadcast():
     def fn(a):
         b = rt.reshape(a, rt.shape(a)[::-1])
-        return rt.reshape(b * b, rt.shape(a)) + rt.broadcast_to(a[:1], rt.shape(a))
+        tiled = rt.tile(a, rt.shape(a) * 0 + [2, 1])
+        return (rt.reshape(b * b, rt.shape(a)) + rt.broadcast_to(a[:1], rt.shape(a)),
+                tiled * tiled)
 
     check(fn, np.arange(6.0).reshape(2, 3) / 7.0)
 
@@ -189,8 +196,8 @@ def test_no_gradient_rule_names_the_op_and_the_line():
     x = rt.constant([1.0, 2.0, 3.0])
     with rt.GradientTape() as tape:
         tape.watch(x)
-        y = rt.reduce_sum(rt.linspace(x[0], 3.0, 4))  # the linspace line
-    with pytest.raises(rt.errors.NoGradientError, match=r"LinSpace(.|\n)*the linspace line"):
+        y = rt.reduce_sum(x // 2.0)  # the floordiv line
+    with pytest.raises(rt.errors.NoGradientError, match=r"FloorDiv(.|\n)*the floordiv line"):
         tape.gradient(y, x)
 
 

@@ -85,9 +85,11 @@ LIST_FROM_ITEMS = define_op(
 
 
 def _push_back_kernel(lst, item):
-    buffer = lst.buffer if len(lst.buffer) == lst.length else lst.buffer[: lst.length]
-    buffer.append(_own(item))
-    return ListValue(buffer, lst.length + 1)
+    buffer, n = lst.buffer, lst.length
+    if len(buffer) != n:  # a newer version of the list extended the buffer: copy
+        buffer = buffer[:n]
+    buffer.append(item.copy() if type(item) is np.ndarray and item.ndim else item)
+    return ListValue(buffer, n + 1)
 
 
 def _push_back_infer(inputs):
@@ -151,11 +153,14 @@ def _get_item_infer(inputs):
     return [(lst.dtype.element, lst.shape)]
 
 
-LIST_GET_ITEM = define_op(
-    "ListGetItem",
-    infer=_get_item_infer,
-    kernel=lambda lst, index: lst.buffer[_position(lst, index, "")],
-)
+def _get_item_kernel(lst, index):
+    i = int(index)
+    if 0 <= i < lst.length:
+        return lst.buffer[i]
+    return lst.buffer[_position(lst, i, "")]
+
+
+LIST_GET_ITEM = define_op("ListGetItem", infer=_get_item_infer, kernel=_get_item_kernel)
 
 
 def _set_item_kernel(lst, index, item):

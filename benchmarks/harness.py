@@ -170,6 +170,9 @@ def build_columns(workload: Workload, small: bool, with_external: bool = True) -
     if importlib.util.find_spec("numba") is not None:  # our graph compiled by numba
         columns.append(Column("graph numba", rt.function(workload.fn, jit_compile="numba"),
                               rt_args))
+    if importlib.util.find_spec("jax") is not None:  # our graph compiled by XLA
+        columns.append(Column("graph xla", rt.function(workload.fn, jit_compile="xla"),
+                              rt_args))
     if with_external:
         for name, fn, converted in external.columns(workload.key, args):
             columns.append(Column(name, fn, converted))

@@ -40,6 +40,7 @@ from runtime.dtypes import (
 from runtime.dtypes import (
     bool_ as bool,  # noqa: A004 - TensorFlow's name
 )
+from runtime.executor.jax_backend import to_jax
 from runtime.explain import explain
 from runtime.function import Function, function
 from runtime.graph import Graph, Operation

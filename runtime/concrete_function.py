@@ -43,6 +43,10 @@ class ConcreteFunction:
             from runtime.executor import numba_backend
 
             self._run, self.generated = numba_backend.compile_graph(graph)
+        elif jit_compile == "xla":
+            from runtime.executor import jax_backend
+
+            self._run, self.generated = jax_backend.compile_graph(graph)
         else:
             self._run, self.generated = codegen.compile_graph(graph)
         self._pack = _make_packer(structured_outputs)

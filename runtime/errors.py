@@ -32,6 +32,11 @@ class NoGradientError(Error, LookupError):
     """A gradient needs to pass through an op that has no gradient rule."""
 
 
+class NoLoweringError(Error, TypeError):
+    """A graph holds an op that a native backend (jit_compile="numba" or "xla") cannot
+    compile."""
+
+
 class RetracingWarning(UserWarning):
     """An `rt.function` traced more graphs than its `max_traces` (each trace is slow)."""
 

@@ -17,15 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.errors import Error, with_origin
+from runtime.errors import NoLoweringError, with_origin
 from runtime.executor import codegen
 from runtime.ops import array_ops, math_ops, reduction_ops
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.registry import CONST, NUMBA, PLACEHOLDER, REGISTRY, lacks, register_rules
-
-
-class NoLoweringError(Error, TypeError):
-    """A graph holds an op that a native backend cannot compile."""
 
 
 class NumbaEmitter(codegen.Emitter):

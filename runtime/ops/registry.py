@@ -36,7 +36,7 @@ KNOWN_VALUE = "known_value"  # the op's value while tracing, from what is static
 ONNX = "onnx"  # the ONNX nodes of the op (onnx/rules.py)
 GRADIENT = "gradient"  # reverse-mode rule (autodiff/, and next to each op)
 NUMBA = "numba"  # the op as an expression numba compiles (executor/numba_backend.py)
-JAX = "jax"  # lowering to jax.lax / jax.numpy (planned: the native backends issue)
+JAX = "jax"  # the op in jax.numpy / jax.lax for XLA (executor/jax_backend.py)
 RULE_KINDS = {
     FUSED: "ELEMENTWISE ops: steps (ufunc name, operands) with the kernel's exact ufuncs",
     KNOWN_VALUE: "optional: rule(op) -> what tracing knows of the op's integer value: a tuple "
@@ -44,7 +44,8 @@ RULE_KINDS = {
     ONNX: "rule(builder, op, input_names) -> output names",
     GRADIENT: "rule(op, output_grads) -> input grads (None where there is none)",
     NUMBA: "rule(op, input_names, typed) -> a Python expression numba compiles",
-    JAX: "planned",
+    JAX: "rule(op, *input_values) -> output value(s), in jax.numpy / jax.lax (numpy for values "
+         "known while tracing)",
 }
 
 

@@ -29,15 +29,16 @@ from runtime.passes import (
 MAX_INLINING_ROUNDS = 4
 
 
-def run_passes(graph, optimize: bool = True):
+def run_passes(graph, optimize: bool = True, fuse: bool = True):
     """The graph to compile for a freshly traced `graph`. Pruning always runs (it is part of the
     semantics: unneeded ops never run); with `optimize` (and `rt.config.optimize_graphs` on),
-    the optimizing passes run on a copy, so the traced graph stays inspectable."""
+    the optimizing passes run on a copy, so the traced graph stays inspectable. `fuse=False`
+    leaves elementwise chains to a compiler that fuses them itself (numba, XLA)."""
     prune.transform(graph)
     if not optimize or not config.graphs_optimized():
         return graph
     optimized = graph.copy()
-    optimize_graph(optimized)
+    optimize_graph(optimized, fuse)
     return optimized
 
 

@@ -33,4 +33,4 @@ def pytest_terminal_summary(terminalreporter):
             f"save -> load round trips: {c['returned']} calls gave the same values and "
             f"{c['raised']} raised in both; left out: {c['stateful']} stateful, "
             f"{c['not plain data']} with arguments that are not plain data, "
-            f"{c['numba']} compiled by numba")
+            f"{c['native']} compiled by numba or XLA")

@@ -6,8 +6,9 @@ session by conftest.py (SAVED_ROUND_TRIP=0 turns it off).
 Graphs with stateful ops (variables, printing, random numbers, assertions that may fire) are
 left out: calling them twice is not the same as calling them once. So are functions whose
 Python arguments or results are not plain data (saving refuses them, by design), and functions
-compiled by numba (a loaded function runs on the default executor, whose exp, sin... may differ
-from numba's in the last bit: tests/runtime/test_numba_backend.py compares the two).
+compiled natively by numba or XLA (a loaded function runs on the default executor, whose exp,
+sin... may differ from theirs in the last bits: tests/runtime/test_numba_backend.py and
+test_jax_backend.py compare them).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ class RoundTripMismatch(AssertionError):
 
 
 # How many calls were checked (by what their originals did), and how many were left out.
-counts = {"returned": 0, "raised": 0, "stateful": 0, "not plain data": 0, "numba": 0}
+counts = {"returned": 0, "raised": 0, "stateful": 0, "not plain data": 0, "native": 0}
 
 
 def install(monkeypatch) -> None:
@@ -50,7 +51,7 @@ def install(monkeypatch) -> None:
         ran = not isinstance(result, _NOT_RUN) or isinstance(result, rt.errors.InvalidArgumentError)
         if new and ran:
             if self._jit_compile is not None:
-                counts["numba"] += 1
+                counts["native"] += 1
             elif all(_pure(c.graph) for c in new):
                 _check(self, args, kwargs, result)
             else:

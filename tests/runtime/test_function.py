@@ -292,3 +292,24 @@ def test_notebook_view_lists_signatures_graphs_and_converted_code():
     page = f._repr_html_()
     assert "1 traced signature" in page and "float32 Tensor" in page
     assert "<details><summary>converted code</summary>" in page and "ag__.if_stmt" in page
+
+
+def test_the_garbage_collector_is_off_while_tracing_and_restored_after():
+    import gc
+
+    seen = []
+
+    @rt.function
+    def f(x):
+        seen.append(gc.isenabled())
+        return x + 1.0
+
+    assert gc.isenabled()
+    f(rt.constant(1.0))
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        f(rt.constant([1.0]))  # a new signature: traces again
+        assert seen == [False, False] and not gc.isenabled()  # left as the caller had it
+    finally:
+        gc.enable()

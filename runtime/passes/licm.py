@@ -5,7 +5,9 @@ inputs are all loop-invariant stays inside the loop. Loop-invariant values are t
 captured inputs, Const ops, and results of hoisted ops. Hoisted ops move to the enclosing graph,
 just before the While, and their results that the loop still uses become new captured inputs
 (a new placeholder in the condition and the body, a new input of the While). Inner loops are
-processed first, so an op can move out of several loops.
+processed first, so an op can move out of several loops: out of at most
+MAX_PASSED_DOWN_LEVELS loops that only pass its result on to nested control flow (so graphs stay
+linear in the depth of a loop nest).
 
 Hoistable: pure (not stateful, not reading variables, not control flow), elementwise or a
 reduction, with every input and output shape fully known (so it cannot fail on a broadcast),
@@ -20,31 +22,43 @@ from __future__ import annotations
 from runtime.graph import Graph, Operation
 from runtime.ops import control_flow_ops as cf
 from runtime.ops.control_flow_ops import WHILE
-from runtime.ops.registry import CONST, ELEMENTWISE, REDUCTION
+from runtime.ops.registry import CONST, CONTROL_FLOW, ELEMENTWISE, REDUCTION
 from runtime.passes.rewrite import is_pure
 from runtime.tensor import SymbolicTensor
+
+# How many loops an op may leave that only pass its result on to nested control flow: each one
+# makes one more loop capture the result, so a bound keeps the graph of a deep loop nest linear
+# in its depth (unbounded, every value computed at the bottom would be threaded through every
+# level above it).
+MAX_PASSED_DOWN_LEVELS = 2
 
 
 def transform(graph: Graph) -> None:
     """Hoists loop-invariant ops out of every While in `graph`, in place."""
     loops = [op for op in graph.walk() if op.opdef is WHILE]
+    passed_levels: dict[int, int] = {}  # id(op) -> loops it left that only passed it down
     for loop in reversed(loops):  # inner loops first: walk() lists enclosing ops first
-        _hoist(loop)
+        _hoist(loop, passed_levels)
 
 
-def _hoist(loop: Operation) -> None:
+def _hoist(loop: Operation, passed_levels: dict) -> None:
     outer = loop.graph
     moved: list[Operation] = []
     outer_consts: dict[int, SymbolicTensor] = {}
     for sub in loop.subgraphs():
         # inner tensor id -> the outer tensor holding the same value
         invariant = {id(p): t for p, t in cf.invariant_inputs(loop, sub)}
+        passed_down = _only_passed_down(sub)
         kept, hoisted = [], []
         for op in sub.operations:
             if op.opdef is CONST:
                 invariant[id(op.outputs[0])] = _outer_const(outer, op, outer_consts, moved)
                 kept.append(op)
-            elif _hoistable(op) and all(id(t) in invariant for t in op.inputs):
+            elif _hoistable(op) and all(id(t) in invariant for t in op.inputs) and (
+                    id(op) not in passed_down
+                    or passed_levels.get(id(op), 0) < MAX_PASSED_DOWN_LEVELS):
+                if id(op) in passed_down:
+                    passed_levels[id(op)] = passed_levels.get(id(op), 0) + 1
                 op.inputs = [invariant[id(t)] for t in op.inputs]
                 op.graph = outer
                 hoisted.append(op)
@@ -60,6 +74,23 @@ def _hoist(loop: Operation) -> None:
     if any(op.opdef is not CONST for op in moved):
         at = outer.operations.index(loop)
         outer.operations[at:at] = moved
+
+
+def _only_passed_down(sub: Graph) -> set:
+    """Ids of the ops of `sub` whose results `sub` only passes on to nested control flow,
+    directly or through other such ops."""
+    uses: dict[int, list] = {}
+    for op in sub.operations:
+        for t in op.inputs:
+            uses.setdefault(id(t), []).append(op)
+    returned = {id(t) for t in sub.outputs}
+    found: set[int] = set()
+    for op in reversed(sub.operations):  # consumers before producers
+        consumers = [c for t in op.outputs for c in uses.get(id(t), [])]
+        if consumers and not any(id(t) in returned for t in op.outputs) and all(
+                CONTROL_FLOW in c.opdef.groups or id(c) in found for c in consumers):
+            found.add(id(op))
+    return found
 
 
 def _hoistable(op: Operation) -> bool:

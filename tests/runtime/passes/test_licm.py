@@ -65,3 +65,26 @@ def test_stateful_variant_and_unknown_shape_ops_stay():
     body = loop_ops(graph)
     assert {"AssignAddVariableOp", "ReadVariableOp", "Tanh"} <= set(body)
     assert "Sum" not in body  # y is invariant with a known shape
+
+
+def _nest(depth):
+    """`depth` nested loops, each passing `k * 2.0` (invariant in it) to the loop inside."""
+    def build(level, x, k):
+        if level == depth:
+            return x * k + 1.0
+        body = lambda i, y: (i + 1, build(level + 1, y, k * 2.0))  # noqa: E731
+        return rt.while_loop(lambda i, y: i < 2, body, [rt.constant(0), x])[1]
+
+    return lambda x, k: build(0, x, k)
+
+
+def test_graphs_of_loop_nests_grow_linearly_with_depth():
+    sizes = {}
+    for depth in (5, 10, 20):
+        graph = apply_pass(licm.transform, _nest(depth), np.float32(1.0), np.float32(0.5))
+        graph.lint()
+        sizes[depth] = sum(1 for _ in graph.walk())
+        assert run(graph, np.float32(1.0), np.float32(0.5)) == [
+            run(traced(_nest(depth), np.float32(1.0), np.float32(0.5)), np.float32(1.0),
+                np.float32(0.5))[0]]
+    assert sizes[20] - sizes[10] == 2 * (sizes[10] - sizes[5])  # the same ops per level

@@ -43,6 +43,11 @@ class ConcreteFunction:
             from runtime.executor import numba_backend
 
             self._run, self.generated = numba_backend.compile_graph(graph)
+        elif jit_compile == "auto":
+            from runtime.executor import tiering
+
+            self._run, self.generated = tiering.compile_graph(
+                graph, swap=lambda native: setattr(self, "_run", native))
         elif jit_compile == "xla":
             from runtime.executor import jax_backend
 

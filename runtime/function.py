@@ -42,7 +42,7 @@ from runtime.tensor import EagerTensor, Tensor
 logger = logging.getLogger("runtime.function")
 
 RETRACE_WARNING_THRESHOLD = 5
-JIT_COMPILERS = (None, "numba", "xla")  # the executors a Function can compile its graphs with
+JIT_COMPILERS = (None, "auto", "numba", "xla")  # the executors a Function can compile its graphs with
 
 # Python argument types the fast call path keys by value (as the general path does).
 _FAST_PYTHON_TYPES = frozenset({int, float, bool, str})
@@ -459,7 +459,10 @@ def function(
     where the values part (see runtime/checking.py); for debugging: effects run twice.
     `jit_compile="numba"` compiles each graph with numba (the `numba` extra; see
     runtime/executor/numba_backend.py) instead of running it as Python over numpy;
-    `jit_compile="xla"` with XLA through JAX (the `jax` extra; runtime/executor/jax_backend.py).
+    `jit_compile="xla"` with XLA through JAX (the `jax` extra; runtime/executor/jax_backend.py);
+    `jit_compile="auto"` starts on the default executor and moves a graph that is called often
+    to numba, compiled in the background, when numba gives the same bits
+    (runtime/executor/tiering.py).
     """
     options = (input_signature, autograph, reduce_retracing, optimize, max_traces, on_retrace,
                capture_guards, check, jit_compile)

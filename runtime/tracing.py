@@ -58,7 +58,7 @@ def _trace(fn, name, arguments, bind, optimize, jit_compile):
         outputs = fn(*args, **kwargs)
         outputs = nest.map_with_paths(lambda v, p: _output_tensor(graph, v, p), outputs, "output")
     graph.outputs = [t for t in nest.flatten(outputs) if isinstance(t, SymbolicTensor)]
-    optimized = run_passes(graph, optimize, fuse=jit_compile is None)
+    optimized = run_passes(graph, optimize, fuse=jit_compile in (None, "auto"))
     specs = [nest.map_with_paths(lambda x, p: spec_of(x), v, n) for n, v in arguments]
     if optimized is not graph:
         outputs = nest.map_with_paths(

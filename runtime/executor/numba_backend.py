@@ -52,8 +52,10 @@ class NumbaEmitter(codegen.Emitter):
         return self._global(f"c_{dtype.name}_{len(self.globals)}", value)
 
 
-def compile_graph(graph):
-    """(a function of the input values -> tuple of outputs, Generated), compiled by numba."""
+def compile_graph(graph, example_values=None):
+    """(a function of the input values -> tuple of outputs, Generated), compiled by numba: on
+    the first call, or now for the types of `example_values` (and then for no other types: a
+    call with others raises TypeError)."""
     try:
         import numba
     except ImportError:
@@ -61,6 +63,9 @@ def compile_graph(graph):
                           "'tracegraph[numba]'.") from None
     run, generated = codegen.compile_graph(graph, emitter_class=NumbaEmitter)
     compiled = numba.njit(run, cache=False)
+    if example_values is not None:
+        compiled.compile(tuple(numba.typeof(v) for v in example_values))
+        compiled.disable_compile()
     kinds = [t.dtype.np_dtype.type for t in graph.outputs]
     scalar = [len(t.shape) == 0 and not t.dtype.is_string for t in graph.outputs]
 
@@ -130,6 +135,14 @@ def _whole_reduction(name, exact_for_floats: bool):
         expr = _as_dtype(op, f"{name}({a[0]})")
         return f"np.full((1,) * {len(x.shape)}, {expr})" if op.attrs["keepdims"] else expr
     return rule
+
+
+def lowers_exactly(graph) -> bool:
+    """Whether numba computes every op of `graph` bit for bit as the default executor does
+    (no TRANSCENDENTAL op, and a NUMBA rule for each op)."""
+    return all(op.opdef in (PLACEHOLDER, CONST, IF, WHILE) or (
+        op.opdef.rule(NUMBA) is not None and op.opdef not in TRANSCENDENTAL)
+        for op in graph.walk())
 
 
 TRANSCENDENTAL = frozenset({math_ops.EXP, math_ops.LOG, math_ops.SIN, math_ops.COS, math_ops.TANH,

@@ -1,0 +1,94 @@
+"""`rt.function(f, jit_compile="auto")`: start on the default executor, move to numba when hot.
+
+A graph runs at once on the default executor (no compile wait). After HOT_CALLS calls, numba
+compiles it on a background thread, for the argument types of the call that made it hot; when
+it is ready and measured faster (numba's call costs ~3 µs: a tiny graph is faster as it is),
+later calls run the compiled version. No call ever waits for numba, and results never change:
+only graphs that numba computes bit for bit as the default executor does move
+(no exp, log, sin, cos, tanh or sigmoid, and no float sums: see numba_backend.lowers_exactly);
+the others, and every graph when numba is not installed, stay where they are. A call whose
+arguments numba did not compile for (another memory layout) runs on the default executor.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import threading
+import time
+
+from runtime.executor import codegen
+
+HOT_CALLS = 64  # calls on the default executor before numba compiles the graph
+FASTER = 0.8  # the compiled version replaces the default only if it takes at most this share
+
+logger = logging.getLogger("runtime.tiering")
+
+
+def compile_graph(graph, swap):
+    """(a function of the input values -> tuple of outputs, Generated): the default executor's,
+    which calls `swap(native)` from a background thread once numba has compiled the graph
+    (`native` runs on numba, falling back to the default executor for other argument types)."""
+    run, generated = codegen.compile_graph(graph)
+    if importlib.util.find_spec("numba") is None:
+        return run, generated
+    from runtime.executor import numba_backend
+
+    if not numba_backend.lowers_exactly(graph):
+        return run, generated
+    calls = 0
+
+    def counting(*values):
+        nonlocal calls
+        calls += 1
+        if calls == HOT_CALLS:
+            threading.Thread(target=_compile, args=(graph, values, run, swap), daemon=True,
+                             name=f"numba compiling {graph.name}").start()
+        return run(*values)
+
+    return counting, generated
+
+
+def _compile(graph, values, run, swap) -> None:
+    from runtime.executor import numba_backend
+
+    try:
+        compiled, _ = numba_backend.compile_graph(graph, example_values=values)
+    except Exception as e:  # noqa: BLE001 - the graph stays on the default executor
+        logger.info("jit_compile='auto': %s stays on the default executor: %s", graph.name,
+                    str(e).splitlines()[0])
+        return
+
+    def native(*values):
+        try:
+            return compiled(*values)
+        except TypeError as e:  # argument types numba did not compile for
+            if "No matching definition" not in str(e):
+                raise
+            return run(*values)
+
+    compiled_us, default_us = _best_us(native, values), _best_us(run, values)
+    if compiled_us > FASTER * default_us:
+        logger.info("jit_compile='auto': %s stays on the default executor (%.2f us a call; "
+                    "numba: %.2f us)", graph.name, default_us, compiled_us)
+        return
+    swap(native)
+    logger.info("jit_compile='auto': %s now runs compiled by numba (%.2f us a call, was %.2f)",
+                graph.name, compiled_us, default_us)
+
+
+def _best_us(run, values, repeats: int = 5) -> float:
+    """The best time of one call, in µs (the graphs numba compiles are pure: no effects)."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run(*values)
+        best = min(best, time.perf_counter() - start)
+    return best * 1e6
+
+
+def wait_for_compiles(timeout: float = 60.0) -> None:
+    """Waits until no background compile is running (for tests and benchmarks)."""
+    for thread in threading.enumerate():
+        if thread.name.startswith("numba compiling "):
+            thread.join(timeout)

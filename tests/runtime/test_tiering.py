@@ -1,0 +1,104 @@
+"""jit_compile="auto": a hot graph moves to numba in the background; calls never wait and
+results never change; graphs numba would compute differently stay on the default executor."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import runtime as rt
+from benchmarks import workloads
+from runtime.executor import numba_backend, tiering
+
+pytest.importorskip("numba")
+
+pytestmark = pytest.mark.no_round_trip  # saving is the same with or without jit_compile
+
+
+@pytest.fixture
+def hot_soon(monkeypatch):
+    """Hot after 3 calls; the compiled version taken whatever it costs."""
+    monkeypatch.setattr(tiering, "HOT_CALLS", 3)
+    monkeypatch.setattr(tiering, "FASTER", float("inf"))
+
+
+def _same_bits(a, b):
+    assert a.dtype is b.dtype and type(a.numpy()) is type(b.numpy())
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def _calls_until_native(f, args, concrete, calls=5):
+    start = concrete._run
+    outs = [f(*args) for _ in range(calls)]
+    tiering.wait_for_compiles()
+    return start, outs
+
+
+def test_a_hot_loop_moves_to_numba_with_the_same_bits(hot_soon):
+    for fn, arg in ((workloads.collatz, rt.constant(27)),
+                    (workloads.newton_sqrt, rt.constant(np.float32(1e6))),
+                    (workloads.sum_squares, rt.constant(1000))):
+        default = rt.function(fn)(arg)
+        f = rt.function(fn, jit_compile="auto")
+        concrete = f.get_concrete_function(arg)
+        start, outs = _calls_until_native(f, [arg], concrete)
+        assert concrete._run is not start  # swapped in
+        for out in [*outs, f(arg), f(arg)]:
+            _same_bits(out, default)
+
+
+def test_transcendental_graphs_stay_on_the_default_executor(hot_soon):
+    def fn(x, n):
+        for _ in rt.range(n):
+            x = rt.tanh(x) + 0.5  # numba's tanh may differ in the last bit
+        return x
+
+    f = rt.function(fn, jit_compile="auto")
+    args = [rt.constant(np.float32(0.3)), rt.constant(10)]
+    concrete = f.get_concrete_function(*args)
+    start, _ = _calls_until_native(f, args, concrete)
+    assert concrete._run is start
+
+
+def test_calls_never_wait_for_the_compiler(hot_soon, monkeypatch):
+    release, started = threading.Event(), threading.Event()
+    real = numba_backend.compile_graph
+
+    def slow_compile(graph, example_values=None):
+        started.set()
+        release.wait(30)
+        return real(graph, example_values)
+
+    monkeypatch.setattr(numba_backend, "compile_graph", slow_compile)
+    f = rt.function(workloads.collatz, jit_compile="auto")
+    arg = rt.constant(27)
+    concrete = f.get_concrete_function(arg)
+    start = concrete._run
+    for _ in range(3):
+        f(arg)
+    assert started.wait(30)
+    for _ in range(50):  # the compiler is blocked: these run on the default executor
+        assert int(f(arg)) == 111
+    assert concrete._run is start
+    release.set()
+    tiering.wait_for_compiles()
+    assert concrete._run is not start and int(f(arg)) == 111
+
+
+def test_a_graph_numba_is_slower_on_stays(monkeypatch):
+    monkeypatch.setattr(tiering, "HOT_CALLS", 3)
+    monkeypatch.setattr(tiering, "FASTER", 0.0)  # nothing is fast enough
+    f = rt.function(workloads.collatz, jit_compile="auto")
+    arg = rt.constant(27)
+    concrete = f.get_concrete_function(arg)
+    start, _ = _calls_until_native(f, [arg], concrete)
+    assert concrete._run is start
+
+
+def test_without_numba_auto_is_the_default_executor(hot_soon, monkeypatch):
+    monkeypatch.setattr(tiering.importlib.util, "find_spec", lambda name: None)
+    f = rt.function(workloads.collatz, jit_compile="auto")
+    arg = rt.constant(27)
+    concrete = f.get_concrete_function(arg)
+    start, outs = _calls_until_native(f, [arg], concrete)
+    assert concrete._run is start and int(outs[-1]) == 111

@@ -25,7 +25,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
 import runtime as rt  # noqa: E402
-from benchmarks import external, harness, report, scaling, workloads  # noqa: E402
+from benchmarks import backends, external, harness, report, scaling, workloads  # noqa: E402
 
 RESULTS_DIR = Path("benchmark-results")  # under the current directory
 
@@ -88,6 +88,8 @@ def main(argv=None) -> int:
         notes.append(scaling.pass_scaling())
         _progress("loading a saved 4,000-op function against tracing it")
         notes.append(scaling.load_versus_trace())
+        _progress("executors: first call, warm-up, steady state")
+        notes.append("executors (jit_compile) on loop workloads:\n" + backends.backend_table())
     if any(w.key == "W13" for w in chosen) and not args.small:
         _progress("W13 at 1,000 / 10,000 / 100,000 appends")
         notes.append(scaling.append_scaling(budget))

@@ -1,0 +1,63 @@
+"""Per executor (`jit_compile`): the first call, the time until calls reach their steady speed
+(for "auto": until numba's version has replaced the default one), and the steady time per call,
+on the workloads with loops and a small array one."""
+
+from __future__ import annotations
+
+import importlib.util
+import statistics
+import time
+
+import runtime as rt
+from benchmarks import harness, workloads
+from runtime.executor import tiering
+
+KEYS = ("W2", "W4", "W5", "W6", "W7")
+STEADY_CALLS = 200
+
+
+def _backends() -> list:
+    found = [None, "auto"]
+    if importlib.util.find_spec("numba") is not None:
+        found.append("numba")
+    if importlib.util.find_spec("jax") is not None:
+        found.append("xla")
+    return found
+
+
+def _steady_us(f, args) -> float:
+    samples = []
+    for _ in range(7):
+        start = time.perf_counter()
+        for _ in range(STEADY_CALLS):
+            f(*args)
+        samples.append((time.perf_counter() - start) / STEADY_CALLS * 1e6)
+    return statistics.median(samples)
+
+
+def _row(workload, backend) -> str:
+    args = tuple(harness.to_rt(a) for a in workload.make_args(False))
+    f = rt.function(harness.fresh_function(workload.fn), jit_compile=backend)
+    try:
+        start = time.perf_counter()
+        f(*args)
+        first_ms = (time.perf_counter() - start) * 1e3
+        start = time.perf_counter()
+        for _ in range(tiering.HOT_CALLS if backend == "auto" else 1):
+            f(*args)
+        tiering.wait_for_compiles()
+        warm_ms = (time.perf_counter() - start) * 1e3 if backend == "auto" else 0.0
+        steady = _steady_us(f, args)
+    except Exception as e:  # noqa: BLE001 - shown in the table
+        return f"| {workload.key} | {backend} | {type(e).__name__} | | |"
+    return f"| {workload.key} | {backend} | {first_ms:.1f} | {warm_ms:.0f} | {steady:.2f} |"
+
+
+def backend_table() -> str:
+    """A markdown table: workload, jit_compile, first call ms, warm-up to native ms, steady µs."""
+    lines = ["| workload | jit_compile | 1st call ms | warm-up to native ms | steady us |",
+             "|---|---|---:|---:|---:|"]
+    for workload in workloads.by_key(list(KEYS)):
+        for backend in _backends():
+            lines.append(_row(workload, backend))
+    return "\n".join(lines)

@@ -42,7 +42,7 @@ from runtime.tensor import EagerTensor, Tensor
 logger = logging.getLogger("runtime.function")
 
 RETRACE_WARNING_THRESHOLD = 5
-JIT_COMPILERS = (None, "auto", "numba", "xla")  # the executors a Function can compile its graphs with
+JIT_COMPILERS = (None, "auto", "numba", "xla")  # the executors a Function can compile with
 
 # Python argument types the fast call path keys by value (as the general path does).
 _FAST_PYTHON_TYPES = frozenset({int, float, bool, str})

@@ -4,13 +4,13 @@ The graph is written as Python the way the default executor writes it (`If` as `
 `While` as `while`), but each op becomes an expression that numba's `njit` compiles: its NUMBA
 rule, registered below against the op objects. The function is compiled for the argument
 types of its signature on the first call. Results equal the default executor's bit for bit,
-except the transcendental functions (`TRANSCENDENTAL`: exp, log, sin, cos, tanh and sigmoid),
-which numba takes from LLVM's math library and numpy from its own: they may differ in the last
-bit or two (a few ulp). For the rest, scalar results are converted to the op's dtype (numba
-computes integer scalars in int64), numbers in expressions are typed constants of the op's
-dtype, and reductions are the integer and max/min ones (float sums would add in another order).
-An op without a NUMBA rule is a located NoLoweringError naming it; the extra `numba` must be
-installed.
+except for the ops in NOT_EXACT and FLOAT_SUMS, which may differ in the last bits: exp, log,
+sin, cos, tanh and sigmoid (numba takes them from LLVM's math library, numpy from its own: a few
+ulp), matmul (numba's BLAS comes through SciPy) and float sums and means (numba adds in another
+order than numpy's pairwise sums). For the rest, scalar results are converted to the op's dtype
+(numba computes integer scalars in int64) and numbers in expressions are typed constants of the
+op's dtype. Reductions run over all axes only. An op without a NUMBA rule is a located
+NoLoweringError naming it; the extra `numba` must be installed.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import numpy as np
 
 from runtime.errors import NoLoweringError, with_origin
 from runtime.executor import codegen
-from runtime.ops import array_ops, math_ops, reduction_ops
+from runtime.ops import array_ops, creation_ops, math_ops, reduction_ops
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.registry import CONST, NUMBA, PLACEHOLDER, REGISTRY, lacks, register_rules
 
@@ -137,16 +137,77 @@ def _whole_reduction(name, exact_for_floats: bool):
     return rule
 
 
+def _float_whole_reduction(name):
+    """Sum / Mean of floats over all axes: numba adds in order where numpy adds pairwise, so
+    float32 and float16 values add up in float64 (then round), and the result may differ from
+    numpy's in the last bits (FLOAT_SUMS)."""
+    def rule(op, a, typed):
+        x = op.inputs[0]
+        if not x.dtype.is_floating:
+            return _whole_reduction(name, exact_for_floats=False)(op, a, typed)
+        if op.attrs["axis"] is not None and not (len(x.shape) == 1 and op.attrs["axis"] in (
+                0, -1, (0,), (-1,))):
+            raise NoLoweringError(with_origin(
+                f"jit_compile='numba' lowers {op.type} over all axes only.", op.origin))
+        operand = a[0] if x.dtype.np_dtype.itemsize >= 8 else (
+            f"np.float64({a[0]})" if len(x.shape) == 0 else f"{a[0]}.astype(np.float64)")
+        expr = _as_dtype(op, f"{name}({operand})")  # narrow floats add up in float64
+        return f"np.full((1,) * {len(x.shape)}, {expr})" if op.attrs["keepdims"] else expr
+    return rule
+
+
+def _matmul(op, a, typed):
+    if any(len(t.shape) != 2 for t in op.inputs) or not op.outputs[0].dtype.is_floating:
+        raise NoLoweringError(with_origin(
+            "jit_compile='numba' lowers matmul of two float matrices only.", op.origin))
+    return f"np.dot(np.ascontiguousarray({a[0]}), np.ascontiguousarray({a[1]}))"
+
+
+def _split(op, a, typed):
+    rank, axis, start, pieces = len(op.inputs[0].shape), op.attrs["axis"], 0, []
+    for size in op.attrs["sizes"]:
+        index = [":"] * rank
+        index[axis] = f"{start}:{start + size}"
+        pieces.append(f"{a[0]}[{', '.join(index)}]")
+        start += size
+    return ", ".join(pieces)
+
+
+def _zeros_like(op, a, typed):
+    out = op.outputs[0]
+    if len(out.shape) == 0:
+        return typed(0, out.dtype)
+    return f"np.zeros_like({a[0]}, {_numpy_name(out.dtype)})"
+
+
+def _concat(op, a, typed):
+    return f"np.concatenate(({', '.join(a)},), {op.attrs['axis']})"
+
+
+def _reshape(op, a, typed):
+    shape = tuple(op.attrs["shape"])
+    return f"np.ascontiguousarray({a[0]}).reshape({shape!r})"
+
+
+def _transpose(op, a, typed):
+    return f"np.ascontiguousarray(np.transpose({a[0]}, {tuple(op.attrs['perm'])!r}))"
+
+
 def lowers_exactly(graph) -> bool:
     """Whether numba computes every op of `graph` bit for bit as the default executor does
     (no TRANSCENDENTAL op, and a NUMBA rule for each op)."""
     return all(op.opdef in (PLACEHOLDER, CONST, IF, WHILE) or (
-        op.opdef.rule(NUMBA) is not None and op.opdef not in TRANSCENDENTAL)
+        op.opdef.rule(NUMBA) is not None and op.opdef not in NOT_EXACT and not (
+            op.opdef in FLOAT_SUMS and op.inputs[0].dtype.is_floating))
         for op in graph.walk())
 
 
 TRANSCENDENTAL = frozenset({math_ops.EXP, math_ops.LOG, math_ops.SIN, math_ops.COS, math_ops.TANH,
                             math_ops.SIGMOID})
+# Ops whose numba results may differ from numpy's in the last bits: LLVM's math library, a BLAS
+# of its own for matmul, and float sums added in another order.
+NOT_EXACT = TRANSCENDENTAL | {math_ops.MATMUL}
+FLOAT_SUMS = frozenset({reduction_ops.SUM, reduction_ops.MEAN})
 register_rules(NUMBA, {
     math_ops.ADD: _operator("({} + {})"),
     math_ops.SUB: _operator("({} - {})"),
@@ -184,7 +245,14 @@ register_rules(NUMBA, {
     math_ops.CAST: _cast,
     array_ops.IDENTITY: lambda op, a, typed: a[0],
     array_ops.STOP_GRADIENT: lambda op, a, typed: a[0],
-    reduction_ops.SUM: _whole_reduction("np.sum", exact_for_floats=False),
+    reduction_ops.SUM: _float_whole_reduction("np.sum"),
+    reduction_ops.MEAN: _float_whole_reduction("np.mean"),
+    math_ops.MATMUL: _matmul,
+    array_ops.SPLIT: _split,
+    array_ops.CONCAT: _concat,
+    array_ops.RESHAPE: _reshape,
+    array_ops.TRANSPOSE: _transpose,
+    creation_ops.ZEROS_LIKE: _zeros_like,
     reduction_ops.MAX: _whole_reduction("np.max", exact_for_floats=True),
     reduction_ops.MIN: _whole_reduction("np.min", exact_for_floats=True),
     reduction_ops.ANY: _whole_reduction("np.any", exact_for_floats=True),

@@ -41,6 +41,11 @@ class RetracingWarning(UserWarning):
     """An `rt.function` traced more graphs than its `max_traces` (each trace is slow)."""
 
 
+class StaleCaptureWarning(UserWarning):
+    """capture_guards="warn": a Python value a graph baked in changed; the graph keeps the old
+    one."""
+
+
 def format_origin(origin) -> str:
     """`  File "f.py", line 3\n    y = x + 1` for an Origin, or '' when unknown."""
     if origin is None:

@@ -24,7 +24,7 @@ import autograph
 from runtime import capture_guards as guarding
 from runtime import config, nest, tracing
 from runtime.concrete_function import ConcreteFunction
-from runtime.errors import RetraceError, RetracingWarning, with_origin
+from runtime.errors import RetraceError, RetracingWarning, StaleCaptureWarning, with_origin
 from runtime.signature import (
     is_python_key,
     is_spec_key,
@@ -36,7 +36,7 @@ from runtime.signature import (
     relax_value,
     value_key,
 )
-from runtime.source_info import user_origin
+from runtime.source_info import user_origin, user_stacklevel
 from runtime.tensor import EagerTensor, Tensor
 
 logger = logging.getLogger("runtime.function")
@@ -58,8 +58,10 @@ class Function:
     ):
         self._check = check
         if jit_compile not in JIT_COMPILERS:
-            raise ValueError(f"jit_compile must be one of {JIT_COMPILERS}, not {jit_compile!r} "
-                             "(XLA through JAX and background tiering are not available yet).")
+            raise ValueError(f"jit_compile must be one of {JIT_COMPILERS}, not {jit_compile!r}.")
+        if capture_guards not in (True, False, "warn"):
+            raise ValueError(f'capture_guards must be True, False or "warn", not '
+                             f"{capture_guards!r}.")
         self._jit_compile = jit_compile
         if on_retrace not in ("warn", "error"):
             raise ValueError(f'on_retrace must be "warn" or "error", not {on_retrace!r}.')
@@ -85,6 +87,8 @@ class Function:
         # (description, getter) of the globals, closure values and `self` attributes holding
         # Python constants that `fn` reads: part of the signature (found at the first call).
         self._guards = None if capture_guards else []
+        self._warn_stale = capture_guards == "warn"  # keep the first values, and warn
+        self._first_guard_values = None
         self._converted = None
         self._bound_instances = weakref.WeakKeyDictionary()
         self._variables_created = False
@@ -204,7 +208,7 @@ class Function:
     def _key(self, arguments):
         if self._guards is None:
             self._guards = guarding.guards_of(self.python_function)
-        guarded = (("captured", self._guard_values()),) if self._guards else ()
+        guarded = (self._guard_key(),) if self._guards else ()
         if self._input_signature is not None:
             return ("input_signature", *guarded)
         return tuple(nest.structure_key(v, value_key, name) for name, v in arguments) + guarded
@@ -214,12 +218,34 @@ class Function:
         the guarded outside constants (earlier values' graphs are kept, but not current)."""
         if not self._guards:
             return list(self._concrete.values())
-        now = ("captured", self._guard_values())
+        now = self._guard_key()
         return [c for key, c in self._concrete.items() if key[-1] == now]
 
     def _guard_values(self) -> tuple:
         """The current values of the outside Python values the graph bakes in."""
         return tuple(get() for _, get in self._guards)
+
+    def _guard_key(self) -> tuple:
+        """The signature part of the guarded outside values: their current values, or with
+        capture_guards="warn" their first values (a change warns once per value)."""
+        values = self._guard_values()
+        if self._warn_stale:
+            if self._first_guard_values is None:
+                self._first_guard_values = values
+            elif values != self._first_guard_values:
+                self._warn_of_stale_values(values)
+                values = self._first_guard_values
+        return ("captured", values)
+
+    def _warn_of_stale_values(self, values) -> None:
+        changed = [f"{what} changed from {guarding.shown(before)} to {guarding.shown(now)}"
+                   for (what, _), before, now in zip(self._guards, self._first_guard_values,
+                                                     values) if before != now]
+        warnings.warn(
+            f"rt.function {self.__name__}: {'; '.join(changed)}, but its graph keeps using the "
+            "value it was traced with (capture_guards=\"warn\"). Pass the value as an "
+            "argument, or use capture_guards=True to trace again when it changes.",
+            StaleCaptureWarning, stacklevel=user_stacklevel())
 
     def _concrete_for(self, arguments, key):
         """The concrete function for `key`: cached, or traced now (once: threads asking for it
@@ -355,7 +381,7 @@ class Function:
             raise RetraceError(with_origin(message, user_origin()))
         origin = user_origin()
         if origin is None:
-            warnings.warn(message, RetracingWarning, stacklevel=2)
+            warnings.warn(message, RetracingWarning, stacklevel=user_stacklevel())
         else:
             warnings.warn_explicit(message, RetracingWarning, origin.filename, origin.lineno,
                                    module=self.__name__)
@@ -453,7 +479,9 @@ def function(
     `on_retrace="error"`, raises `rt.errors.RetraceError`. The Python constants `fn` reads
     from outside (globals, closure variables, `self` attributes holding numbers, strings,
     tuples of them) are baked into the graph, so they are part of the signature: when one
-    changes, the next call traces again (`capture_guards=False` keeps the first value).
+    changes, the next call traces again (`capture_guards=False` keeps the first value;
+    `capture_guards="warn"` keeps it too, with an `rt.errors.StaleCaptureWarning` when it
+    changes).
     `check=True` (or `rt.config.check_functions(True)` for all) runs `fn` as plain Python
     beside the graph on every call and raises `rt.errors.CheckError` at a difference, naming
     where the values part (see runtime/checking.py); for debugging: effects run twice.

@@ -40,3 +40,13 @@ def user_origin(depth: int = 1) -> Origin | None:
             return origin
         frame = frame.f_back
     return None
+
+
+def user_stacklevel() -> int:
+    """The `warnings.warn` stacklevel, counted from the function calling this one, of the
+    innermost frame outside runtime and autograph: a warning then names the user's line."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith((_RUNTIME_DIR,
+                                                                      _AUTOGRAPH_DIR)):
+        frame, level = frame.f_back, level + 1
+    return level

@@ -2,8 +2,10 @@
 the next call traces again instead of silently using the value baked into the graph."""
 
 import logging
+import warnings
 
 import numpy as np
+import pytest
 
 import runtime as rt
 
@@ -64,6 +66,29 @@ def test_guards_can_be_turned_off():
         assert f(rt.constant(1.0)).numpy() == 3.0  # the value baked in at the first trace
     finally:
         SCALE = 3
+
+
+@pytest.mark.no_round_trip  # its wrapper would be the frame the warning names
+def test_guards_can_warn_instead_of_retracing():
+    global SCALE
+    f = rt.function(scaled, capture_guards="warn")
+    try:
+        assert f(rt.constant(1.0)).numpy() == 3.0
+        SCALE = 4
+        with pytest.warns(rt.errors.StaleCaptureWarning,
+                          match=r"'SCALE' changed from 3 to 4, but its graph keeps") as caught:
+            assert f(rt.constant(1.0)).numpy() == 3.0  # the stale value, as warned
+        assert caught[0].filename == __file__  # the warning names the user's call
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert f(rt.constant(2.0)).numpy() == 6.0  # warned once for this value
+        assert f.experimental_get_tracing_count() == 1
+        SCALE = 3
+        assert f(rt.constant(1.0)).numpy() == 3.0
+    finally:
+        SCALE = 3
+    with pytest.raises(ValueError, match="capture_guards must be"):
+        rt.function(scaled, capture_guards="retrace")
 
 
 def test_guard_keys_tell_types_signed_zeros_and_objects_apart():

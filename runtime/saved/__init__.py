@@ -61,7 +61,6 @@ from runtime.saved.values import (
 )
 from runtime.signature import TensorSpec
 from runtime.tensor import EagerTensor
-from runtime.tracing import collector_paused
 from runtime.variables import Variable
 
 _DOCUMENT_KEYS = {"format", "version", "arrays_sha256", "name", "parameters",
@@ -203,8 +202,7 @@ def _encode_variable(variable, arrays) -> dict:
 def load(directory) -> LoadedFunction:
     """The function saved in `directory`, ready to call; raises LoadError for bad files."""
     try:
-        with collector_paused():
-            return _load(directory)
+        return _load(directory)
     except LoadError as e:
         raise LoadError(f"Cannot load the saved function in {directory}: {e}") from None
     except RecursionError:

@@ -73,7 +73,7 @@ def _nest(depth):
         if level == depth:
             return x * k + 1.0
         body = lambda i, y: (i + 1, build(level + 1, y, k * 2.0))  # noqa: E731
-        return rt.while_loop(lambda i, y: i < 2, body, [rt.constant(0), x])[1]
+        return rt.while_loop(lambda i, y: i < 1, body, [rt.constant(0), x])[1]
 
     return lambda x, k: build(0, x, k)
 

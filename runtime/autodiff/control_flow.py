@@ -174,13 +174,15 @@ def _while_gradient(op, grads):
             history_grads = [_handle(g) if g is not None else None for g in grads[n + 1:]]
     else:  # the loop again, keeping each iteration's loop variables
         def record_test(i, *state):
+            state = [_handle(value) for value in state]
             going = inline(test, bind(test, state[:n]), test.outputs)[0][0]
             return going if limit is None else math_ops.logical_and(going,
                                                                     math_ops.less(i, limit))
 
         def record_body(i, *state):
-            values, lists = list(state[:n]), state[n:]
-            lists = [list_ops.push_back(_handle(lst), v) for lst, v in zip(lists, values)]
+            state = [_handle(value) for value in state]
+            values, lists = state[:n], state[n:]
+            lists = [list_ops.push_back(lst, v) for lst, v in zip(lists, values)]
             return (i + 1, *inline(body, bind(body, values), body.outputs[:n])[0], *lists)
 
         empty = [list_ops.from_items([], t.dtype, tuple(t.shape)) for t in initial]

@@ -249,3 +249,40 @@ def test_every_list_op_has_a_gradient_rule_or_says_why_not():
     for name in LIST_OPS:
         opdef = REGISTRY[name]
         assert opdef.rule(GRADIENT) is not None or GRADIENT in opdef.lacking, name
+
+
+def test_second_order_through_nested_loops():
+    # the inner loop's gradient runs it again, recording: its history then holds lists
+    def f(x, n):
+        s = x
+        i = n * 0
+        while i < n:
+            i += 1
+            for _ in rt.range(2):
+                s = rt.sin(s) * 1.2
+        return s
+
+    def second(x, n):
+        with rt.GradientTape() as outer:
+            outer.watch(x)
+            with rt.GradientTape() as inner:
+                inner.watch(x)
+                y = f(x, n)
+            g = inner.gradient(y, x)
+        return outer.gradient(g, x)
+
+    x, n = rt.constant(0.3, rt.float64), rt.constant(2)
+    eager = float(second(x, n))
+    graph = float(rt.function(second)(x, n))
+    assert graph == pytest.approx(eager, rel=1e-12)
+
+    def first(v):
+        with rt.GradientTape() as tape:
+            tape.watch(v)
+            y = f(v, n)
+        return tape.gradient(y, v)
+
+    h = 1e-5
+    numeric = (float(first(rt.constant(0.3 + h, rt.float64)))
+               - float(first(rt.constant(0.3 - h, rt.float64)))) / (2 * h)
+    assert graph == pytest.approx(numeric, rel=1e-6)

@@ -54,7 +54,7 @@ def convert_to_tensor(value, dtype=None, name: str | None = None) -> Tensor:
     converter = _CONVERTERS.get(type(value))
     if converter is not None:
         return convert_to_tensor(converter(value), dtype, name)
-    if isinstance(value, (list, tuple)) and _holds_graph_values(value):
+    if isinstance(value, (list, tuple)) and _holds_tensors(value):
         from runtime.ops import array_ops  # the Pack op (op modules import this one)
 
         return array_ops.stack([v if dtype is None else convert_to_tensor(v, dtype, name)
@@ -69,11 +69,13 @@ def convert_to_tensor(value, dtype=None, name: str | None = None) -> Tensor:
         ) from None
 
 
-def _holds_graph_values(value) -> bool:
-    """A (nested) list or tuple with a symbolic tensor or a converting object among its items:
-    it becomes a Pack op, as numpy makes an array of a list of arrays."""
-    return any(isinstance(v, SymbolicTensor) or type(v) in _CONVERTERS
-               or (isinstance(v, (list, tuple)) and _holds_graph_values(v)) for v in value)
+def _holds_tensors(value) -> bool:
+    """A (nested) list or tuple with a tensor or a converting object among its items: it
+    becomes a Pack op (as numpy makes an array of a list of arrays), eagerly as in a graph, so
+    the items keep their dtype (a list of float64 tensors gives float64, not the float32 of
+    Python floats)."""
+    return any(isinstance(v, Tensor) or type(v) in _CONVERTERS
+               or (isinstance(v, (list, tuple)) and _holds_tensors(v)) for v in value)
 
 
 def _describe(value) -> str:

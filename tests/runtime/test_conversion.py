@@ -90,3 +90,16 @@ def test_python_int_out_of_int32_range_is_not_wrapped():
 def test_arbitrary_objects_are_not_tensors():
     with pytest.raises(TypeError):
         rt.convert_to_tensor(object())
+
+
+def test_a_list_of_tensors_keeps_their_dtype_eagerly_as_in_a_graph():
+    x = rt.constant(0.1, rt.float64)
+    k = rt.constant(3)
+
+    def pack(x, k):
+        return rt.convert_to_tensor([x, x * 2.0, 0.5]), rt.convert_to_tensor([[k], [k + 1]])
+
+    for run in (pack, rt.function(pack)):
+        floats, ints = run(x, k)
+        assert floats.dtype is rt.float64 and floats.numpy().tolist() == [0.1, 0.2, 0.5]
+        assert ints.dtype is rt.int32 and ints.numpy().tolist() == [[3], [4]]

@@ -35,10 +35,10 @@ def _stmt(node, live_out):
         live_in = _block(node.body, live_out) | _block(node.orelse, live_out)
         anno.setanno(node, Anno.LIVE_OUT, live_out)
         anno.setanno(node, Anno.LIVE_IN, live_in)
-        # The converted `if` passes the variables it modifies and that are live after it as
-        # arguments, so it reads them even when both branches assign them.
-        modified = _scope(node, Anno.BODY_SCOPE).modified | _scope(node, Anno.ORELSE_SCOPE).modified
-        return live_in | _reads(node.test) | (modified & live_out)
+        # The converted `if` passes in the variables it modifies that are live after it, but
+        # reads only those live at the start of a branch: one that every path of both branches
+        # assigns before reading goes in as an Undefined (converters/control_flow.py).
+        return live_in | _reads(node.test)
     elif isinstance(node, (gast.While, gast.For)):
         live_in = _loop(node, live_out)
     elif isinstance(node, gast.Return):

@@ -126,7 +126,7 @@ class _ControlFlow(traversal.StatementTransformer):
         )
         args = [node.test, templates.name(true_name), templates.name(false_name)]
         if state:
-            args.append(self._state_args(state, node))
+            args.append(self._if_state_args(state, node))
         if state and not returns:
             args.append(self._names(state))
         call = _ag_call("if_stmt", args, slots)
@@ -235,6 +235,21 @@ class _ControlFlow(traversal.StatementTransformer):
         RETURN_VALUE, not its generated name)."""
         return templates.strings_tuple(
             [RETURN_VALUE if n in self.return_values else n for n in state])
+
+    def _if_state_args(self, state, node):
+        """The state values an `if` passes to its branches. A variable that every path of
+        both branches assigns before reading it (not live at their start) is never read by
+        the `if`, so a loop around the `if` need not carry it: inside a generated function
+        where it is not a parameter it goes in as an Undefined (it may not be bound there)."""
+        read = getanno(node, Anno.LIVE_IN)
+        if len(self.bound) == 1:  # in the user's function itself: its value is at hand
+            read = read | (set(state) & getanno(node, Anno.DEFINED_SURELY))
+        read = read | (set(state) & self.bound[-1])
+        values = self._state_args([n for n in state if n in read], node).elts
+        by_name = dict(zip([n for n in state if n in read], values))
+        elts = [by_name[n] if n in by_name else _ag_call("Undefined", [
+            gast.Constant(value=n, kind=None)]) for n in state]
+        return gast.Tuple(elts=elts, ctx=gast.Load())
 
     def _state_args(self, state, node):
         """`(a, ag__.Undefined('b'))`: the current values of the state variables. A variable

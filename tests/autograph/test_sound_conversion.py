@@ -120,6 +120,37 @@ def test_composite_state_is_carried_by_staged_ifs_and_loops(fn, inputs):
         assert_agree(fn, x)
 
 
+def temporary_set_in_both_branches(x, n):
+    t = None  # not a loop variable: both branches set it before it is read
+    s = x
+    for _ in rt.range(n):
+        if s > 0.0:
+            t = rt.sin(s)
+        else:
+            t = s * 0.5
+        s = s + t
+    return s
+
+
+def temporary_first_set_in_the_loop(x, n):
+    s = x
+    while n > 0:
+        n -= 1
+        if s > 1.0:
+            u = s - 1.0
+        else:
+            u = s + 0.25
+        s = u * 1.5
+    return s
+
+
+@pytest.mark.parametrize("fn", [temporary_set_in_both_branches, temporary_first_set_in_the_loop])
+def test_a_value_every_branch_sets_before_reading_is_not_carried_by_the_loop(fn):
+    for x, n in ((0.3, 2), (-0.4, 3), (0.3, 0)):
+        assert_agree(fn, np.float64(x), np.int32(n))
+    assert "t, s" not in autograph.to_code(temporary_set_in_both_branches)
+
+
 def key_on_one_path(c):
     d = {}
     if c > 0:

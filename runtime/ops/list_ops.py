@@ -198,9 +198,11 @@ LIST_CONCAT_LISTS = define_op(
 
 def _stack_kernel(lst):
     items = lst.items()
-    if items and isinstance(items[0], ListValue):
+    if not items:  # as `rt.stack([])` raises eagerly
+        raise InvalidArgumentError("stack needs at least one tensor; the list is empty.")
+    if isinstance(items[0], ListValue):
         items = [_stack_kernel(item) for item in items]
-    return np.stack(items)  # numpy's error for an empty list, as `rt.stack([])` raises
+    return np.stack(items)
 
 
 def _stack_infer(inputs):

@@ -14,6 +14,9 @@ empties it again.
 
 from __future__ import annotations
 
+import copy
+
+from autograph import backends
 from autograph.operators.special_values import Undefined
 
 
@@ -33,6 +36,13 @@ class Slot:
 
     def set(self, value) -> None:
         raise NotImplementedError
+
+    def snapshot(self):
+        """What `reset` needs to put the slot back as it is now."""
+        return self.get()
+
+    def reset(self, snapshot) -> None:
+        self.set(snapshot)
 
 
 class Nonlocal(Slot):
@@ -115,6 +125,36 @@ class Item(Slot):
                 pass
         else:
             self.obj[self.key] = value
+
+
+    def snapshot(self):
+        """An item of a staged list: the list as it is (assigning the old item back would
+        add an op to the graph being traced, on the list a path has changed)."""
+        if _staged_container(self.obj):
+            return _Container(copy.copy(self.obj))
+        return self.get()
+
+    def reset(self, snapshot) -> None:
+        if isinstance(snapshot, _Container):
+            for field in _fields(self.obj):
+                setattr(self.obj, field, getattr(snapshot.copy, field))
+        else:
+            self.set(snapshot)
+
+
+class _Container:
+    def __init__(self, copy):
+        self.copy = copy
+
+
+def _staged_container(obj) -> bool:
+    """A staged object with Python list methods (a staged list): copying it copies its state."""
+    return backends.staging(obj) is not None and hasattr(type(obj), "__copy__") and bool(
+        _fields(obj))
+
+
+def _fields(obj) -> tuple:
+    return tuple(getattr(type(obj), "__slots__", ())) or tuple(getattr(obj, "__dict__", ()))
 
 
 class Attr(Slot):

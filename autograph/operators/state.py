@@ -50,6 +50,7 @@ class Construct:
         self.heads = len(head)
         self.names = ([RETURN_VALUE] if returns else list(names)) + [s.name for s in self.slots]
         self.initial = head + tuple(slot.get() for slot in self.slots)
+        self.saved = [slot.snapshot() for slot in self.slots]
 
     def run(self, fn, values, lead=()):
         """The state after `fn(*lead, *variables)` starting from `values`. Its containers are
@@ -73,12 +74,14 @@ class Construct:
     def variables(self, values) -> tuple:
         """Sets the slots to `values` (each path gets its own copy of Python lists) and returns
         what the functions take."""
+        self.restore()  # a staged list another path changed is as it was before the construct
         self._set_slots(values, copy_lists=True)
         return self.state if self.returns else values[:self.heads]
 
     def restore(self) -> None:
         """Puts the slots back as they were before the construct."""
-        self._set_slots(self.initial)
+        for slot, saved in zip(self.slots, self.saved):
+            slot.reset(saved)
 
     def finish(self, values):
         """Sets the slots to the construct's outputs; returns what the generated code assigns."""

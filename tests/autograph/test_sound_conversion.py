@@ -151,6 +151,26 @@ def test_a_value_every_branch_sets_before_reading_is_not_carried_by_the_loop(fn)
     assert "t, s" not in autograph.to_code(temporary_set_in_both_branches)
 
 
+def item_of_a_staged_list_set_in_a_branch(x, n):
+    s = x * 0.5
+    items = [x * 0.5]
+    i = 0
+    while i < n:
+        i += 1
+        items.append(items[-1])
+        if items[-1] > 0.0:
+            items[-1] = items[-1] * 0.5 + rt.sin(items[-1])
+        s = s * 0.5 + items[-1]
+    return s + rt.reduce_sum(rt.stack(items))
+
+
+def test_an_item_of_a_staged_list_set_in_a_graph_if_inside_a_loop():
+    # each path of the `if` starts from the list as it was (it was left as the first path
+    # made it, and the next path's graph could not use that)
+    for x, n in ((0.3, 2), (-0.4, 3), (0.3, 0)):
+        assert_agree(item_of_a_staged_list_set_in_a_branch, np.float64(x), np.int32(n))
+
+
 def key_on_one_path(c):
     d = {}
     if c > 0:

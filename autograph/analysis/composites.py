@@ -4,8 +4,8 @@
 `slots(stmts, modified)` picks those that can be carried: the object and the key are the same
 for the whole statement (they are made of names the statement does not assign, constants,
 attributes and subscripts, and no call), and no other write target contains them (carrying
-`d['a']` carries `d['a']['b']`). The others change objects while the graph is traced; they are
-exact only in code that runs as Python.
+`d['a']` carries `d['a']['b']`). For the others, `containers_changed` names the variables
+whose objects they change, which the construct then carries whole.
 """
 
 from __future__ import annotations
@@ -32,6 +32,21 @@ def slots(stmts, modified) -> list:
         targets.setdefault(source(node), node)
     return [node for text, node in targets.items()
             if _stable(node, modified) and not any(_inside(text, other) for other in targets)]
+
+
+def containers_changed(stmts, modified) -> set:
+    """The names of the variables whose objects the writes in `stmts` that cannot be carried
+    as slots change (`q[i % n] = v`: the key changes within the block): a staged construct
+    carries the whole object instead."""
+    found = set()
+    for node in _writes(stmts):
+        if isinstance(node, (gast.Subscript, gast.Attribute)) and not _stable(node, modified):
+            base = node
+            while isinstance(base, (gast.Subscript, gast.Attribute)):
+                base = base.value
+            if isinstance(base, gast.Name):
+                found.add(base.id)
+    return found
 
 
 def _inside(text, other) -> bool:

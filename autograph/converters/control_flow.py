@@ -108,6 +108,7 @@ class _ControlFlow(traversal.StatementTransformer):
         true_name, false_name = self.namer.new("if_true"), self.namer.new("if_false")
         modified = getanno(node, Anno.BODY_SCOPE).modified | getanno(
             node, Anno.ORELSE_SCOPE).modified
+        modified |= composites.containers_changed(node.body + node.orelse, modified)
         shared = self._shared(node, modified)
         # Slots before the blocks are converted (their writes move into local functions).
         slots = self._slots(node, shared, modified, node.body + node.orelse)
@@ -141,6 +142,7 @@ class _ControlFlow(traversal.StatementTransformer):
     def visit_While(self, node):
         test_name, body_name = self.namer.new("loop_test"), self.namer.new("loop_body")
         modified = getanno(node, Anno.BODY_SCOPE).modified
+        modified |= composites.containers_changed(node.body, modified)
         shared = self._shared(node, modified)
         slots = self._slots(node, shared, modified, node.body)
         state = self._loop_state(node, modified - set(shared))
@@ -162,6 +164,7 @@ class _ControlFlow(traversal.StatementTransformer):
         body_name = self.namer.new("loop_body")
         target_names = activity.of(node.target).modified
         modified = getanno(node, Anno.BODY_SCOPE).modified | target_names
+        modified |= composites.containers_changed(node.body, modified)
         shared = self._shared(node, modified)
         slots = self._slots(node, shared, modified, node.body + [_target_write(node)])
         state = self._loop_state(node, modified - set(shared))

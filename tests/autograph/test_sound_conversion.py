@@ -171,6 +171,27 @@ def test_an_item_of_a_staged_list_set_in_a_graph_if_inside_a_loop():
         assert_agree(item_of_a_staged_list_set_in_a_branch, np.float64(x), np.int32(n))
 
 
+def item_at_a_moving_index_of_a_staged_list(x, n):
+    items = [x * 0.5]
+    items.append(items[-1])
+    i = 0
+    while i < n:
+        i += 1
+        items.append(rt.sin(x))
+    k = n * 0
+    while k < 2:
+        k += 1
+        items[k % len(items)] = items[k % len(items)] * 0.9 + 1.0  # the key changes
+        if items[0] > 0.5:
+            items[(k + 1) % len(items)] = items[0] * 0.5
+    return rt.reduce_sum(rt.stack(items))
+
+
+def test_an_item_at_a_moving_index_carries_the_whole_list():
+    for x, n in ((0.3, 2), (2.0, 1), (0.3, 0)):
+        assert_agree(item_at_a_moving_index_of_a_staged_list, np.float64(x), np.int32(n))
+
+
 def key_on_one_path(c):
     d = {}
     if c > 0:

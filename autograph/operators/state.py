@@ -85,6 +85,7 @@ class Construct:
 
     def finish(self, values):
         """Sets the slots to the construct's outputs; returns what the generated code assigns."""
+        self.restore()  # a staged list the traced paths changed is as it was before
         self._set_slots(values)
         if self.returns or self.single:
             return values[0]

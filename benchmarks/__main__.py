@@ -86,6 +86,9 @@ def main(argv=None) -> int:
     if not args.small:
         _progress("graph passes on chains of 1,000 and 4,000 ops")
         notes.append(scaling.pass_scaling())
+        _progress("first calls of 10,000- and 30,000-op functions; loop nests")
+        notes.append(scaling.first_call_scaling())
+        notes.append(scaling.loop_nest_scaling())
         _progress("loading a saved 4,000-op function against tracing it")
         notes.append(scaling.load_versus_trace())
         _progress("executors: first call, warm-up, steady state")

@@ -1,6 +1,9 @@
 """How times grow with size: the graph time of W13 (appending to a list in a tensor `for`
 loop) per append (flat: each append is O(1)), the time of the graph passes on chains of
-1,000 and 4,000 ops (4x: linear), and loading a saved function against tracing it."""
+1,000 and 4,000 ops (4x: linear), the first call of 10,000- and 30,000-op functions with the
+garbage collector on (linear: the same time per op), the size of the optimized graphs of loop
+nests 5, 10 and 20 deep (linear in the depth), and loading a saved function against tracing
+it."""
 
 from __future__ import annotations
 
@@ -43,6 +46,47 @@ def pass_scaling() -> str:
     small, large = best_seconds(chain_graph(1000)), best_seconds(chain_graph(4000))
     return (f"graph passes: {small * 1e3:.1f} ms on 1,000 ops, {large * 1e3:.1f} ms on 4,000 "
             f"({large / small:.1f}x; 4x when linear)")
+
+
+def first_call_scaling() -> str:
+    """A line giving the first call (trace, passes, compile, run) of chains of 10,000 and
+    30,000 traced ops, with the garbage collector on, as a user's program runs."""
+    x = rt.constant(np.float32(1.0))
+    cells = []
+    for steps in (2_500, 7_500):  # 4 traced ops a step: a multiply, an add, two constants
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            function = rt.function(_chain(steps), autograph=False)
+            function(x)
+            best = min(best, time.perf_counter() - start)
+        ops = len(function.get_concrete_function(x).traced_graph.operations)
+        cells.append((ops, best))
+    (small_ops, small), (large_ops, large) = cells
+    return (f"first call: {small * 1e3:.0f} ms for {small_ops:,} ops, {large * 1e3:.0f} ms for "
+            f"{large_ops:,} ({small / small_ops * 1e6:.0f} and {large / large_ops * 1e6:.0f} us "
+            "per op; equal when linear)")
+
+
+def loop_nest_scaling() -> str:
+    """A line giving the ops of the optimized graphs of loop nests 5, 10 and 20 deep."""
+    def nest(depth):
+        def build(level, x, k):
+            if level == depth:
+                return x * k + 1.0
+            body = lambda i, y: (i + 1, build(level + 1, y, k * 2.0))  # noqa: E731
+            return rt.while_loop(lambda i, y: i < 2, body, [rt.constant(0), x])[1]
+
+        return lambda x, k: build(0, x, k)
+
+    sizes = []
+    for depth in (5, 10, 20):
+        graph = rt.function(nest(depth), autograph=False).get_concrete_function(
+            rt.constant(1.0), rt.constant(0.5)).graph
+        sizes.append(sum(1 for _ in graph.walk()))
+    return (f"loop nests 5 / 10 / 20 deep: {sizes[0]} / {sizes[1]} / {sizes[2]} ops optimized "
+            f"({(sizes[2] - sizes[1]) / 10:.0f} and {(sizes[1] - sizes[0]) / 5:.0f} per level; "
+            "equal when linear)")
 
 
 def load_versus_trace() -> str:

@@ -68,20 +68,23 @@ def first_call_scaling() -> str:
             "per op; equal when linear)")
 
 
+def loop_nest(depth: int, trips: int = 2):
+    """A function of (x, k) with `depth` nested graph loops, each passing `k * 2.0` (invariant
+    in it) to the loop inside."""
+    def build(level, x, k):
+        if level == depth:
+            return x * k + 1.0
+        body = lambda i, y: (i + 1, build(level + 1, y, k * 2.0))  # noqa: E731
+        return rt.while_loop(lambda i, y: i < trips, body, [rt.constant(0), x])[1]
+
+    return lambda x, k: build(0, x, k)
+
+
 def loop_nest_scaling() -> str:
     """A line giving the ops of the optimized graphs of loop nests 5, 10 and 20 deep."""
-    def nest(depth):
-        def build(level, x, k):
-            if level == depth:
-                return x * k + 1.0
-            body = lambda i, y: (i + 1, build(level + 1, y, k * 2.0))  # noqa: E731
-            return rt.while_loop(lambda i, y: i < 2, body, [rt.constant(0), x])[1]
-
-        return lambda x, k: build(0, x, k)
-
     sizes = []
     for depth in (5, 10, 20):
-        graph = rt.function(nest(depth), autograph=False).get_concrete_function(
+        graph = rt.function(loop_nest(depth), autograph=False).get_concrete_function(
             rt.constant(1.0), rt.constant(0.5)).graph
         sizes.append(sum(1 for _ in graph.walk()))
     return (f"loop nests 5 / 10 / 20 deep: {sizes[0]} / {sizes[1]} / {sizes[2]} ops optimized "

@@ -19,7 +19,7 @@ from benchmarks import workloads
 jax = pytest.importorskip("jax")
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "passes"))
-from test_optimized_programs import build, instruction  # noqa: E402 - the random programs
+from test_optimized_programs import build, instruction, random_inputs  # noqa: E402
 
 sys.path.pop(0)
 
@@ -188,13 +188,7 @@ def test_a_batch_split_across_two_devices_gives_the_one_device_results(tmp_path)
 def test_random_programs_agree_with_the_default_executor(data):
     program = data.draw(st.lists(instruction, min_size=1, max_size=12))
     pick, size = data.draw(st.integers(0, 100)), data.draw(st.integers(1, 7))
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**31 - 1)))
-    inputs = [
-        rt.constant((rng.standard_normal(size) * 3).astype(np.float32)),
-        rt.constant(np.float32(rng.standard_normal() * 3)),
-        rt.constant(rng.integers(-50, 50, size).astype(np.int32)),
-        rt.constant(np.int32(rng.integers(-50, 50))),
-    ]
+    inputs = random_inputs(np.random.default_rng(data.draw(st.integers(0, 2**31 - 1))), size)
     fn = build(program, pick)
     with np.errstate(all="ignore"):
         want = rt.function(fn, autograph=False)(*inputs)

@@ -2,6 +2,7 @@ import numpy as np
 from pass_testing import apply_pass, run, traced
 
 import runtime as rt
+from benchmarks import scaling
 from runtime.passes import licm
 
 
@@ -68,14 +69,7 @@ def test_stateful_variant_and_unknown_shape_ops_stay():
 
 
 def _nest(depth):
-    """`depth` nested loops, each passing `k * 2.0` (invariant in it) to the loop inside."""
-    def build(level, x, k):
-        if level == depth:
-            return x * k + 1.0
-        body = lambda i, y: (i + 1, build(level + 1, y, k * 2.0))  # noqa: E731
-        return rt.while_loop(lambda i, y: i < 1, body, [rt.constant(0), x])[1]
-
-    return lambda x, k: build(0, x, k)
+    return scaling.loop_nest(depth, trips=1)  # one trip each: 20 levels run 20 bodies
 
 
 def test_graphs_of_loop_nests_grow_linearly_with_depth():

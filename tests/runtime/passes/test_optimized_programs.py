@@ -110,6 +110,16 @@ def _while(pools, fam, i, j, iterations):
     return rt.while_loop(lambda k, v: k < iterations, body, [rt.constant(0), start])[1]
 
 
+def random_inputs(rng, size) -> list:
+    """The arguments of a `build` function: float and int arrays of `size`, and scalars."""
+    return [
+        rt.constant((rng.standard_normal(size) * 3).astype(np.float32)),
+        rt.constant(np.float32(rng.standard_normal() * 3)),
+        rt.constant(rng.integers(-50, 50, size).astype(np.int32)),
+        rt.constant(np.int32(rng.integers(-50, 50))),
+    ]
+
+
 @pytest.fixture(autouse=True)
 def small_fusion(monkeypatch):
     """Fused kernels on these small arrays, in blocks of 3 shared with the helper thread."""
@@ -126,13 +136,7 @@ def small_fusion(monkeypatch):
     st.integers(0, 2**31 - 1),
 )
 def test_optimized_and_unoptimized_graphs_agree_bit_for_bit(program, pick, size, seed):
-    rng = np.random.default_rng(seed)
-    inputs = [
-        rt.constant((rng.standard_normal(size) * 3).astype(np.float32)),
-        rt.constant(np.float32(rng.standard_normal() * 3)),
-        rt.constant(rng.integers(-50, 50, size).astype(np.int32)),
-        rt.constant(np.int32(rng.integers(-50, 50))),
-    ]
+    inputs = random_inputs(np.random.default_rng(seed), size)
     fn = build(program, pick)
     optimized = rt.function(fn, autograph=False)
     plain = rt.function(fn, autograph=False, optimize=False)

@@ -47,10 +47,25 @@ def differentiable(tensor) -> bool:
 
 
 def add(a, b):
-    """The sum of two gradients of one value (item by item for lists)."""
+    """The sum of two gradients of one value (item by item for lists); in a graph, `a + (-c)`
+    is `a - c` (one op less: rules such as the quotient's give negated terms)."""
     from runtime.ops import list_ops, math_ops
 
-    return list_ops.add(a, b) if a.dtype.is_list else math_ops.add(a, b)
+    if a.dtype.is_list:
+        return list_ops.add(a, b)
+    if _negation(b) is not None:
+        return math_ops.subtract(a, _negation(b))
+    if _negation(a) is not None:
+        return math_ops.subtract(b, _negation(a))
+    return math_ops.add(a, b)
+
+
+def _negation(tensor):
+    """c when `tensor` is a graph's `-c`, else None."""
+    from runtime.ops.math_ops import NEG
+
+    op = getattr(tensor, "op", None)
+    return op.inputs[0] if op is not None and op.opdef is NEG else None
 
 
 def accumulate(grads: dict, tensor, grad) -> None:

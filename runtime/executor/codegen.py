@@ -20,6 +20,7 @@ from autograph.namer import fresh_name
 from runtime.graph import Graph, Operation
 from runtime.ops import control_flow_ops as cf
 from runtime.ops.control_flow_ops import IF, WHILE
+from runtime.ops.list_ops import ListValue, own_item
 from runtime.ops.math_ops import ADD, LESS
 from runtime.ops.registry import CONST, FRESH_OUTPUT, PLACEHOLDER
 from runtime.tensor import SymbolicTensor
@@ -43,6 +44,7 @@ class Emitter:
 
     free_temporaries = True  # `del` big temporaries after their last use
     counted_loops = True  # `while i < n: ...; i += step` as a `for` over a numpy range
+    python_history = True  # a While's gradient history on Python lists (`_History`)
 
     def __init__(self, graph: Graph):
         self.graph = graph
@@ -77,6 +79,17 @@ class Emitter:
         self.globals[name] = value
         return name
 
+    def _bind_all(self, names: dict) -> bool:
+        """Binds each of `names` as a global under its own name; False (nothing bound) when
+        one of them already names another value."""
+        if any(name in self._taken and self.globals.get(name) is not value
+               for name, value in names.items()):
+            return False
+        for name, value in names.items():
+            self._taken.add(name)
+            self.globals[name] = value
+        return True
+
     def emit(self, indent: str, text: str, op: Operation | None = None) -> None:
         self.lines.append(indent + text)
         if op is not None:
@@ -84,10 +97,11 @@ class Emitter:
             self.line_ops[len(self.lines) + 1] = op
 
     # ---- graphs ----
-    def body(self, graph: Graph, indent: str, skip: Operation | None = None) -> None:
+    def body(self, graph: Graph, indent: str, skip=()) -> None:
+        """Emits the ops of `graph` (but the ops in `skip`, which others emit their own way)."""
         dead_after = _arrays_dead_after(graph) if self.free_temporaries else {}
         for index, op in enumerate(graph.operations):
-            if op.opdef is PLACEHOLDER or op is skip:
+            if op.opdef is PLACEHOLDER or any(op is s for s in skip):
                 continue
             statement = _STATEMENTS.get(op.opdef)
             dead = dead_after.get(index)
@@ -106,7 +120,7 @@ class Emitter:
     def _emit_kernel(self, op: Operation, indent: str, dying=()) -> None:
         args = [self.name_of(t) for t in op.inputs]
         attrs = op.kernel_attrs()
-        if op.opdef.emit is not None:
+        if op.opdef.emit is not None and self._bind_all(op.opdef.emit_globals):
             expr = op.opdef.emit(args, attrs)
         else:
             kernel = functools.partial(op.opdef.kernel, **attrs) if attrs else op.opdef.kernel
@@ -146,16 +160,27 @@ class Emitter:
 
     def _emit_while(self, op: Operation, indent: str) -> None:
         counted = _counted_loop(op) if self.counted_loops else None
-        if counted is not None:
-            self._emit_counted_loop(op, indent, *counted)
-            return
         n = cf.loop_count(op)
         inputs = [self.name_of(t) for t in cf.sub_graph_inputs(op)]
         loop_vars = [self._define(t) for t in op.outputs]
+        history = _History.of(self, op, loop_vars, inputs) if self.python_history else None
+        carried = n if history is None else history.h
+        for i, (var, init) in enumerate(zip(loop_vars[:carried], inputs)):
+            if counted is None or i != counted[0]:
+                self.emit(indent, f"{var} = {init}", op)
+        if history is not None:
+            history.before(indent)
+        if counted is not None:
+            self._emit_counted_loop(op, indent, loop_vars, inputs, history, *counted)
+        else:
+            self._emit_loop(op, indent, loop_vars, inputs, history)
+        if history is not None:
+            history.after(indent)
+
+    def _emit_loop(self, op, indent, loop_vars, inputs, history) -> None:
+        n = cf.loop_count(op)
         cond, body = cf.loop_cond(op), cf.loop_body(op)
         limit = cf.iteration_limit(op)
-        for var, init in zip(loop_vars, inputs[:n]):
-            self.emit(indent, f"{var} = {init}", op)
         counter = None
         if limit is not None:
             counter = self._fresh(f"iterations_{next(self._loop_ids)}")
@@ -171,21 +196,20 @@ class Emitter:
             self.emit(inner + "    ", "break")
             self.emit(inner, f"{counter} += 1")
         self._bind_inputs(body, loop_vars + inputs[n:])
-        self.body(body, inner)
-        results = [self.name_of(t) for t in body.outputs]
-        if results != loop_vars and results:
-            self.emit(inner, f"{', '.join(loop_vars)} = {', '.join(results)}", op)
+        if history is not None:
+            history.record(inner)
+        self.body(body, inner, skip=history.ops if history is not None else ())
+        carried = n if history is None else history.h
+        results = [self.name_of(t) for t in body.outputs[:carried]]
+        if results != loop_vars[:carried] and results:
+            self.emit(inner, f"{', '.join(loop_vars[:carried])} = {', '.join(results)}", op)
 
-    def _emit_counted_loop(self, op, indent, k, limit, step, step_op) -> None:
+    def _emit_counted_loop(self, op, indent, loop_vars, inputs, history, k, limit, step,
+                           step_op) -> None:
         """`while i < limit: ...; i = i + step` as `for i in <numpy range>:` (the test and the
         increment are the costliest part of small loops)."""
         n = cf.loop_count(op)
-        inputs = [self.name_of(t) for t in cf.sub_graph_inputs(op)]
-        loop_vars = [self._define(t) for t in op.outputs]
         cond, body = cf.loop_cond(op), cf.loop_body(op)
-        for i, (var, init) in enumerate(zip(loop_vars, inputs[:n])):
-            if i != k:
-                self.emit(indent, f"{var} = {init}", op)
         outer_names = loop_vars + inputs[n:]
         if limit.op.opdef is CONST:
             limit_name = self._global(limit.op.name, limit.op.attrs["value"][()])
@@ -203,10 +227,14 @@ class Emitter:
             step_op.outputs[0] is t for o in body.operations for t in o.inputs
         )
         start_lines = len(self.lines)
-        self.body(body, inner, skip=step_op if only_output else None)
+        if history is not None:
+            history.record(inner)
+        skip = (*(history.ops if history is not None else ()), *([step_op] if only_output else ()))
+        self.body(body, inner, skip=skip)
+        carried = n if history is None else history.h
         pairs = [
             (var, self.name_of(t))
-            for i, (var, t) in enumerate(zip(loop_vars, body.outputs))
+            for i, (var, t) in enumerate(zip(loop_vars[:carried], body.outputs))
             if i != k and var != self.name_of(t)
         ]
         if pairs:
@@ -215,6 +243,51 @@ class Emitter:
         if len(self.lines) == start_lines:
             self.emit(inner, "pass")
         self.emit(indent, f"{loop_vars[k]} = {end}({start})", op)
+
+
+class _History:
+    """The history a While keeps for its gradient (`control_flow_ops.keep_history`), emitted as
+    Python lists: one `append` per loop variable and iteration instead of the body's list ops
+    and iteration count (a numpy add and a `ListValue` each), wrapped as list values after the
+    loop. The reference interpreter runs the ops themselves."""
+
+    def __init__(self, emitter, op, loop_vars, inputs, h, ops):
+        self.emitter, self.op, self.h, self.ops = emitter, op, h, ops
+        self.loop_vars, self.inputs = loop_vars, inputs
+        self.buffers = [emitter._fresh(f"{var}_items") for var in loop_vars[h + 1:2 * h + 1]]
+        self.start = emitter._fresh(f"{loop_vars[h]}_start")
+
+    @classmethod
+    def of(cls, emitter, op, loop_vars, inputs):
+        plain = cf.plain_history(op)
+        if plain is None:
+            return None
+        h, count, pushes = plain
+        return cls(emitter, op, loop_vars, inputs, h, (count, *pushes))
+
+    def before(self, indent) -> None:
+        emit, h = self.emitter.emit, self.h
+        for buffer, start in zip(self.buffers, self.inputs[h + 1:2 * h + 1]):
+            emit(indent, f"{buffer} = {start}.items()", self.op)  # a new Python list
+        emit(indent, f"{self.start} = len({self.buffers[0]})", self.op)
+
+    def record(self, indent) -> None:
+        own = self.emitter._global("own_item", own_item)
+        body = cf.loop_body(self.op)
+        for j, buffer in enumerate(self.buffers):
+            value = self.loop_vars[j]
+            item = value if len(body.inputs[j].shape) == 0 else f"{own}({value})"
+            self.emitter.emit(indent, f"{buffer}.append({item})", self.ops[1 + j])
+
+    def after(self, indent) -> None:
+        emit, h = self.emitter.emit, self.h
+        wrap = self.emitter._global("ListValue", ListValue)
+        int32 = self.emitter._global("int32", np.int32)
+        first = self.buffers[0]
+        emit(indent, f"{self.loop_vars[h]} = {self.inputs[h]} + {int32}(len({first}) - "
+                     f"{self.start})", self.op)
+        for var, buffer in zip(self.loop_vars[h + 1:], self.buffers):
+            emit(indent, f"{var} = {wrap}({buffer}, len({buffer}))", self.op)
 
 
 def counting_range(start, limit, step):

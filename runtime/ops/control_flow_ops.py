@@ -125,6 +125,41 @@ def history(op):
     return h, op.outputs[h], op.outputs[h + 1:2 * h + 1]
 
 
+def plain_history(op):
+    """For a While that keeps its history the way `keep_history` made it, still untouched by
+    passes (its body only counts and pushes, and nothing else reads the count or the lists):
+    (h, the body's counting op, its h push ops), so an executor may keep the history its own
+    way (codegen appends to Python lists). Else None."""
+    from runtime.ops.list_ops import LIST_PUSH_BACK
+    from runtime.ops.math_ops import ADD
+    from runtime.ops.registry import CONST
+
+    kept = history(op)
+    if kept is None or kept[0] == 0:
+        return None
+    h = kept[0]
+    body, cond = op.attrs["body"], op.attrs["cond"]
+    count = body.outputs[h].op
+    one = count.inputs[1].op if count.opdef is ADD else None
+    if one is None or count.inputs[0] is not body.inputs[h] or one.opdef is not CONST or (
+            one.attrs["value"].shape != () or one.attrs["value"] != 1):
+        return None
+    pushes = [t.op for t in body.outputs[h + 1:2 * h + 1]]
+    if any(p.opdef is not LIST_PUSH_BACK or p.inputs[0] is not body.inputs[h + 1 + j]
+           or p.inputs[1] is not body.inputs[j] for j, p in enumerate(pushes)):
+        return None
+    own = {id(count), *map(id, pushes)}
+    private = {id(t) for t in [*body.inputs[h:2 * h + 1], *body.outputs[h:2 * h + 1]]}
+    if any(id(o) not in own and any(id(t) in private for t in o.inputs)
+           for o in body.operations) or any(id(t) in private for t in body.outputs[:h]):
+        return None
+    unread = {id(t) for t in cond.inputs[h:2 * h + 1]}
+    read = [t for o in cond.operations for t in o.inputs] + list(cond.outputs)
+    if any(id(t) in unread for t in read):
+        return None
+    return h, count, pushes
+
+
 def iteration_limit(op):
     """A While's `maximum_iterations`: None or an int."""
     return op.attrs["maximum_iterations"]

@@ -36,7 +36,7 @@ class ListValue:
         return f"ListValue({self.items()!r})"
 
 
-def _own(item):
+def own_item(item):
     """A stored item must not change when the executor reuses an array's buffer."""
     return item.copy() if isinstance(item, np.ndarray) and item.ndim else item
 
@@ -80,7 +80,9 @@ def _from_items_infer(inputs, *, dtype, element_shape):
 LIST_FROM_ITEMS = define_op(
     "ListFromItems",
     infer=_from_items_infer,
-    kernel=lambda *items, dtype, element_shape: ListValue([_own(i) for i in items], len(items)),
+    kernel=lambda *items, dtype, element_shape: ListValue([own_item(i) for i in items], len(items)),
+    emit=lambda a, attrs: f"ListValue([{', '.join(f'own_item({x})' for x in a)}], {len(a)})",
+    emit_globals={"ListValue": ListValue, "own_item": own_item},
 )
 
 
@@ -154,18 +156,25 @@ def _get_item_infer(inputs):
 
 
 def _get_item_kernel(lst, index):
-    i = int(index)
-    if 0 <= i < lst.length:
-        return lst.buffer[i]
-    return lst.buffer[_position(lst, i, "")]
+    if 0 <= index < lst.length:  # numpy integers index Python lists as they are
+        return lst.buffer[index]
+    return lst.buffer[_position(lst, index, "")]
 
 
-LIST_GET_ITEM = define_op("ListGetItem", infer=_get_item_infer, kernel=_get_item_kernel)
+LIST_GET_ITEM = define_op(
+    "ListGetItem",
+    infer=_get_item_infer,
+    kernel=_get_item_kernel,
+    # a list whose buffer holds just its items reads (and raises) as a Python list does
+    emit=lambda a, attrs: (f"({a[0]}.buffer[{a[1]}] if len({a[0]}.buffer) == {a[0]}.length "
+                           f"else list_get_item({a[0]}, {a[1]}))"),
+    emit_globals={"list_get_item": _get_item_kernel},
+)
 
 
 def _set_item_kernel(lst, index, item):
     buffer = lst.items()
-    buffer[_position(lst, index, "assignment ")] = _own(item)
+    buffer[_position(lst, index, "assignment ")] = own_item(item)
     return ListValue(buffer, lst.length)
 
 
@@ -322,7 +331,7 @@ def _unstack_infer(inputs):
 LIST_UNSTACK = define_op(
     "ListUnstack",
     infer=_unstack_infer,
-    kernel=lambda value: ListValue([_own(item) for item in value], len(value)),
+    kernel=lambda value: ListValue([own_item(item) for item in value], len(value)),
 )
 
 
@@ -351,7 +360,7 @@ def _split_like_infer(inputs, *, axis):
 
 def _split_like_kernel(like, value, axis):
     ends = np.cumsum([item.shape[axis] for item in like.items()])
-    return ListValue([_own(p) for p in np.split(value, ends[:-1], axis)], like.length)
+    return ListValue([own_item(p) for p in np.split(value, ends[:-1], axis)], like.length)
 
 
 LIST_SPLIT_LIKE = define_op("ListSplitLike", infer=_split_like_infer, kernel=_split_like_kernel)

@@ -473,7 +473,7 @@ register_rules(GRADIENT, {
     ADD: _binary_gradient(lambda g, a, b, y: g, lambda g, a, b, y: g),
     SUB: _binary_gradient(lambda g, a, b, y: g, lambda g, a, b, y: -g),
     MUL: _binary_gradient(lambda g, a, b, y: g * b, lambda g, a, b, y: g * a),
-    DIV: _binary_gradient(lambda g, a, b, y: g / b, lambda g, a, b, y: -g * a / (b * b)),
+    DIV: _binary_gradient(lambda g, a, b, y: g / b, lambda g, a, b, y: -(g * a / (b * b))),
     POW: _binary_gradient(lambda g, a, b, y: g * b * pow(a, b - 1),
                           lambda g, a, b, y: g * y * _log_where_positive(a)),
     MAXIMUM: _binary_gradient(lambda g, a, b, y: where(greater_equal(a, b), g, _zeros(g)),

@@ -56,7 +56,8 @@ class OpDef:
     infer(inputs, **attrs) -> [(dtype, shape), ...] for the outputs (inputs are tensors, shapes
     may hold None); kernel(*numpy_values, **attrs) -> value (or a tuple for several outputs);
     emit(input_names, attrs) -> a Python expression string, when the op has one that is faster
-    than calling the kernel (e.g. `a + b` on numpy scalars); verify(inputs, attrs, specs) raises
+    than calling the kernel (e.g. `a + b` on numpy scalars), which may use the names of
+    `emit_globals` (bound as globals of the generated code); verify(inputs, attrs, specs) raises
     ValueError when attrs that inference does not read (sub-graphs) do not fit the op.
     `rules` maps a rule kind to the op's rule; `lacking` maps a kind to why the op has none.
     """
@@ -67,6 +68,7 @@ class OpDef:
     stateful: bool = False
     groups: frozenset = field(default_factory=frozenset)
     emit: Callable | None = None
+    emit_globals: dict = field(default_factory=dict)
     tuple_outputs: bool = False  # the kernel returns a tuple (ops with a variable output count)
     verify: Callable | None = None
     rules: dict = field(default_factory=dict)
@@ -84,13 +86,14 @@ REGISTRY: dict[str, OpDef] = {}
 
 
 def define_op(
-    name, *, infer, kernel, stateful=False, groups=(), emit=None, tuple_outputs=False,
-    verify=None, rules=None,
+    name, *, infer, kernel, stateful=False, groups=(), emit=None, emit_globals=None,
+    tuple_outputs=False, verify=None, rules=None,
 ) -> OpDef:
     """Defines and registers an op type; `rules` maps rule kinds to the op's rules."""
     if name in REGISTRY:
         raise ValueError(f"Op {name!r} is defined twice.")
-    opdef = OpDef(name, infer, kernel, stateful, frozenset(groups), emit, tuple_outputs, verify)
+    opdef = OpDef(name, infer, kernel, stateful, frozenset(groups), emit, dict(emit_globals or {}),
+                  tuple_outputs, verify)
     for kind, rule in (rules or {}).items():
         register_rule(kind, opdef)(rule)
     REGISTRY[name] = opdef

@@ -3,13 +3,14 @@
 Guarantees after this pass: none of these patterns remains where the rewrite keeps the result's
 dtype and shape (so the value is bit-identical): `x * 1`, `1 * x`, `x / 1`, `x - 0` (non-bool),
 `x + 0` and `0 + x` (integers only: for floats `-0.0 + 0.0` is `+0.0`), `-(-x)` (numeric,
-non-bool),
-`not (not x)`, `x and True`, `x or False` (either order), transpose of transpose (composed
-permutation is the identity), a transpose by the identity permutation, a cast to the tensor's
-own dtype, and `identity(x)`. The constant operand must be a Const whose every element equals
-the neutral value (with its sign). Also `x and False` / `x or True` become a Const (when the
-result's shape is known): the loop test of a `for` over `rt.range` with a constant step is then
-just `i < limit`.
+non-bool), `not (not x)`, `x and True`, `x or False` (either order), transpose of transpose
+(composed permutation is the identity), a transpose by the identity permutation, a cast to the
+tensor's own dtype, and `identity(x)`. The constant operand must be a Const whose every element
+equals the neutral value (with its sign). Also `x and False` / `x or True` become a Const (when
+the result's shape is known): the loop test of a `for` over `rt.range` with a constant step is
+then just `i < limit`; and `zeros_like(x)` / `ones_like(x)` of a shape known while tracing
+become a Const (small ones, and not results of the graph with elements: each call returns a
+fresh array).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 from runtime.graph import Graph
 from runtime.ops import shapes
 from runtime.ops.array_ops import IDENTITY, TRANSPOSE
+from runtime.ops.creation_ops import ONES_LIKE, ZEROS_LIKE
 from runtime.ops.math_ops import ADD, CAST, DIV, LOGICAL_AND, LOGICAL_NOT, LOGICAL_OR, MUL, NEG, SUB
 from runtime.passes import constant_folding
 from runtime.passes.rewrite import (
@@ -115,6 +117,22 @@ def _transpose(op):
     return inner.op.inputs[0] if composed == list(range(len(perm))) else None
 
 
+def _filled(number):
+    """`zeros_like(x)` / `ones_like(x)` of a shape known while tracing -> a Const (small ones,
+    and not a result of the graph with elements: each call returns a fresh array)."""
+
+    def rule(op):
+        out = op.outputs[0]
+        if not out.shape.is_fully_defined() or (
+                shapes.num_elements(out.shape) > constant_folding.MAX_FOLDED_ELEMENTS) or (
+                len(out.shape) and any(t is out for t in op.graph.outputs)):
+            return None
+        value = np.full(tuple(out.shape), number, dtype=out.dtype.np_dtype)
+        return add_const(op.graph, value, out.dtype, op.origin)
+
+    return rule
+
+
 # The rewrites, by op (this pass's own table: the patterns span several ops).
 _RULES = {
     MUL: lambda op: _neutral_operand(op, 1, commutative=True),
@@ -128,4 +146,6 @@ _RULES = {
     TRANSPOSE: _transpose,
     CAST: lambda op: op.inputs[0] if op.inputs[0].dtype is op.attrs["dtype"] else None,
     IDENTITY: lambda op: op.inputs[0],
+    ZEROS_LIKE: _filled(0),
+    ONES_LIKE: _filled(1),
 }

@@ -1,6 +1,7 @@
 """The compiled executor: readable source, agreement with the reference interpreter."""
 
 import numpy as np
+import pytest
 
 import runtime as rt
 from runtime.executor.interpreter import run_graph
@@ -122,3 +123,64 @@ def test_the_loop_counter_of_compiled_code_never_takes_a_users_name():
         return r[0] + iterations_0
 
     assert rt.function(f, autograph=False)(rt.constant(5)).numpy() == 20
+
+
+def _value_and_slope(body, maximum_iterations=None):
+    """A while loop's result and its gradient with respect to the start `x` (a tape)."""
+
+    def fn(x, n):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            out = rt.while_loop(lambda i, y: i < n, lambda i, y: (i + 1, body(y)),
+                                (rt.constant(0), x), maximum_iterations=maximum_iterations)[1]
+            loss = rt.reduce_sum(out * out)
+        return loss, tape.gradient(loss, x)
+
+    return rt.function(fn, autograph=False)
+
+
+def test_a_loops_gradient_history_is_kept_on_python_lists_as_the_ops_would():
+    from runtime.ops import control_flow_ops as cf
+
+    cases = [
+        (lambda y: y * 0.5 + rt.sin(y), np.float32(0.3), None),
+        (lambda y: y * 0.5 + rt.sin(y), np.float32(0.3), 2),  # maximum_iterations
+        (lambda y: rt.tanh(y) * 1.5 - y * y, np.array([0.1, -0.4, 0.7], np.float32), None),
+    ]
+    for body, x, limit in cases:
+        f = _value_and_slope(body, limit)
+        for n in (0, 1, 5):  # zero trips too
+            args = rt.constant(x), rt.constant(n)
+            concrete = f.get_concrete_function(*args)
+            loops = [op for op in concrete.graph.walk() if op.type == "While"]
+            assert any(cf.plain_history(op) is not None for op in loops)
+            source = concrete.graph.to_python()
+            assert "_items.append(" in source
+            assert "k_listpushback" not in source
+            compiled = [t.numpy() for t in f(*args)]
+            interpreted = run_graph(concrete.graph, [x, np.int32(n)])
+            for got, want in zip(compiled, interpreted):
+                np.testing.assert_array_equal(got, want)
+            # the reference: the same loop unrolled in Python, eagerly
+            with rt.GradientTape() as tape:
+                tape.watch(args[0])
+                y = args[0]
+                for _ in range(n if limit is None else min(n, limit)):
+                    y = body(y)
+                loss = rt.reduce_sum(y * y)
+            np.testing.assert_allclose(compiled[1], tape.gradient(loss, args[0]).numpy(),
+                                       rtol=1e-6)
+
+
+def test_list_reads_of_an_older_version_or_out_of_range_take_the_kernel():
+    from runtime.ops.list_ops import LIST_GET_ITEM, ListValue
+
+    expr = LIST_GET_ITEM.emit(["lst", "i"], {})
+    newest = ListValue([np.int32(1), np.int32(2), np.int32(3)], 3)
+    older = ListValue(newest.buffer, 2)  # a newer version extended the shared buffer
+    scope = dict(LIST_GET_ITEM.emit_globals)
+    for lst, i, want in ((newest, 0, 1), (newest, -1, 3), (older, -1, 2), (older, 1, 2)):
+        assert eval(expr, scope, {"lst": lst, "i": np.int32(i)}) == want  # noqa: S307
+    for lst, i in ((newest, 3), (older, 2), (older, -3)):
+        with pytest.raises(IndexError, match="list index out of range"):
+            eval(expr, scope, {"lst": lst, "i": np.int32(i)})  # noqa: S307

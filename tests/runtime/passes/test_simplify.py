@@ -84,3 +84,12 @@ def test_range_loop_test_reduces_to_one_comparison():
     assert [op.type for op in loop.attrs["cond"].operations if op.type != "Placeholder"] == [
         "Less"
     ]
+
+
+def test_zeros_and_ones_like_a_static_shape_become_constants():
+    graph = apply_pass(simplify.transform, lambda x: x * rt.zeros_like(x) + rt.ones_like(x),
+                       np.float32(2.0))
+    assert op_types(graph) == ["Const", "Mul", "Const", "Add"]
+    # a returned array stays an op: each call must give a fresh array
+    graph = apply_pass(simplify.transform, lambda x: rt.zeros_like(x), F)
+    assert op_types(graph) == ["ZerosLike"]

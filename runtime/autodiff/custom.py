@@ -10,15 +10,28 @@
 The function's own ops are not recorded by tapes; each open tape records one entry whose rule
 is `grad` (given the gradient of each output, it returns the gradient of each tensor argument,
 or one gradient when there is one argument). Works eagerly and inside `rt.function`.
+
+A function that reads trainable variables (`w` below) gets their gradients from `grad` too,
+as in TensorFlow: `grad` then takes a keyword argument `variables` (the variables read, in
+the order first read) and returns `(gradients of the arguments, gradients of the variables)`.
+
+    @rt.custom_gradient
+    def scale(x):
+        def grad(dy, variables=None):
+            return dy * w, [rt.reduce_sum(dy * x)]
+        return x * w, grad
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 
 import autograph
 from runtime import context, nest
+from runtime.autodiff.backprop import WithVariables
 from runtime.conversion import convert_to_tensor
+from runtime.errors import with_origin
 from runtime.source_info import user_origin
 from runtime.tensor import Tensor
 
@@ -28,8 +41,10 @@ def custom_gradient(fn):
 
     @functools.wraps(fn)
     def wrapper(*args):
+        from runtime.autodiff.tape import GradientTape
+
         inputs = [convert_to_tensor(a) for a in args]
-        with context.tapes_paused():
+        with context.tapes_paused(), GradientTape() as reads:  # only to see the variables read
             if context.current_graph() is not None:  # tracing: convert fn's control flow
                 result = autograph.converted_call(fn, *inputs)
             else:
@@ -39,22 +54,57 @@ def custom_gradient(fn):
                             f"grad_fn); {fn.__qualname__} returned {type(result).__name__}.")
         value, grad_fn = result
         outputs = [t for t in nest.flatten(value) if isinstance(t, Tensor)]
+        variables = list(reads.watched_variables())
+        origin = user_origin()
+        if variables and not _takes_variables(grad_fn):
+            raise TypeError(with_origin(
+                f"{fn.__qualname__} reads the variable(s) "
+                f"{', '.join(repr(v.name) for v in variables)}, so the gradient function "
+                "it returns must also give their gradients: give it a keyword argument "
+                "`variables` (def grad(dy, variables=None)) and return (gradients of the "
+                "arguments, gradients of the variables).", origin))
 
         def rule(entry, grads):
             from runtime.ops import creation_ops
 
             dys = [g if g is not None else creation_ops.zeros_like(t)
                    for g, t in zip(grads, entry.outputs)]
-            found = grad_fn(*dys)
+            if not variables:
+                return _input_grads(grad_fn(*dys), entry)
+            found = grad_fn(*dys, variables=variables)
+            if not (isinstance(found, (list, tuple)) and len(found) == 2):
+                raise ValueError(f"The gradient function of {fn.__qualname__} takes `variables`"
+                                 " and must return (gradients of the arguments, gradients of "
+                                 f"the variables); it returned {type(found).__name__}.")
+            input_grads, variable_grads = found
+            variable_grads = list(variable_grads) if isinstance(
+                variable_grads, (list, tuple)) else [variable_grads]
+            if len(variable_grads) != len(variables):
+                raise ValueError(f"The gradient function of {fn.__qualname__} returned "
+                                 f"{len(variable_grads)} variable gradients for "
+                                 f"{len(variables)} variables.")
+            return WithVariables(_input_grads(input_grads, entry), {
+                id(v): (v, convert_to_tensor(g)) for v, g in zip(variables, variable_grads)
+                if g is not None})
+
+        def _input_grads(found, entry):
             found = list(found) if isinstance(found, (list, tuple)) else [found]
             if len(found) != len(entry.inputs):
                 raise ValueError(f"The gradient function of {fn.__qualname__} returned "
                                  f"{len(found)} gradients for {len(entry.inputs)} arguments.")
             return [None if g is None else convert_to_tensor(g) for g in found]
 
-        origin = user_origin()
         for tape in context.recording_tapes():
-            tape.record_custom(inputs, outputs, rule, origin)
+            tape.record_custom(inputs, outputs, rule, origin, variables)
         return value
 
     return autograph.do_not_convert(wrapper)  # the wrapper itself runs as written
+
+
+def _takes_variables(grad_fn) -> bool:
+    try:
+        parameters = inspect.signature(grad_fn).parameters
+    except (TypeError, ValueError):
+        return True  # a builtin or an object without a signature: let the call tell
+    return "variables" in parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())

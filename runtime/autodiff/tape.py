@@ -127,9 +127,13 @@ class GradientTape:
             self._reads.setdefault(id(variable), []).append(tensor)
             self._connected[id(tensor)] = tensor
 
-    def record_custom(self, inputs, outputs, rule, origin) -> None:
-        """Records a function with a custom gradient as one entry (see rt.custom_gradient)."""
-        if self._recording and any(id(t) in self._connected for t in inputs):
+    def record_custom(self, inputs, outputs, rule, origin, variables=()) -> None:
+        """Records a function with a custom gradient as one entry (see rt.custom_gradient);
+        `variables` are those it read, whose gradients its rule gives too."""
+        if not self._recording:
+            return
+        watched = [self._watches(v) for v in variables]  # (watching each one it read)
+        if any(id(t) in self._connected for t in inputs) or any(watched):
             self._add(Entry(None, list(inputs), {}, list(outputs), origin, rule=rule))
 
     def _add(self, entry: Entry) -> None:

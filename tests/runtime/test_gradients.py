@@ -431,3 +431,37 @@ def test_onnx_export_of_a_while_loop_gradient():
     got = session.run(None, {session.get_inputs()[0].name: np.array(2.0, np.float32)})
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w.numpy())
+
+
+def test_custom_gradient_of_a_function_that_reads_a_variable():
+    w = rt.Variable(np.float64(3.0))
+
+    @rt.custom_gradient
+    def scale(x):  # its own rule for w: 10x what the true gradient is, to tell them apart
+        def grad(dy, variables=None):
+            assert variables == [w]
+            return dy * w, [rt.reduce_sum(dy * x) * 10.0]
+        return x * w, grad
+
+    def step(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = rt.reduce_sum(scale(x) * x)
+        return tape.gradient(y, [x, w])
+
+    x = np.array([1.0, 2.0])
+    for run in (step, rt.function(step)):  # eagerly and as a graph
+        dx, dw = run(rt.constant(x))
+        np.testing.assert_allclose(dx.numpy(), 3.0 * x + 3.0 * x)  # d(x * w * x)/dx
+        np.testing.assert_allclose(dw.numpy(), 10.0 * np.sum(x * x))
+
+
+def test_custom_gradient_that_reads_a_variable_needs_a_variables_argument():
+    w = rt.Variable(2.0)
+
+    @rt.custom_gradient
+    def scale(x):
+        return x * w, lambda dy: dy * w
+
+    with pytest.raises(TypeError, match=r"keyword argument `variables`[\s\S]*test_gradients.py"):
+        scale(rt.constant(1.0))

@@ -39,30 +39,32 @@ class ConcreteFunction:
         self._arg_names = arg_names
         self.structured_input_signature = arg_specs
         self.structured_outputs = structured_outputs
+        self._pack = _make_packer(structured_outputs)
         if jit_compile == "numba":
             from runtime.executor import numba_backend
 
-            self._run, self.generated = numba_backend.compile_graph(graph)
+            run, self.generated = numba_backend.compile_graph(graph)
         elif jit_compile == "auto":
             from runtime.executor import tiering
 
-            self._run, self.generated = tiering.compile_graph(
-                graph, swap=lambda native: setattr(self, "_run", native))
+            run, self.generated = tiering.compile_graph(graph, swap=self._set_run)
         elif jit_compile == "xla":
             from runtime.executor import jax_backend
 
-            self._run, self.generated = jax_backend.compile_graph(graph)
+            run, self.generated = jax_backend.compile_graph(graph)
         else:
-            self._run, self.generated = codegen.compile_graph(graph)
-        self._pack = _make_packer(structured_outputs)
+            run, self.generated = codegen.compile_graph(graph)
+        self._set_run(run)
         self._tensor_specs = [s for s in nest.flatten(arg_specs) if isinstance(s, TensorSpec)]
 
+    def _set_run(self, run) -> None:
+        """Runs the graph with `run` (a function of the input values -> tuple of outputs) from
+        now on; `call` runs it and packs its outputs."""
+        self._run = run
+        self.call = _make_caller(run, self.structured_outputs, self._pack, self._locate)
+
     def _call_values(self, values):
-        try:
-            outs = self._run(*values)
-        except Exception as e:  # noqa: BLE001 - every failure is re-raised with the user's line
-            raise self._locate(e) from None
-        return self._pack(outs)
+        return self.call(*values)
 
     def _locate(self, error: Exception) -> Exception:
         if getattr(error, "_rt_located", False):
@@ -129,6 +131,34 @@ def eager_output(value, dtype):
     if dtype.is_list:
         return [eager_output(item, dtype.element) for item in value.items()]
     return EagerTensor(value, dtype)
+
+
+def _make_caller(run, structure, pack, locate):
+    """`call(*input values)`: runs the graph and returns the outputs as the user's structure,
+    with errors located at the user's line. One generated function, so that a call costs as few
+    Python calls as possible: for outputs that are one tensor, or a tuple or list of tensors,
+    it makes the eager tensors itself."""
+    leaves = structure if type(structure) in (tuple, list) else [structure]
+    plain = all(isinstance(v, SymbolicTensor) and not v.dtype.is_list for v in leaves)
+    scope = {"run": run, "locate": locate, "pack": pack, "EagerTensor": EagerTensor}
+    if not plain or (type(structure) in (tuple, list) and not structure):
+        result = "pack(outs)"
+    else:
+        items = []
+        for i, leaf in enumerate(leaves):
+            scope[f"d{i}"] = leaf.dtype
+            items.append(f"EagerTensor(outs[{i}], d{i})")
+        result = (items[0] if isinstance(structure, SymbolicTensor) else
+                  f"({', '.join(items)},)" if type(structure) is tuple else f"[{', '.join(items)}]")
+    source = (
+        "def call(*values):\n"
+        "    try:\n"
+        "        outs = run(*values)\n"
+        "    except Exception as e:  # every failure is raised again at the user's line\n"
+        "        raise locate(e) from None\n"
+        f"    return {result}\n")
+    exec(compile(source, "<rt-call>", "exec"), scope)  # noqa: S102
+    return scope["call"]
 
 
 def _make_packer(structure):

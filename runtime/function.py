@@ -130,14 +130,28 @@ class Function:
             if config._run_functions_eagerly:
                 return self.python_function(*args, **kwargs)
             return self._call_general(args, kwargs)
-        fast = None if kwargs or self._check else _fast_key(args)
-        if fast is not None and self._guards:
-            fast = ((fast[0], self._guard_values()), fast[1])
-        if fast is not None:
-            concrete = self._fast.get(fast[0])
-            if concrete is not None:
-                return concrete._call_values(fast[1])
-        return self._call_general(args, kwargs, fast)
+        if kwargs or self._check:
+            return self._call_general(args, kwargs)
+        # The fast path: positional eager tensors and Python scalars, keyed by what the general
+        # path keys them by (dtype and shape; type and value).
+        key, values = [], []
+        for a in args:
+            kind = type(a)
+            if kind is EagerTensor:
+                v = a._value
+                key.append(a.dtype)
+                key.append(v.shape if type(v) is not bytes else ())
+                values.append(v)
+            elif kind in _FAST_PYTHON_TYPES:
+                key.append(kind)
+                key.append(a if kind is not float or (a and a == a) else repr(a))  # -0.0, nan
+            else:
+                return self._call_general(args, kwargs)
+        key = tuple(key) if not self._guards else (tuple(key), self._guard_values())
+        concrete = self._fast.get(key)
+        if concrete is not None:
+            return concrete.call(*values)
+        return self._call_general(args, kwargs, (key, values))
 
     def _call_general(self, args, kwargs, fast=None):
         arguments = self._bind(args, kwargs)
@@ -147,7 +161,7 @@ class Function:
         ]
         if fast is not None and len(values) == len(fast[1]):  # no tensor came from a default
             self._fast[fast[0]] = concrete
-        result = concrete._call_values(values)
+        result = concrete.call(*values)
         if self._check or config.checking_functions():
             from runtime import checking
 
@@ -508,23 +522,6 @@ def _as_tensor(value):
     from runtime.conversion import convert_to_tensor
 
     return convert_to_tensor(value)
-
-
-def _fast_key(args):
-    """(key, numpy values) of positional arguments that are all eager tensors or Python
-    scalars, the fast path's cache key; None for anything else (the general path decides)."""
-    key, values = [], []
-    for a in args:
-        kind = type(a)
-        if kind is EagerTensor:
-            v = a._value
-            key.append((a.dtype, v.shape if type(v) is not bytes else ()))
-            values.append(v)
-        elif kind in _FAST_PYTHON_TYPES:
-            key.append(("python", kind, a))
-        else:
-            return None
-    return tuple(key), values
 
 
 def _as_value(value):

@@ -70,7 +70,17 @@ def value_key(value, path: str):
             "signature because it is unhashable. Pass a tensor, a Python number/string, or a "
             "tuple/list/dict of those."
         ) from None
+    if type(value) is float and not (value and value == value):
+        return ("python", float, value, repr(value))  # -0.0 and 0.0 compare equal; nan unequal
     return ("python", type(value), value)
+
+
+def same_python_value(a, b) -> bool:
+    """Whether two Python leaves of signatures are the same constant, as `value_key` tells them
+    apart: of one type, and floats by their bits (-0.0 is not 0.0; nan is nan)."""
+    if type(a) is not type(b):
+        return False
+    return a.hex() == b.hex() if type(a) is float else a == b
 
 
 def is_tensor_leaf(value) -> bool:

@@ -66,14 +66,27 @@ def compile_graph(graph, example_values=None):
     if example_values is not None:
         compiled.compile(tuple(numba.typeof(v) for v in example_values))
         compiled.disable_compile()
-    kinds = [t.dtype.np_dtype.type for t in graph.outputs]
-    scalar = [len(t.shape) == 0 and not t.dtype.is_string for t in graph.outputs]
+    return _caller(compiled, graph), generated
 
-    def call(*values):
-        outs = compiled(*values)
-        return tuple(kind(v) if is_scalar else v for v, kind, is_scalar in zip(outs, kinds, scalar))
 
-    return call, generated
+def _caller(compiled, graph):
+    """`compiled` (which numba types on the first call) with its scalar results as numpy scalars
+    of their dtypes (numba returns Python numbers): one generated function, as lean as the
+    call can be."""
+    scope = {"compiled": compiled}
+    args = ", ".join(f"a{i}" for i in range(len(graph.inputs)))
+    results = []
+    for i, t in enumerate(graph.outputs):
+        if len(t.shape) == 0 and not t.dtype.is_string:
+            scope[f"k{i}"] = t.dtype.np_dtype.type
+            results.append(f"k{i}(outs[{i}])")
+        else:
+            results.append(f"outs[{i}]")
+    source = (f"def call({args}):\n"
+              f"    outs = compiled({args})\n"
+              f"    return ({''.join(r + ', ' for r in results)})\n")
+    exec(compile(source, "<rt-numba-call>", "exec"), scope)  # noqa: S102
+    return scope["call"]
 
 
 # ---- the NUMBA rules ---------------------------------------------------------------------------

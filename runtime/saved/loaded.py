@@ -12,7 +12,7 @@ import inspect
 
 from runtime import nest
 from runtime.conversion import convert_to_tensor
-from runtime.signature import TensorSpec, is_tensor_leaf
+from runtime.signature import TensorSpec, is_tensor_leaf, same_python_value
 from runtime.tensor import SymbolicTensor
 
 _NO_MATCH = object()
@@ -94,7 +94,7 @@ def _match(spec, value, values: list, converts: bool):
             return _NO_MATCH
         pairs = list(zip(spec, value))
     else:
-        return None if type(value) is type(spec) and value == spec else _NO_MATCH
+        return None if same_python_value(value, spec) else _NO_MATCH
     for s, v in pairs:
         if _match(s, v, values, converts) is _NO_MATCH:
             return _NO_MATCH

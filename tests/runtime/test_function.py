@@ -26,6 +26,25 @@ def test_dtype_and_shape_are_part_of_the_key():
     assert f.experimental_get_tracing_count() == 3
 
 
+def _divide(x, s):
+    return x / s
+
+
+def test_python_floats_zero_and_minus_zero_and_nan_are_different_arguments():
+    # -0.0 == 0.0 in Python, but x / -0.0 is -inf: a graph traced for one must not run for the
+    # other (on the fast path, the general path and nested in a tuple).
+    f = rt.function(_divide)
+    g = rt.function(lambda x, s: _divide(x, s[0]))
+    x = rt.constant(1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for s in (0.0, -0.0, 0.0, float("nan"), -0.0, 2.0):
+            want = np.float32(1.0) / np.float32(s)
+            for got in (f(x, s), f(x, s=s), g(x, (s,))):
+                np.testing.assert_array_equal(got.numpy(), want)
+                assert np.signbit(got.numpy()) == np.signbit(want)
+    assert f.experimental_get_tracing_count() == 4  # 0.0, -0.0, nan, 2.0
+
+
 def test_keywords_and_defaults_bind_to_one_signature():
     @rt.function
     def f(x, scale=2.0, *, shift=0.0):

@@ -3,6 +3,9 @@ and how a call's outputs are packed into the structure the Python function retur
 
 from __future__ import annotations
 
+import itertools
+import linecache
+
 from runtime import nest
 from runtime.errors import Error
 from runtime.executor import codegen
@@ -140,7 +143,8 @@ def _make_caller(run, structure, pack, locate):
     it makes the eager tensors itself."""
     leaves = structure if type(structure) in (tuple, list) else [structure]
     plain = all(isinstance(v, SymbolicTensor) and not v.dtype.is_list for v in leaves)
-    scope = {"run": run, "locate": locate, "pack": pack, "EagerTensor": EagerTensor}
+    scope = {"run": run, "locate": locate, "pack": pack, "EagerTensor": EagerTensor,
+             "raise_located": _raise_located}
     if not plain or (type(structure) in (tuple, list) and not structure):
         result = "pack(outs)"
     else:
@@ -155,10 +159,19 @@ def _make_caller(run, structure, pack, locate):
         "    try:\n"
         "        outs = run(*values)\n"
         "    except Exception as e:  # every failure is raised again at the user's line\n"
-        "        raise locate(e) from None\n"
+        "        raise_located(e, locate)\n"
         f"    return {result}\n")
-    exec(compile(source, "<rt-call>", "exec"), scope)  # noqa: S102
+    filename = f"<rt-call {next(_caller_ids)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), scope)  # noqa: S102
     return scope["call"]
+
+
+_caller_ids = itertools.count()
+
+
+def _raise_located(error, locate):
+    raise locate(error) from None
 
 
 def _make_packer(structure):

@@ -41,3 +41,29 @@ def check_functions(enabled: bool) -> None:
 
 def checking_functions() -> bool:
     return _check_functions
+
+
+_cache_dir: str | None = None  # None: not chosen yet (the environment decides on first use)
+_cache_dir_chosen = False
+
+
+def set_cache_dir(path) -> None:
+    """Where compiled native code is kept between processes (numba's, for
+    `jit_compile="numba"` and `"auto"`); None keeps nothing on disk. The default is
+    $TRACEGRAPH_CACHE_DIR, else $XDG_CACHE_HOME/tracegraph, else ~/.cache/tracegraph
+    (TRACEGRAPH_CACHE_DIR="" keeps nothing)."""
+    global _cache_dir, _cache_dir_chosen
+    _cache_dir, _cache_dir_chosen = (None if path is None else str(path)), True
+
+
+def cache_dir() -> str | None:
+    """The directory `set_cache_dir` chose (or the environment's default); None for none."""
+    if _cache_dir_chosen:
+        return _cache_dir
+    import os
+
+    chosen = os.environ.get("TRACEGRAPH_CACHE_DIR")
+    if chosen is not None:
+        return chosen or None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "tracegraph")

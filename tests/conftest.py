@@ -1,9 +1,11 @@
 """Shared test settings: hypothesis profiles ("ci": the default, bounded; "dev": more examples),
-the save -> load round trip of every traced function (tests/saved_round_trip.py), and this
+the save -> load round trip of every traced function (tests/saved_round_trip.py), this
 checkout first on the path of every Python process a test starts (so a subprocess never imports
-another installed copy)."""
+another installed copy), and a cache directory of the session's own for native code (never the
+user's)."""
 
 import os
+import tempfile
 
 import pytest
 import saved_round_trip
@@ -12,6 +14,9 @@ from hypothesis import HealthCheck, settings
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.environ["PYTHONPATH"] = os.pathsep.join(
     p for p in (ROOT, os.environ.get("PYTHONPATH")) if p)
+
+_CACHE = tempfile.TemporaryDirectory(prefix="tracegraph-test-cache-")
+os.environ["TRACEGRAPH_CACHE_DIR"] = _CACHE.name  # subprocesses share it
 
 settings.register_profile(
     "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]

@@ -29,6 +29,7 @@ class NumbaEmitter(codegen.Emitter):
 
     free_temporaries = False  # numba manages its own memory
     counted_loops = False  # a numpy range of int32 would be typed int64 by numba
+    python_history = False  # lists are not lowered
 
     def __init__(self, graph):
         super().__init__(graph)
@@ -55,18 +56,110 @@ class NumbaEmitter(codegen.Emitter):
 def compile_graph(graph, example_values=None):
     """(a function of the input values -> tuple of outputs, Generated), compiled by numba: on
     the first call, or now for the types of `example_values` (and then for no other types: a
-    call with others raises TypeError)."""
+    call with others raises TypeError). The machine code is kept in the cache directory
+    (`rt.config.set_cache_dir`): the same graph in another process loads it instead of
+    compiling again."""
     try:
         import numba
     except ImportError:
         raise ImportError("jit_compile='numba' needs the numba package: pip install "
                           "'tracegraph[numba]'.") from None
-    run, generated = codegen.compile_graph(graph, emitter_class=NumbaEmitter)
-    compiled = numba.njit(run, cache=False)
+    generated = codegen.generate(graph, emitter_class=NumbaEmitter)
+    run = _from_disk(generated)
+    on_disk = run is not None
+    if not on_disk:  # no cache directory: compiled in memory, for this process only
+        run, generated = codegen.compile_graph(graph, emitter_class=NumbaEmitter)
+    compiled = numba.njit(run, cache=on_disk)
     if example_values is not None:
         compiled.compile(tuple(numba.typeof(v) for v in example_values))
         compiled.disable_compile()
     return _caller(compiled, graph), generated
+
+
+_CACHED = "tracegraph_numba_"  # the module name prefix of graphs kept on disk
+
+
+def _disk_path(generated):
+    """The file of the cache directory that holds `generated` (named by a digest of its source
+    and constants: numba bakes the constants into its machine code), or None when there is no
+    cache directory or a global has no digest."""
+    import hashlib
+    import importlib.metadata
+    import os
+
+    from runtime import config
+
+    root = config.cache_dir()
+    if root is None:
+        return None
+    digest = hashlib.sha256(generated.source.encode())
+    versions = f"numba {importlib.metadata.version('numba')} numpy {np.__version__}"
+    digest.update(versions.encode())  # (without importing numba: tiering asks at trace time)
+    for name in sorted(generated.globals):
+        value = generated.globals[name]
+        if value is np:
+            digest.update(f"{name}=numpy".encode())
+        elif isinstance(value, (np.ndarray, np.generic)):
+            array = np.asarray(value)
+            digest.update(f"{name}={type(value).__name__}:{array.dtype.str}{array.shape}".encode())
+            digest.update(array.tobytes())
+        else:
+            return None  # a global numba would bake in that the digest cannot see
+    return os.path.join(root, "numba", f"g_{digest.hexdigest()[:40]}.py")
+
+
+def _from_disk(generated):
+    """`run` of `generated` imported from its file in the cache directory (`_disk_path`), so
+    that numba's on-disk cache (`cache=True`) keeps its machine code for the next process; None
+    when there is no usable cache directory. The file is written once and checked before each
+    import."""
+    import importlib.util
+    import os
+    import sys
+
+    path = _disk_path(generated)
+    if path is None:
+        return None
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        try:
+            with open(path, encoding="utf-8") as file:
+                current = file.read()
+        except FileNotFoundError:
+            current = None
+        if current != generated.source:  # missing, or changed by someone: write it again
+            scratch = f"{path}.{os.getpid()}.tmp"
+            with open(scratch, "w", encoding="utf-8") as file:
+                file.write(generated.source)
+            os.replace(scratch, path)
+    except OSError:
+        return None
+    name = _CACHED + os.path.basename(path)[2:-3]
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        module.__dict__.update(generated.globals)
+        sys.modules[name] = module  # numba's cache finds the module by name when it loads
+        spec.loader.exec_module(module)
+    generated.filename = path
+    return module.run
+
+
+def compiled_on_disk(graph) -> bool:
+    """Whether an earlier process left numba's machine code for `graph` in the cache
+    directory (for some argument types)."""
+    import glob
+    import os
+
+    try:
+        path = _disk_path(codegen.generate(graph, emitter_class=NumbaEmitter))
+    except NoLoweringError:
+        return False
+    if path is None:
+        return False
+    folder, file = os.path.split(path)
+    return bool(glob.glob(os.path.join(folder, "__pycache__", glob.escape(file[:-3]) + ".*.nbi")))
 
 
 def _caller(compiled, graph):

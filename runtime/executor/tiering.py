@@ -1,7 +1,9 @@
 """`rt.function(f, jit_compile="auto")`: start on the default executor, move to numba when hot.
 
 A graph runs at once on the default executor (no compile wait). After HOT_CALLS calls, numba
-compiles it on a background thread, for the argument types of the call that made it hot; when
+compiles it on a background thread, for the argument types of the call that made it hot (at
+the first call when an earlier process left its machine code in the cache directory: then numba
+loads it instead of compiling); when
 it is ready and measured faster (numba's call costs ~3 µs: a tiny graph is faster as it is),
 later calls run the compiled version. No call ever waits for numba, and results never change:
 only graphs that numba computes bit for bit as the default executor does move
@@ -41,17 +43,21 @@ def compile_graph(graph, swap):
     def counting(*values):
         nonlocal calls
         calls += 1
-        if calls == HOT_CALLS:
-            threading.Thread(target=_compile, args=(graph, values, run, swap), daemon=True,
-                             name=f"numba compiling {graph.name}").start()
-        return run(*values)
+        outputs = run(*values)
+        if calls == 1 or calls == HOT_CALLS:  # the first: only if on disk (see _compile)
+            threading.Thread(target=_compile, args=(graph, values, run, swap, calls == 1),
+                             daemon=True, name=f"numba compiling {graph.name}").start()
+        return outputs
 
     return counting, generated
 
 
-def _compile(graph, values, run, swap) -> None:
+def _compile(graph, values, run, swap, only_from_disk: bool = False) -> None:
+    time.sleep(0.01)  # (lets the call that started this thread return first: it holds the GIL)
     from runtime.executor import numba_backend
 
+    if only_from_disk and not numba_backend.compiled_on_disk(graph):
+        return  # compiled at the HOT_CALLS-th call
     try:
         compiled, _ = numba_backend.compile_graph(graph, example_values=values)
     except Exception as e:  # noqa: BLE001 - the graph stays on the default executor

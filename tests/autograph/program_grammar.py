@@ -912,7 +912,7 @@ def programs(draw):
     return header + body
 
 
-quarters = st.integers(-16, 16).map(lambda k: k / 4)
+quarters = st.integers(-16, 16).map(lambda k: k / 4) | st.just(-0.0)
 arguments = st.tuples(
     st.integers(-6, 6), st.integers(-6, 6), quarters,
     st.lists(quarters, min_size=2, max_size=3).map(lambda v: np.array(v, np.float32)),

@@ -41,7 +41,8 @@ def outcomes(fn, *args, python=None):
 
 
 def same(actual, expected) -> bool:
-    """Equal nested structure; leaves equal in value, shape and dtype."""
+    """Equal nested structure; leaves equal in value (the sign of a float zero too), shape and
+    dtype."""
     if isinstance(expected, (tuple, list)):
         return (isinstance(actual, type(expected)) and len(actual) == len(expected)
                 and all(same(a, e) for a, e in zip(actual, expected)))
@@ -57,9 +58,11 @@ def same(actual, expected) -> bool:
         # A graph gives a tensor. Python numbers are weak (DESIGN.md, Semantics): a value that
         # stood for one took the dtype of the tensors it met, e.g. `y = 0 if c else t` with a
         # float32 `t` is a float32 tensor. Its value must be exactly Python's.
-        return a.shape == () and a.dtype.kind in "iuf" and bool(a == e)
+        return a.shape == () and a.dtype.kind in "iuf" and bool(a == e) and (
+            a.dtype.kind != "f" or np.signbit(a) == np.signbit(e))
     return a.dtype == e.dtype and a.shape == e.shape and np.array_equal(
-        a, e, equal_nan=a.dtype.kind in "fc")
+        a, e, equal_nan=a.dtype.kind in "fc") and (
+        a.dtype.kind != "f" or np.array_equal(np.signbit(a), np.signbit(e)))  # -0.0 vs 0.0
 
 
 def assert_agree(fn, *args):

@@ -17,8 +17,11 @@ as an entry for `backprop`.
   and the backward loop, which runs the body again before differentiating it. (A While inside a
   differentiated body has no history of its own: its gradient runs it again, recording.)
 
-A random op inside a differentiated branch or body is refused: running it again would draw
-other numbers than the forward op did.
+Random numbers drawn inside a differentiated branch or body are not drawn again: the forward
+op keeps them (`control_flow_ops.keep_branch_values` / `keep_history`: the If returns them,
+the While pushes them onto staged lists, one per iteration) and the gradient takes those. A
+random op that is not kept (inside an `if` or loop nested in the body, or of a shape unknown
+while tracing) is refused with a located error: running it again would draw other numbers.
 """
 
 from __future__ import annotations
@@ -40,26 +43,36 @@ from runtime.ops.registry import GRADIENT, PLACEHOLDER, register_rule
 from runtime.variables import READ
 
 
-def inline(graph: Graph, bindings: list, outputs: list):
+def inline(graph: Graph, bindings: list, outputs: list, given=()):
     """Copies the ops of `graph` that `outputs` (some of its outputs) need into the graph being
-    built, with its placeholders bound as `bindings` says ([(placeholder, value)]); returns
-    (those outputs there, the entries of the copied ops that depend on a float bound value or a
-    variable, [(variable, tensor)] for each variable read)."""
+    built, with its placeholders bound as `bindings` says ([(placeholder, value)]) and the values
+    of `given` ([(value of `graph`, value)]: what the forward op kept of values running `graph`
+    again would not give) taken as they are; returns (those outputs there, the entries of the
+    copied ops that depend on a float bound value or a variable, [(variable, tensor)] for each
+    variable read)."""
     target = context.current_graph()
-    values = {id(p): t for p, t in bindings}
+    values = {id(p): t for p, t in [*bindings, *given]}
     connected = {id(t) for _, t in bindings if differentiable(t)}
     needed = _ancestors(outputs)
     entries, reads = [], []
     for op in graph.operations:
         if op.opdef is PLACEHOLDER or id(op) not in needed:
             continue  # side effects (prints, assignments) are not needed: they ran forward
-        if op.stateful:
+        if op.outputs and all(id(t) in values for t in op.outputs):
+            continue  # kept by the forward op
+        drawn = op if op.opdef.stateful else next(
+            (o for sub in op.subgraphs() for o in sub.walk() if o.opdef.stateful and o.outputs),
+            None)
+        if drawn is not None:
             raise NoGradientError(with_origin(
-                f"Cannot differentiate through the {op.type} op inside a graph `if` or loop: the "
-                "gradient runs the branch or body again, and this op would not give the same "
-                "values (random numbers). Compute it outside the `if` or loop.", op.origin))
+                f"Cannot differentiate through the {drawn.type} op here: the gradient runs the "
+                "graph `if` or loop around it again, and it would draw other random numbers "
+                "(random numbers are kept for the gradient only where a differentiated `if` or "
+                "loop draws them itself, in shapes known while tracing). Draw them outside the "
+                "nested `if` or loop.", drawn.origin))
         op_inputs = [values.get(id(t), t) for t in op.inputs]
-        attrs = {k: v.copy_into(target) if isinstance(v, Graph) else v for k, v in op.attrs.items()}
+        attrs = {k: _without_effects(v.copy_into(target)) if isinstance(v, Graph) else v
+                 for k, v in op.attrs.items()}
         specs = [(t.dtype, t.shape) for t in op.outputs]
         copied = target.create_op(op.opdef, op_inputs, attrs, specs, op.origin)
         for old, new in zip(op.outputs, copied.outputs):
@@ -76,6 +89,16 @@ def inline(graph: Graph, bindings: list, outputs: list):
     return [values.get(id(t), t) for t in outputs], entries, reads
 
 
+def _without_effects(graph: Graph) -> Graph:
+    """`graph` (a copy) without its effects (prints, assertions, assignments: stateful ops
+    without outputs), in its sub-graphs too: they ran in the forward op."""
+    graph.operations = [op for op in graph.operations if not (op.opdef.stateful and not op.outputs)]
+    for op in graph.operations:
+        for sub in op.subgraphs():
+            _without_effects(sub)
+    return graph
+
+
 def _ancestors(outputs) -> set:
     """Ids of the ops of one graph that `outputs` depend on."""
     found, stack = set(), [t.op for t in outputs]
@@ -87,11 +110,11 @@ def _ancestors(outputs) -> set:
     return found
 
 
-def _differentiate(graph, bindings, outputs, output_grads, wanted, variables):
-    """Inlines what `outputs` of `graph` need (placeholders bound by `bindings`) and returns the
-    gradients of each value in `wanted` (bound values), then of each of `variables` (zeros where
-    none flows), from `output_grads`."""
-    copies, entries, reads = inline(graph, bindings, outputs)
+def _differentiate(graph, bindings, outputs, output_grads, wanted, variables, given=()):
+    """Inlines what `outputs` of `graph` need (placeholders bound by `bindings`, kept values by
+    `given`) and returns the gradients of each value in `wanted` (bound values), then of each of
+    `variables` (zeros where none flows), from `output_grads`."""
+    copies, entries, reads = inline(graph, bindings, outputs, given)
     seeds: dict = {}
     for out, grad in zip(copies, output_grads):
         if grad is not None and differentiable(out):
@@ -135,9 +158,13 @@ def _if_gradient(op, grads):
     if not wanted and not variables:
         return [None] * len(op.inputs)
 
+    forward = op.outputs[0].op  # the If itself (`op` may be a tape's view of its outputs)
+
     def branch(graph):
+        kept = [(t, forward.outputs[m]) for m, t in enumerate(graph.outputs)
+                if t.op.opdef.stateful and t.op.graph is graph]
         return lambda: _differentiate(graph, list(zip(graph.inputs, captured)), graph.outputs,
-                                      grads, [captured[i] for i in wanted], variables)
+                                      grads, [captured[i] for i in wanted], variables, kept)
 
     results = cond(predicate, branch(then_branch), branch(else_branch))
     results = [_handle(r) for r in (results if isinstance(results, (list, tuple)) else [results])]
@@ -168,10 +195,11 @@ def _while_gradient(op, grads):
         return list(zip(graph.inputs[:n], values)) + list(zip(graph.inputs[first:], captured))
 
     history_grads = [None] * n
+    kept_values = cf.kept_values(loop)
     if kept is not None:
         _, count, history = kept
         if len(grads) > n:  # an outer tape differentiates what an inner gradient read
-            history_grads = [_handle(g) if g is not None else None for g in grads[n + 1:]]
+            history_grads = [_handle(g) if g is not None else None for g in grads[n + 1:2 * n + 1]]
     else:  # the loop again, keeping each iteration's loop variables
         def record_test(i, *state):
             state = [_handle(value) for value in state]
@@ -199,12 +227,13 @@ def _while_gradient(op, grads):
         state = [_handle(value) for value in state]
         loop_grads = state[:len(carried)]
         values = [list_ops.get_item(history[k], i) for k in range(n)]
+        given = [(t, list_ops.get_item(_handle(lst), i)) for t, lst in kept_values]
         out_grads = [None] * n
         for k, grad in zip(carried, loop_grads):
             out_grads[k] = grad
         step = _differentiate(body, bind(body, values), body.outputs[:n], out_grads,
                               [values[k] for k in carried] + [captured[j] for j in wanted],
-                              variables)
+                              variables, given)
         carried_grads = step[:len(carried)]
         for c, k in enumerate(carried):
             if history_grads[k] is not None:

@@ -20,7 +20,7 @@ import contextlib
 from runtime import context, nest
 from runtime.autodiff.backprop import Entry, accumulate, backprop, differentiable
 from runtime.autodiff.control_flow import variables_read
-from runtime.ops.control_flow_ops import WHILE, keep_history
+from runtime.ops.control_flow_ops import IF, WHILE, keep_branch_values, keep_history
 from runtime.ops.registry import CONTROL_FLOW
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.variables import READ, Variable
@@ -119,6 +119,8 @@ class GradientTape:
                 loop = outputs[0].op  # whose gradients (from a tape around this one) count too
                 keep_history(loop)
                 inputs, outputs = loop.inputs, loop.outputs
+            elif opdef is IF:  # random numbers its branches draw, for its gradient
+                keep_branch_values(outputs[0].op)
             self._add(Entry(opdef, list(inputs), attrs, list(outputs), origin))
 
     def record_read(self, variable, tensor) -> None:

@@ -12,7 +12,9 @@ While  inputs  [*loop_vars, *captured]
                history: h, when a gradient tape made the loop keep what its gradient needs
                (`keep_history`): then loop_vars are [*the user's h, an int32 iteration count,
                h staged lists, each holding the value of one user loop variable at the start
-               of every iteration]
+               of every iteration]; and kept: k, when the body makes values that running it
+               again would not give (random numbers): then k more staged lists follow, each
+               holding one such value of every iteration (`kept_values`)
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ def _check_if(inputs, attrs, specs) -> None:
 
 
 def _check_while(inputs, attrs, specs) -> None:
-    if set(attrs) - {"history"} != {"cond", "body", "maximum_iterations", "specs"}:
+    if set(attrs) - {"history", "kept"} != {"cond", "body", "maximum_iterations", "specs"}:
         raise ValueError("While takes cond, body, maximum_iterations and specs; got "
                          f"{sorted(attrs)}.")
     loop = [d for d, _ in _checked_specs(attrs["specs"])]
@@ -51,10 +53,14 @@ def _check_while(inputs, attrs, specs) -> None:
     if len(attrs["cond"].outputs[0].shape) != 0:
         raise ValueError("the cond of While must return a scalar bool.")
     _check_signature(attrs["body"], all_inputs, loop, "body")
-    h = attrs.get("history")
-    if h is not None and (type(h) is not int or h < 0 or len(loop) != 2 * h + 1 or (
-            loop[h] is not dtypes.int32) or loop[h + 1:] != [dtypes.list_of(d) for d in loop[:h]]):
+    h, k = attrs.get("history"), attrs.get("kept", 0)
+    if h is not None and (type(h) is not int or h < 0 or type(k) is not int or k < 0 or (
+            len(loop) != 2 * h + 1 + k) or loop[h] is not dtypes.int32 or (
+            loop[h + 1:2 * h + 1] != [dtypes.list_of(d) for d in loop[:h]]) or not all(
+            d.is_list for d in loop[2 * h + 1:])):
         raise ValueError(f"the history {h!r} of While does not match its loop variables.")
+    if h is None and "kept" in attrs:
+        raise ValueError("a While keeps values only with its history.")
 
 
 IF = define_op(
@@ -125,6 +131,23 @@ def history(op):
     return h, op.outputs[h], op.outputs[h + 1:2 * h + 1]
 
 
+def kept_values(op) -> list:
+    """[(a value of the body of a While that keeps its history, the staged list output that
+    holds it for every iteration)]: the values running the body again would not give."""
+    h, k = op.attrs.get("history"), op.attrs.get("kept", 0)
+    if not k:
+        return []
+    body = op.attrs["body"]
+    first = 2 * h + 1
+    return [(body.outputs[first + j].op.inputs[1], op.outputs[first + j]) for j in range(k)]
+
+
+def unrepeatable(graph) -> list:
+    """The values of `graph` (not of its sub-graphs) that running it again would not give:
+    the outputs of its stateful ops (random numbers), not of control flow that holds some."""
+    return [t for op in graph.operations if op.opdef.stateful for t in op.outputs]
+
+
 def plain_history(op):
     """For a While that keeps its history the way `keep_history` made it, still untouched by
     passes (its body only counts and pushes, and nothing else reads the count or the lists):
@@ -135,7 +158,7 @@ def plain_history(op):
     from runtime.ops.registry import CONST
 
     kept = history(op)
-    if kept is None or kept[0] == 0:
+    if kept is None or kept[0] == 0 or op.attrs.get("kept"):
         return None
     h = kept[0]
     body, cond = op.attrs["body"], op.attrs["cond"]
@@ -217,8 +240,10 @@ def add_capture(op, outer_tensor, name: str) -> dict:
 
 def keep_history(op) -> None:
     """Makes a While (that has no history yet) also count its iterations and push the value of
-    each loop variable at the start of every iteration onto a staged list: new loop variables
-    after the user's (see the module docstring). The op's existing outputs do not change."""
+    each loop variable at the start of every iteration onto a staged list, and each value its
+    body makes that running it again would not give (`unrepeatable`) onto one more: new loop
+    variables after the user's (see the module docstring). The op's existing outputs do not
+    change."""
     from runtime.ops import list_ops
     from runtime.ops.math_ops import ADD
     from runtime.ops.registry import CONST
@@ -227,11 +252,15 @@ def keep_history(op) -> None:
         return
     h = len(op.outputs)
     user_specs = list(op.attrs["specs"])
+    body = op.attrs["body"]
+    kept = unrepeatable(body)
+    kept_specs = [(t.dtype, tuple(t.shape)) for t in kept]
     graph = op.graph
     with graph.as_default():
         start = graph.create_op(CONST, [], {"value": np.array(0, np.int32)}, [(dtypes.int32, ())],
                                 op.origin).outputs[0]
-        empty = [list_ops.from_items([], dtype, tuple(shape)) for dtype, shape in user_specs]
+        empty = [list_ops.from_items([], dtype, tuple(shape))
+                 for dtype, shape in user_specs + kept_specs]
     made = [start.op, *(t.op for t in empty)]  # created last; they must come before the op
     del graph.operations[-len(made):]
     at = graph.operations.index(op)
@@ -243,19 +272,49 @@ def keep_history(op) -> None:
         sub.inputs[h:h] = [sub.inputs.pop() for _ in new][::-1]
         count = len(new)
         sub.operations[:] = sub.operations[-count:] + sub.operations[:-count]  # placeholders first
-    body = op.attrs["body"]
     with body.as_default():
-        count_in, lists_in = body.inputs[h], body.inputs[h + 1:2 * h + 1]
+        count_in, lists_in = body.inputs[h], body.inputs[h + 1:2 * h + 1 + len(kept)]
         one = body.create_op(CONST, [], {"value": np.array(1, np.int32)}, [(dtypes.int32, ())],
                              op.origin)
         counted = body.create_op(ADD, [count_in, one.outputs[0]], {}, [(dtypes.int32, ())],
                                  op.origin).outputs[0]
-        pushed = [list_ops.push_back(lst, value) for lst, value in zip(lists_in, body.inputs[:h])]
+        pushed = [list_ops.push_back(lst, value)
+                  for lst, value in zip(lists_in, [*body.inputs[:h], *kept])]
     body.outputs[h:h] = [counted, *pushed]
     op.attrs["specs"] = tuple(user_specs) + tuple(specs)
     op.attrs["history"] = h
+    if kept:
+        op.attrs["kept"] = len(kept)
     op.outputs.extend(SymbolicTensor(op, h + i, dtype, shape)
                       for i, (dtype, shape) in enumerate(specs))
+
+
+def keep_branch_values(op) -> None:
+    """Makes an If also return each value of its branches that running the branch again would
+    not give (`unrepeatable`; the other branch returns zeros in its place), so that its
+    gradient can use the values the forward If made. Values of shapes unknown while tracing
+    are not kept (their gradient is refused where the branch is run again)."""
+    from runtime.ops.registry import CONST
+
+    then_branch, else_branch = op.attrs["then_branch"], op.attrs["else_branch"]
+    added = []
+    for branch, other in ((then_branch, else_branch), (else_branch, then_branch)):
+        returned = {id(t) for t in branch.outputs}
+        for t in unrepeatable(branch):
+            if id(t) in returned or not t.shape.is_fully_defined():
+                continue
+            zeros = np.zeros(tuple(t.shape), t.dtype.np_dtype)
+            with other.as_default():
+                stand_in = other.create_op(CONST, [], {"value": zeros},
+                                           [(t.dtype, tuple(t.shape))], op.origin).outputs[0]
+            branch.outputs.append(t)
+            other.outputs.append(stand_in)
+            added.append((t.dtype, tuple(t.shape)))
+    if added:
+        first = len(op.outputs)
+        op.attrs["specs"] = tuple(op.attrs["specs"]) + tuple(added)
+        op.outputs.extend(SymbolicTensor(op, first + i, dtype, shape)
+                          for i, (dtype, shape) in enumerate(added))
 
 
 # ---- checking -----------------------------------------------------------------------------------

@@ -503,7 +503,7 @@ def test_a_differentiated_loop_keeps_the_random_numbers_it_drew(tmp_path):
         noises = [v.numpy() for v in noises]
         assert len(noises) == n
         np.testing.assert_allclose(loss.numpy(), _replayed(x, noises), rtol=1e-12)
-        numeric = _central_differences(lambda v: _replayed(v[0], noises), [x])[0]
+        numeric = _central_differences(lambda v, drawn=noises: _replayed(v[0], drawn), [x])[0]
         np.testing.assert_allclose(grad.numpy(), numeric, rtol=1e-6, atol=1e-9)
 
 

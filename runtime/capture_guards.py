@@ -12,6 +12,8 @@ import dis
 import re
 import types
 
+from runtime.errors import a_or_an
+
 _GUARDED_TYPES = (bool, int, float, str, type(None))
 
 
@@ -101,7 +103,7 @@ class _Identity:
 
     def __repr__(self):
         text = repr(self.value)
-        return text if len(text) <= 40 else f"a {type(self.value).__name__}"
+        return text if len(text) <= 40 else a_or_an(type(self.value).__name__)
 
 
 def shown(key) -> str:

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from runtime.errors import CheckError, with_origin
+from runtime.errors import CheckError, a_or_an, with_origin
 from runtime.executor.interpreter import run_graph_values
 from runtime.ops.registry import PLACEHOLDER
 from runtime.tensor import Tensor
@@ -72,7 +72,7 @@ def _kind(value) -> str:
         return f"a dict with keys {sorted(map(repr, value))}"
     if isinstance(value, (list, tuple)):
         return f"a {type(value).__name__} of {len(value)}"
-    return f"a {type(value).__name__}"
+    return a_or_an(type(value).__name__)
 
 
 def _close(x, y) -> bool:
@@ -99,7 +99,7 @@ def _first_divergent_op(concrete, values) -> str:
                 continue
             if not _close(np.asarray(got), np.asarray(want)):
                 return with_origin(
-                    f"The values first part at {op.type} op '{op.name}': {np.asarray(got)!r} "
+                    f"The values first differ at {op.type} op '{op.name}': {np.asarray(got)!r} "
                     f"after the graph passes, {np.asarray(want)!r} as traced (a pass changed "
                     "the result).", op.origin)
     outputs = run_graph_values(concrete.traced_graph, values)

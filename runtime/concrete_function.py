@@ -88,7 +88,8 @@ class ConcreteFunction:
         tensors = [a for a in nest.flatten((args, kwargs)) if is_tensor_leaf(a)]
         if len(tensors) != len(specs):
             raise TypeError(
-                f"{self.name}: expected {len(specs)} tensor arguments, got {len(tensors)}."
+                f"{self.name}: expected {len(specs)} tensor argument"
+                f"{'' if len(specs) == 1 else 's'}, got {len(tensors)}."
             )
         from runtime.conversion import convert_to_tensor
 

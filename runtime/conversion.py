@@ -15,6 +15,7 @@ import numbers
 import numpy as np
 
 from runtime import dtypes
+from runtime.errors import a_or_an
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, eager
 
 # Types whose instances convert by a method of theirs (rt.Variable registers here).
@@ -47,8 +48,8 @@ def convert_to_tensor(value, dtype=None, name: str | None = None) -> Tensor:
             if value.weak and weak_fits(value.dtype, dtypes.as_dtype(dtype)):
                 return _cast(value, dtypes.as_dtype(dtype))
             raise TypeError(
-                f"Expected {dtypes.as_dtype(dtype).name} for {name or 'the value'}, got a "
-                f"{value.dtype.name} tensor; use rt.cast to convert."
+                f"Expected {dtypes.as_dtype(dtype).name} for {name or 'the value'}, got "
+                f"{a_or_an(value.dtype.name)} tensor; use rt.cast to convert."
             )
         return value
     converter = _CONVERTERS.get(type(value))
@@ -80,7 +81,7 @@ def _holds_tensors(value) -> bool:
 
 def _describe(value) -> str:
     text = repr(value)
-    return text if len(text) < 60 else f"a {type(value).__name__}"
+    return text if len(text) < 60 else a_or_an(type(value).__name__)
 
 
 def _is_python_float(value) -> bool:

@@ -60,3 +60,8 @@ def with_origin(message: str, origin) -> str:
     """`message` followed by the user's source location, when known."""
     where = format_origin(origin)
     return f"{message}\n{where}" if where else message
+
+
+def a_or_an(word: str) -> str:
+    """`word` after its indefinite article, for messages: "an int32", "a float32"."""
+    return f"{'an' if word[:1].lower() in ('a', 'e', 'i', 'o') else 'a'} {word}"

@@ -24,7 +24,7 @@ import autograph
 from runtime import capture_guards as guarding
 from runtime import config, nest, tracing
 from runtime.concrete_function import ConcreteFunction
-from runtime.errors import RetraceError, RetracingWarning, StaleCaptureWarning, with_origin
+from runtime.errors import RetraceError, RetracingWarning, StaleCaptureWarning, a_or_an, with_origin
 from runtime.signature import (
     is_python_key,
     is_spec_key,
@@ -187,8 +187,8 @@ class Function:
         specs = self._input_signature
         if len(args) != len(specs):
             raise TypeError(
-                f"{self.__name__} takes {len(specs)} arguments (its input_signature is "
-                f"{list(specs)}), got {len(args)}."
+                f"{self.__name__} takes {len(specs)} argument{'' if len(specs) == 1 else 's'} (its "
+                f"input_signature is {list(specs)}), got {len(args)}."
             )
         names = self._param_names(len(args))
         return [(n, self._match_spec(s, a, n)) for n, s, a in zip(names, specs, args)]
@@ -199,8 +199,8 @@ class Function:
         if isinstance(spec, (list, tuple)):
             if not isinstance(value, (list, tuple)) or len(value) != len(spec):
                 raise TypeError(
-                    f"{self.__name__}: argument {path} must be a sequence of {len(spec)} values to "
-                    f"match its input_signature {spec!r}."
+                    f"{self.__name__}: argument {path} must be a sequence of {len(spec)} "
+                    f"value{'' if len(spec) == 1 else 's'} to match its input_signature {spec!r}."
                 )
             return type(spec)(
                 self._match_spec(s, v, f"{path}[{i}]") for i, (s, v) in enumerate(zip(spec, value))
@@ -208,7 +208,7 @@ class Function:
         tensor = convert_to_tensor(value, spec.dtype if not isinstance(value, Tensor) else None)
         if not spec.is_compatible_with(tensor):
             raise TypeError(
-                f"{self.__name__}: argument {path} is a {tensor.dtype.name} tensor of shape "
+                f"{self.__name__}: argument {path} is {a_or_an(tensor.dtype.name)} tensor of shape "
                 f"{list(tensor.shape)}, which does not match its input_signature {spec!r}."
             )
         return tensor
@@ -256,7 +256,7 @@ class Function:
                    for (what, _), before, now in zip(self._guards, self._first_guard_values,
                                                      values) if before != now]
         warnings.warn(
-            f"rt.function {self.__name__}: {'; '.join(changed)}, but its graph keeps using the "
+            f"rt.function '{self.__name__}': {'; '.join(changed)}, but its graph keeps using the "
             "value it was traced with (capture_guards=\"warn\"). Pass the value as an "
             "argument, or use capture_guards=True to trace again when it changes.",
             StaleCaptureWarning, stacklevel=user_stacklevel())

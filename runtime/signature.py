@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime import dtypes
+from runtime.errors import a_or_an
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorShape, shape_str
 
 
@@ -66,9 +67,9 @@ def value_key(value, path: str):
         hash(value)
     except TypeError:
         raise TypeError(
-            f"Argument {path} is a {type(value).__name__}, which cannot be part of a function's "
-            "signature because it is unhashable. Pass a tensor, a Python number/string, or a "
-            "tuple/list/dict of those."
+            f"Argument {path} is {a_or_an(type(value).__name__)}, which cannot be part of a "
+            "function's signature because it is unhashable. Pass a tensor, a Python "
+            "number/string, or a tuple/list/dict of those."
         ) from None
     if type(value) is float and not (value and value == value):
         return ("python", float, value, repr(value))  # -0.0 and 0.0 compare equal; nan unequal
@@ -155,7 +156,7 @@ def key_phrase(part) -> str:
     if is_python_key(part):
         return f"the Python {part[1].__name__} {part[2]!r}"
     if is_spec_key(part):
-        return f"a {key_str(part)} tensor"
+        return f"{a_or_an(key_str(part))} tensor"
     return key_str(part)
 
 

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 
 from runtime import dtypes
-from runtime.errors import OperatorNotAllowedInGraphError, with_origin
+from runtime.errors import OperatorNotAllowedInGraphError, a_or_an, with_origin
 
 
 class TensorShape(tuple):
@@ -166,16 +166,17 @@ class SymbolicTensor(Tensor):
         return self.op.graph
 
     def _not_allowed(self, what: str, fix: str):
+        """`what`: the misuse, with `{}` where the tensor goes ("Using {} as a Python int")."""
         from runtime.source_info import user_origin
 
         unconverted = _unconverted_caller()
         if unconverted is not None:
             fix = f"{fix} (Here: {unconverted})"
+        tensor = f"a symbolic tensor ({self.name}, {self.dtype.name}{shape_str(self.shape)})"
         raise OperatorNotAllowedInGraphError(
             with_origin(
-                f"{what} a symbolic tensor ({self.name}, {self.dtype.name}"
-                f"{shape_str(self.shape)}) is not allowed while tracing a graph: its value is "
-                f"not known until the graph runs. {fix}",
+                f"{what.format(tensor)} is not allowed while tracing a graph: its value is not "
+                f"known until the graph runs. {fix}",
                 user_origin(3),
             )
         )
@@ -183,12 +184,12 @@ class SymbolicTensor(Tensor):
     def __bool__(self):
         if sys._getframe(1).f_code.co_name in _COMPREHENSIONS:
             self._not_allowed(
-                "Filtering a comprehension (its `if`) by",
+                "Filtering a comprehension (its `if`) by {}",
                 "autograph stages a list comprehension assigned to a name: write "
                 "`ys = [... for ... if ...]` on a line of its own, then use `ys`.",
             )
         self._not_allowed(
-            "Using as a Python bool",
+            "Using {} as a Python bool",
             "Let autograph convert this `if`/`while` (rt.function(autograph=True), the default) "
             "or use rt.cond / rt.while_loop.",
         )
@@ -196,7 +197,7 @@ class SymbolicTensor(Tensor):
     def __len__(self):
         if self.shape and self.shape[0] is not None:
             return self.shape[0]
-        self._not_allowed("Taking len() of", "Use rt.shape(x)[0] or rt.size(x).")
+        self._not_allowed("Taking len() of {}", "Use rt.shape(x)[0] or rt.size(x).")
 
     def __iter__(self):
         if self.shape and self.shape[0] is not None:
@@ -204,24 +205,24 @@ class SymbolicTensor(Tensor):
 
             return iter(array_ops.unstack(self))
         self._not_allowed(
-            "Iterating over",
+            "Iterating over {}",
             "Let autograph convert the `for` loop, or use rt.while_loop.",
         )
 
     def __index__(self):
-        self._not_allowed("Using as a Python int", "Use the tensor in rt ops instead.")
+        self._not_allowed("Using {} as a Python int", "Use the tensor in rt ops instead.")
 
     def __int__(self):
-        self._not_allowed("Converting to int", "Use rt.cast(x, rt.int32).")
+        self._not_allowed("Converting {} to int", "Use rt.cast(x, rt.int32).")
 
     def __float__(self):
-        self._not_allowed("Converting to float", "Use rt.cast(x, rt.float32).")
+        self._not_allowed("Converting {} to float", "Use rt.cast(x, rt.float32).")
 
     def numpy(self):
-        self._not_allowed("Calling .numpy() on", "Return the tensor from the function instead.")
+        self._not_allowed("Calling .numpy() on {}", "Return the tensor from the function instead.")
 
     def __array__(self, dtype=None, copy=None):
-        self._not_allowed("Converting to a numpy array", "Use rt ops on the tensor instead.")
+        self._not_allowed("Converting {} to a numpy array", "Use rt ops on the tensor instead.")
 
     def __repr__(self) -> str:
         shape, weak = shape_str(self.shape), " weak" if self.weak else ""
@@ -254,7 +255,8 @@ def _python_value_to_numpy(value, dtype: dtypes.DType | None):
                 "tensor dtype; use a float (e.g. float(n)) or a smaller int"
             )
         raise TypeError(
-            f"a {type(value).__name__} is not a number, a string or a nested list of them"
+            f"{a_or_an(type(value).__name__)} is not a number, a string or a nested list of "
+            "them"
         )
     if from_python:
         if array.dtype == np.float64:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from runtime import dtypes
 from runtime.conversion import convert_to_tensor, is_python_scalar, register_conversion
-from runtime.errors import OperatorNotAllowedInGraphError, with_origin
+from runtime.errors import OperatorNotAllowedInGraphError, a_or_an, with_origin
 from runtime.ops import list_ops
 from runtime.source_info import user_origin
 from runtime.tensor import SymbolicTensor, Tensor
@@ -37,7 +37,8 @@ class TensorList:
 
     def __init__(self, handle: SymbolicTensor):
         if not handle.dtype.is_list:
-            raise TypeError(f"TensorList takes a list tensor, not a {handle.dtype.name} tensor")
+            raise TypeError(
+                f"TensorList takes a list tensor, not {a_or_an(handle.dtype.name)} tensor")
         self.handle = handle
 
     @classmethod
@@ -238,7 +239,7 @@ def _item_tensor(item, dtype) -> SymbolicTensor:
     got = item.handle.dtype if isinstance(item, TensorList) else item.dtype
     raise TypeError(with_origin(
         f"A list built by graph code holds items of one dtype: this one holds {dtype.name} "
-        f"items and cannot take a {got.name} item. Use rt.cast so that all items have one "
+        f"items and cannot take {a_or_an(got.name)} item. Use rt.cast so that all items have one "
         "dtype.", user_origin()))
 
 

@@ -10,7 +10,7 @@ import types
 from runtime import context, nest
 from runtime.concrete_function import ConcreteFunction
 from runtime.conversion import convert_to_tensor
-from runtime.errors import with_origin
+from runtime.errors import a_or_an, with_origin
 from runtime.graph import Graph
 from runtime.ops.registry import constant_in_graph
 from runtime.passes import run_passes
@@ -80,9 +80,9 @@ def spec_of(value):
 def _output_tensor(graph, value, path):
     if isinstance(value, (types.GeneratorType, map, filter, zip, enumerate)):
         raise TypeError(with_origin(
-            f"The function returns a {type(value).__name__} ({path}): it would run after the "
-            "function returned, outside the graph. Return a list or tuple instead, e.g. "
-            "`return list(...)`.", user_origin()))
+            f"The function returns {a_or_an(type(value).__name__)} ({path}): it would run "
+            "after the function returned, outside the graph. Return a list or tuple instead, "
+            "e.g. `return list(...)`.", user_origin()))
     if isinstance(value, TensorList):
         value = value.handle
     if isinstance(value, SymbolicTensor):

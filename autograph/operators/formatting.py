@@ -62,7 +62,7 @@ def _needs_backend(value) -> bool:
                     type(item) in (list, tuple, set, frozenset, dict) and _needs_backend(item)):
                 raise TypeError(
                     f"autograph cannot format a {type(value).__name__} that holds graph tensors: "
-                    "the text would show the graph values, not their values when the graph "
+                    "the text would show the graph tensors, not their values when the graph "
                     "runs. Format the tensors themselves (f\"{a} {b}\"), or stack them into one "
                     "tensor."
                 )

@@ -81,8 +81,9 @@ def custom_gradient(fn):
                 variable_grads, (list, tuple)) else [variable_grads]
             if len(variable_grads) != len(variables):
                 raise ValueError(f"The gradient function of {fn.__qualname__} returned "
-                                 f"{len(variable_grads)} variable gradients for "
-                                 f"{len(variables)} variables.")
+                                 f"{len(variable_grads)} variable gradient"
+                                 f"{'' if len(variable_grads) == 1 else 's'} for "
+                                 f"{len(variables)} variable{'' if len(variables) == 1 else 's'}.")
             return WithVariables(_input_grads(input_grads, entry), {
                 id(v): (v, convert_to_tensor(g)) for v, g in zip(variables, variable_grads)
                 if g is not None})
@@ -91,7 +92,9 @@ def custom_gradient(fn):
             found = list(found) if isinstance(found, (list, tuple)) else [found]
             if len(found) != len(entry.inputs):
                 raise ValueError(f"The gradient function of {fn.__qualname__} returned "
-                                 f"{len(found)} gradients for {len(entry.inputs)} arguments.")
+                                 f"{len(found)} gradient{'' if len(found) == 1 else 's'} for "
+                                 f"{len(entry.inputs)} argument"
+                                 f"{'' if len(entry.inputs) == 1 else 's'}.")
             return [None if g is None else convert_to_tensor(g) for g in found]
 
         for tape in context.recording_tapes():

@@ -21,7 +21,8 @@ def value_and_grad(fn, argnums=0):
         for i in positions:
             if i >= len(args):
                 raise TypeError(f"{fn.__qualname__}: argnums asks for argument {i}, but only "
-                                f"{len(args)} are passed positionally.")
+                                f"{len(args)} {'is' if len(args) == 1 else 'are'} passed "
+                                "positionally.")
             args[i] = convert_to_tensor(args[i])
         with GradientTape() as tape:
             tape.watch([args[i] for i in positions])

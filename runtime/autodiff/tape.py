@@ -20,6 +20,7 @@ import contextlib
 from runtime import context, nest
 from runtime.autodiff.backprop import Entry, accumulate, backprop, differentiable
 from runtime.autodiff.control_flow import variables_read
+from runtime.errors import a_or_an
 from runtime.ops.control_flow_ops import IF, WHILE, keep_branch_values, keep_history
 from runtime.ops.registry import CONTROL_FLOW
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
@@ -164,8 +165,9 @@ class GradientTape:
         weights = nest.flatten(output_gradients) if output_gradients is not None else (
             [None] * len(targets))
         if len(weights) != len(targets):
-            raise ValueError(f"output_gradients has {len(weights)} tensors for {len(targets)} "
-                             "targets.")
+            raise ValueError(f"output_gradients has {len(weights)} tensor"
+                             f"{'' if len(weights) == 1 else 's'} for {len(targets)} "
+                             f"target{'' if len(targets) == 1 else 's'}.")
         leaves = nest.flatten(sources)
         for i, source in enumerate(leaves):
             self._check_source(source, i)
@@ -209,7 +211,8 @@ class GradientTape:
                             "sources are tensors and rt.Variables.")
         if differentiable(source) and id(source) not in self._connected:
             raise ValueError(
-                f"tape.gradient: source #{index} (a {source.dtype.name}{list(source.shape)} "
+                f"tape.gradient: source #{index} ({a_or_an(source.dtype.name)}"
+                f"{list(source.shape)} "
                 "tensor) is not watched by this tape, so nothing computed from it was recorded. "
                 "Call tape.watch(x) inside the `with` block before computing with it "
                 "(rt.Variables are watched automatically).")

@@ -236,7 +236,7 @@ def _whole_reduction(name, exact_for_floats: bool):
                 f"jit_compile='numba' lowers {op.type} over all axes only.", op.origin))
         if x.dtype.is_floating and not exact_for_floats:
             raise NoLoweringError(with_origin(
-                f"jit_compile='numba' does not lower a float {op.type}: numba adds in another "
+                f"jit_compile='numba' does not lower a float {op.type}: numba adds in a different "
                 "order than numpy, so results would differ in the last bits.", op.origin))
         expr = _as_dtype(op, f"{name}({a[0]})")
         return f"np.full((1,) * {len(x.shape)}, {expr})" if op.attrs["keepdims"] else expr

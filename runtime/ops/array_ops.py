@@ -306,7 +306,8 @@ def _split_sizes(dim, num_or_size_splits, axis):
                 "split: a -1 size needs the size of the axis, which is unknown while tracing")
         rest = dim - (sum(sizes) + 1)
         if rest < 0:
-            raise InvalidArgumentError(f"split: sizes {sizes} do not fit dimension {dim}")
+            raise InvalidArgumentError(
+                f"split: sizes {sizes} do not fit dimension {axis} of size {dim}")
         sizes[sizes.index(-1)] = rest
     return tuple(sizes)
 
@@ -323,7 +324,8 @@ def split(value, num_or_size_splits, axis=0):
 def _tile_infer(inputs, *, multiples):
     x = inputs[0]
     if len(multiples) != len(x.shape):
-        raise InvalidArgumentError(f"tile: {len(multiples)} multiples for rank {len(x.shape)}")
+        raise InvalidArgumentError(f"tile: {len(multiples)} multiple"
+                                   f"{'' if len(multiples) == 1 else 's'} for rank {len(x.shape)}")
     return [(x.dtype, tuple(None if d is None or m is None else d * m
                             for d, m in zip(x.shape, multiples)))]
 
@@ -360,7 +362,8 @@ def tile(input, multiples):  # noqa: A002 - TensorFlow's name
 def _broadcast_to_infer(inputs, *, shape):
     out = shapes.broadcast(inputs[0].shape, shape)
     if tuple(out) != tuple(shape):
-        raise InvalidArgumentError(f"broadcast_to: {list(inputs[0].shape)} to {list(shape)}")
+        raise InvalidArgumentError(
+            f"broadcast_to: cannot broadcast {list(inputs[0].shape)} to {list(shape)}")
     return [(inputs[0].dtype, tuple(shape))]
 
 
@@ -375,7 +378,8 @@ def _dynamic_broadcast_to_infer(inputs):
     x, shape = inputs
     dims = shapes.known_dims(shape)
     if len(x.shape) > len(dims):
-        raise InvalidArgumentError(f"broadcast_to: {list(x.shape)} to rank {len(dims)}")
+        raise InvalidArgumentError(
+            f"broadcast_to: cannot broadcast {list(x.shape)} to rank {len(dims)}")
     return [(x.dtype, dims)]
 
 

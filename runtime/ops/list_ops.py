@@ -17,6 +17,7 @@ from runtime.errors import (
     InvalidArgumentError,
     NoGradientError,
     OperatorNotAllowedInGraphError,
+    a_or_an,
 )
 from runtime.ops.registry import GRADIENT, apply, define_op, lacks, register_rules
 
@@ -53,14 +54,14 @@ def _join(shape, other, what: str):
 
 def _check_list(value, what: str):
     if not value.dtype.is_list:
-        raise TypeError(f"{what} takes a list tensor, not a {value.dtype.name} tensor")
+        raise TypeError(f"{what} takes a list tensor, not {a_or_an(value.dtype.name)} tensor")
 
 
 def _check_item(lst, item, what: str):
     if item.dtype is not lst.dtype.element:  # a graph limit: Python lists hold anything
         raise OperatorNotAllowedInGraphError(
-            f"{what}: a list of {lst.dtype.element.name} items cannot take a {item.dtype.name} "
-            "item; use rt.cast so that all items have one dtype."
+            f"{what}: a list of {lst.dtype.element.name} items cannot take "
+            f"{a_or_an(item.dtype.name)} item; use rt.cast so that all items have one dtype."
         )
 
 
@@ -70,8 +71,8 @@ def _from_items_infer(inputs, *, dtype, element_shape):
     for item in inputs:
         if item.dtype is not dtype:
             raise TypeError(
-                f"a list of {dtype.name} items cannot hold a {item.dtype.name} item; use rt.cast "
-                "so that all items have one dtype."
+                f"a list of {dtype.name} items cannot hold {a_or_an(item.dtype.name)} item; use "
+                "rt.cast so that all items have one dtype."
             )
         shape = _join(shape, tuple(item.shape), "list")
     return [(dtypes.list_of(dtype), shape)]
@@ -354,7 +355,8 @@ def _split_like_infer(inputs, *, axis):
     like, value = inputs
     _check_list(like, "split")
     if value.dtype.is_list or like.dtype.element is not value.dtype:
-        raise TypeError(f"cannot split a {value.dtype.name} tensor like a {like.dtype.name}")
+        raise TypeError(f"cannot split {a_or_an(value.dtype.name)} tensor like a "
+                        f"{like.dtype.name}")
     return [(like.dtype, tuple(like.shape))]
 
 

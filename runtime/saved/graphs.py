@@ -263,7 +263,8 @@ def check_op(opdef, inputs, attrs: dict, specs: list) -> None:
     except Exception as e:  # noqa: BLE001 - any failure of inference means a bad file
         raise LoadError(f"its attrs or inputs do not fit {opdef.name}: {e}") from None
     if len(inferred) != len(specs):
-        raise LoadError(f"{opdef.name} has {len(inferred)} outputs, the file says {len(specs)}.")
+        raise LoadError(f"{opdef.name} has {len(inferred)} output"
+                        f"{'' if len(inferred) == 1 else 's'}, the file says {len(specs)}.")
     for (dtype, shape), (saved_dtype, saved_shape) in zip(inferred, specs):
         if dtype is not saved_dtype or not _compatible(shape, saved_shape):
             raise LoadError(f"{opdef.name} computes {dtype.name}{list(shape)}, but the file "
@@ -370,7 +371,8 @@ def _check_inference_sizes(opdef, inputs, attrs, specs) -> None:
     a list of Unpack's `num` outputs, a tuple of a shape operand's items, and formats a
     StringFormat template (field widths pad empty values)."""
     if opdef is array_ops.UNSTACK and attrs.get("num") != len(specs):
-        raise LoadError(f"Unpack with num={attrs.get('num')!r} has {len(specs)} outputs.")
+        raise LoadError(f"Unpack with num={attrs.get('num')!r} has {len(specs)} output"
+                        f"{'' if len(specs) == 1 else 's'}.")
     position = _SHAPE_OPERANDS.get(opdef)
     if position is not None and position < len(inputs):
         shape = inputs[position].shape

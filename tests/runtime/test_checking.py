@@ -27,7 +27,7 @@ def test_check_names_the_op_a_broken_pass_changed(monkeypatch):
         f(rt.constant([1.0, 2.0]))
     message = str(info.value)
     assert "the result is array([5., 9.]" in message and "array([4., 7.]" in message
-    assert "The values first part at Const op" in message  # the constant the pass changed
+    assert "The values first differ at Const op" in message  # the constant the pass changed
     assert "a pass changed the result" in message and "y = x * 3.0" in message
 
 

@@ -44,7 +44,7 @@ def test_python_values_become_tensors():
 
 
 @pytest.mark.parametrize("template, count, style, match", [
-    ("{} {}", 1, "{}", "does not fit 1 values"),
+    ("{} {}", 1, "{}", "does not fit 1 value:"),
     ("{}", 2, "{}", r"leaves the values at \[1\] unused"),
     ("{name}", 1, "{}", "does not fit"),
     ("%d %d", 1, "%", "not enough arguments"),

@@ -145,23 +145,25 @@ def _make_caller(run, structure, pack, locate):
     leaves = structure if type(structure) in (tuple, list) else [structure]
     plain = all(isinstance(v, SymbolicTensor) and not v.dtype.is_list for v in leaves)
     scope = {"run": run, "locate": locate, "pack": pack, "EagerTensor": EagerTensor,
-             "raise_located": _raise_located}
+             "new": object.__new__, "raise_located": _raise_located}
+    lines = ["def call(*values):",
+             "    try:",
+             "        outs = run(*values)",
+             "    except Exception as e:  # every failure is raised again at the user's line",
+             "        raise_located(e, locate)"]
     if not plain or (type(structure) in (tuple, list) and not structure):
-        result = "pack(outs)"
+        lines.append("    return pack(outs)")
     else:
-        items = []
-        for i, leaf in enumerate(leaves):
+        for i, leaf in enumerate(leaves):  # (EagerTensor(v, dtype), without its __init__ call)
             scope[f"d{i}"] = leaf.dtype
-            items.append(f"EagerTensor(outs[{i}], d{i})")
-        result = (items[0] if isinstance(structure, SymbolicTensor) else
-                  f"({', '.join(items)},)" if type(structure) is tuple else f"[{', '.join(items)}]")
-    source = (
-        "def call(*values):\n"
-        "    try:\n"
-        "        outs = run(*values)\n"
-        "    except Exception as e:  # every failure is raised again at the user's line\n"
-        "        raise_located(e, locate)\n"
-        f"    return {result}\n")
+            lines.append(f"    t{i} = new(EagerTensor); t{i}._value = outs[{i}]; t{i}.dtype = d{i}")
+        names = ", ".join(f"t{i}" for i in range(len(leaves)))
+        if type(structure) is tuple:
+            names = f"({names},)"
+        elif type(structure) is list:
+            names = f"[{names}]"
+        lines.append(f"    return {names}")
+    source = "\n".join(lines) + "\n"
     filename = f"<rt-call {next(_caller_ids)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), scope)  # noqa: S102

@@ -20,6 +20,8 @@ import threading
 import warnings
 import weakref
 
+import numpy as np
+
 import autograph
 from runtime import capture_guards as guarding
 from runtime import config, nest, tracing
@@ -133,14 +135,24 @@ class Function:
         if kwargs or self._check:
             return self._call_general(args, kwargs)
         # The fast path: positional eager tensors and Python scalars, keyed by what the general
-        # path keys them by (dtype and shape; type and value).
+        # path keys them by (dtype and shape; type and value) as a flat tuple of tokens: a
+        # dtype (a 0-d tensor: numpy scalar or bytes), a dtype and a shape (an array), a Python
+        # type and a value. One eager tensor, the commonest call, has a key of its own.
+        if len(args) == 1 and type(args[0]) is EagerTensor and not self._guards:
+            v = args[0]._value
+            key = args[0].dtype if type(v) is not np.ndarray else (args[0].dtype, v.shape)
+            concrete = self._fast.get(key)
+            if concrete is not None:
+                return concrete.call(v)
+            return self._call_general(args, kwargs, (key, [v]))
         key, values = [], []
         for a in args:
             kind = type(a)
             if kind is EagerTensor:
                 v = a._value
                 key.append(a.dtype)
-                key.append(v.shape if type(v) is not bytes else ())
+                if type(v) is np.ndarray:
+                    key.append(v.shape)
                 values.append(v)
             elif kind in _FAST_PYTHON_TYPES:
                 key.append(kind)

@@ -113,6 +113,7 @@ def _from_disk(generated):
     that numba's on-disk cache (`cache=True`) keeps its machine code for the next process; None
     when there is no usable cache directory. The file is written once and checked before each
     import."""
+    import hashlib
     import importlib.util
     import os
     import sys
@@ -134,7 +135,8 @@ def _from_disk(generated):
             os.replace(scratch, path)
     except OSError:
         return None
-    name = _CACHED + os.path.basename(path)[2:-3]
+    folder_id = hashlib.sha256(os.path.dirname(path).encode()).hexdigest()[:8]
+    name = f"{_CACHED}{os.path.basename(path)[2:-3]}_{folder_id}"  # one module per file
     module = sys.modules.get(name)
     if module is None:
         spec = importlib.util.spec_from_file_location(name, path)

@@ -47,10 +47,19 @@ def _should_convert(fn) -> bool:
     if getattr(fn, "__ag_do_not_convert__", False):
         return False
     filename = fn.__code__.co_filename
-    if origins.REGISTRY.is_generated(filename) or filename.startswith(_LIBRARY_PATHS):
+    if origins.REGISTRY.is_generated(filename):
         return False
-    module = (getattr(fn, "__module__", None) or "").split(".")[0]
-    return module not in _LIBRARY_MODULES and module not in backends.library_modules()
+    return not is_library_code(getattr(fn, "__module__", None), filename)
+
+
+def is_library_code(module: str | None, filename: str | None) -> bool:
+    """Whether code of module `module` in file `filename` is library code, which autograph
+    leaves as it is: installed packages, the standard library, autograph, numpy, gast and the
+    tensor libraries registered as backends; the rest is the user's."""
+    if filename and filename.startswith(_LIBRARY_PATHS):
+        return True
+    top = (module or "").split(".")[0]
+    return top in _LIBRARY_MODULES or top in backends.library_modules()
 
 
 def _function(fn):

@@ -9,7 +9,9 @@ key as Python would, for the retrace log.
 from __future__ import annotations
 
 import dis
+import inspect
 import re
+import sys
 import types
 
 from runtime.errors import a_or_an
@@ -26,39 +28,144 @@ def _guardable(value) -> bool:
 def guards_of(fn) -> list:
     """[(description, getter)] of the Python constants `fn` reads from outside, by their
     current values: globals, closure variables and (for a bound method) `self` attributes,
-    read by `fn` or by the lambdas, comprehensions and functions defined in it. A getter gives
-    the value's signature key (`_guard_key`)."""
+    attributes of those that are the user's modules, classes or objects (`cfg.scale`,
+    `self.cfg.scale`), read by `fn`, by the lambdas, comprehensions and functions defined in
+    it, or by the user's functions it reads (called helpers, `self` methods: they are converted
+    and traced into the same graph), a few levels deep. A getter gives the value's signature
+    key (`guard_key`)."""
+    guards: dict = {}
+    _collect(fn, guards, set(), "", 0)
+    return list(guards.items())
+
+
+_DEPTH = 4  # how many functions deep reads are followed (fn, its helpers, theirs, ...)
+
+
+def _collect(fn, guards: dict, seen: set, via: str, depth: int) -> None:
     func, owner = (fn.__func__, fn.__self__) if isinstance(fn, types.MethodType) else (fn, None)
     code = getattr(func, "__code__", None)
-    if code is None:
-        return []
-    reads, written = {"LOAD_GLOBAL": set(), "LOAD_DEREF": set(), "LOAD_ATTR": set()}, set()
+    if code is None or depth > _DEPTH or (id(code), id(owner)) in seen:
+        return
+    seen.add((id(code), id(owner)))
+    self_name = code.co_varnames[0] if owner is not None and code.co_argcount else None
+    reads, written, chains = _scan(code, self_name)
+    names = getattr(func, "__globals__", {})
+    cells = dict(zip(code.co_freevars, func.__closure__ or ()))
+    roots = {}  # name -> (what it is, getter of its current value)
+    for name in sorted(reads["LOAD_GLOBAL"] - written):
+        if name in names:
+            roots[name] = ("the global", lambda g=names, n=name: g.get(n, _MISSING))
+    for name in sorted(reads["LOAD_DEREF"] - written):
+        cell = cells.get(name)
+        if cell is not None and _cell_set(cell):
+            roots[name] = ("the closure variable",
+                           lambda c=cell: c.cell_contents if _cell_set(c) else _MISSING)
+    if owner is not None:
+        roots[self_name] = ("the attribute", lambda o=owner: o)
+
+    def add(description, getter):
+        guards.setdefault(description + via, lambda: guard_key(getter()))
+
+    for name, (what, get) in roots.items():
+        value = get()
+        if name != self_name and _guardable(value):
+            add(f"{what} '{name}'", get)
+        elif name != self_name and _user_function(value):
+            _collect(value, guards, seen, f" (read by {value.__qualname__})", depth + 1)
+    for root, path in sorted(chains):
+        if root not in roots or root in written:
+            continue
+        what, get = roots[root]
+        value = get()
+        for k, attribute in enumerate(path):
+            if not _followable(value) or attribute in written and root == self_name:
+                break
+            value = _plain_attribute(value, attribute)
+            if value is _MISSING:
+                break
+            shown = ".".join([root, *path[:k + 1]])
+            getter = (lambda get=get, steps=path[:k + 1]: _follow(get(), steps))
+            if _guardable(value):
+                add(f"the attribute '{shown}'", getter)
+                break
+            if _user_function(value) or isinstance(value, types.MethodType) and _user_function(
+                    value.__func__):
+                _collect(value, guards, seen, f" (read by {shown})", depth + 1)
+                break
+
+
+def _scan(code, self_name):
+    """(names read by kind, names written, attribute chains read: (root name, (attr, ...))) of
+    `code` and the code objects defined in it."""
+    reads, written, chains = {"LOAD_GLOBAL": set(), "LOAD_DEREF": set()}, set(), set()
     codes = [code]
     for c in codes:  # grows: nested code objects
         codes.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+        chain = None
         for instruction in dis.get_instructions(c):
-            if instruction.opname in _WRITES:
-                written.add(instruction.argval)
-            elif instruction.opname in reads:
-                reads[instruction.opname].add(instruction.argval)
-    guards = []
-    names = getattr(func, "__globals__", {})
-    for name in sorted(reads["LOAD_GLOBAL"] - written):
-        if name in names and _guardable(names[name]):
-            guards.append((f"the global '{name}'",
-                           lambda g=names, n=name: guard_key(g.get(n, _MISSING))))
-    for name, cell in zip(code.co_freevars, func.__closure__ or ()):
-        if name in written or name not in reads["LOAD_DEREF"] or not _cell_set(cell) \
-                or not _guardable(cell.cell_contents):
-            continue
-        guards.append((f"the closure variable '{name}'",
-                       lambda c=cell: guard_key(c.cell_contents) if _cell_set(c) else _MISSING))
-    if owner is not None:
-        for name in sorted(reads["LOAD_ATTR"] - written):
-            if _guardable(getattr(owner, name, None)) and hasattr(owner, name):
-                guards.append((f"the attribute 'self.{name}'",
-                               lambda o=owner, n=name: guard_key(getattr(o, n, _MISSING))))
-    return guards
+            name, value = instruction.opname, instruction.argval
+            if name in _WRITES:
+                written.add(value)
+            elif name in reads:
+                reads[name].add(value)
+            if name in _ATTRIBUTE_READS and chain is not None:
+                chain = (chain[0], (*chain[1], value))
+                chains.add(chain)
+                if name != "LOAD_ATTR":
+                    chain = None  # a method: what it is called with is not an attribute
+                continue
+            chain = None
+            if name in reads or name == "LOAD_FAST" and value == self_name and c is code:
+                chain = (value, ())
+    return reads, written, chains
+
+
+_ATTRIBUTE_READS = frozenset({"LOAD_ATTR", "LOAD_METHOD"})
+
+
+def _followable(value) -> bool:
+    """Whether the attributes of `value` are the user's state: a module, class or object of
+    the user's code, or a SimpleNamespace (library objects are left alone)."""
+    from autograph.api import is_library_code
+
+    if isinstance(value, types.SimpleNamespace):
+        return True
+    if isinstance(value, types.ModuleType):
+        return not is_library_code(value.__name__, getattr(value, "__file__", None))
+    cls = value if isinstance(value, type) else type(value)
+    module = sys.modules.get(cls.__module__)
+    return module is not None and not is_library_code(cls.__module__,
+                                                      getattr(module, "__file__", None))
+
+
+def _plain_attribute(value, attribute):
+    """`value.attribute` when it is plain data (in the instance's or a class's `__dict__`, not a
+    property or other descriptor that would run code), else _MISSING."""
+    try:
+        found = inspect.getattr_static(value, attribute)
+    except AttributeError:
+        return _MISSING
+    if isinstance(found, (property, types.MemberDescriptorType, types.GetSetDescriptorType,
+                          classmethod, staticmethod)):
+        return _MISSING
+    if isinstance(found, types.FunctionType) and not isinstance(value, (type, types.ModuleType)):
+        return getattr(value, attribute)  # a method of the object
+    return found
+
+
+def _follow(value, steps):
+    for attribute in steps:
+        value = getattr(value, attribute, _MISSING)
+        if value is _MISSING:
+            break
+    return value
+
+
+def _user_function(value) -> bool:
+    from autograph.api import is_library_code
+
+    return type(value) is types.FunctionType and not is_library_code(
+        getattr(value, "__module__", None), value.__code__.co_filename)
 
 
 def guarded_names(fn) -> set:

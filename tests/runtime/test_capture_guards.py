@@ -141,3 +141,75 @@ def test_attribute_names_are_not_mistaken_for_globals():
         f(rt.constant([1.0]))
     globals().pop("shape", None)
     assert f.experimental_get_tracing_count() == 1
+
+
+CFG = __import__("types").SimpleNamespace(scale=2.0, inner=__import__("types").SimpleNamespace(
+    shift=1.0))
+
+
+def _helper(x):
+    return x * SCALE
+
+
+def read_through_attributes_and_helpers(x):
+    return _helper(x) * CFG.scale + CFG.inner.shift
+
+
+def test_attributes_of_outside_objects_and_reads_of_called_functions_are_guarded(caplog):
+    global SCALE
+    f = rt.function(read_through_attributes_and_helpers)
+    x = rt.constant(np.float32(2.0))
+
+    def check():  # the graph against plain Python on numpy values
+        assert f(x).numpy() == read_through_attributes_and_helpers(np.float32(2.0))
+
+    try:
+        check()
+        CFG.scale = 5.0
+        check()
+        CFG.inner.shift = -1.0
+        check()
+        with caplog.at_level(logging.INFO, logger="runtime.function"):
+            SCALE = 7
+            check()
+        assert "the global 'SCALE' (read by _helper) changed from 3 to 7" in caplog.text
+        assert f.experimental_get_tracing_count() == 4
+    finally:
+        SCALE, CFG.scale, CFG.inner.shift = 3, 2.0, 1.0
+
+
+def test_a_user_module_and_self_attribute_chains_and_methods_are_guarded(tmp_path, monkeypatch):
+    (tmp_path / "settings_for_guards.py").write_text("GAIN = 2.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import settings_for_guards as settings
+
+    class Model:
+        def __init__(self):
+            self.config = __import__("types").SimpleNamespace(bias=1.0)
+            self.power = 2
+
+        def _scaled(self, x):
+            return x ** self.power
+
+        @rt.function
+        def __call__(self, x):
+            return self._scaled(x) * settings.GAIN + self.config.bias
+
+    model = Model()
+    x = rt.constant(np.float32(3.0))
+    for change in (lambda: None, lambda: setattr(settings, "GAIN", 4.0),
+                   lambda: setattr(model.config, "bias", -2.0),
+                   lambda: setattr(model, "power", 3)):
+        change()
+        want = np.float32(3.0) ** model.power * np.float32(settings.GAIN) + np.float32(
+            model.config.bias)
+        assert model(x).numpy() == want
+
+
+def test_library_objects_are_not_followed():
+    from runtime import capture_guards
+
+    def uses_numpy(x):
+        return x * np.pi + rt.constant(np.e)
+
+    assert capture_guards.guards_of(uses_numpy) == []

@@ -6,6 +6,8 @@ from __future__ import annotations
 import itertools
 import linecache
 
+import numpy as np
+
 from runtime import nest
 from runtime.errors import Error
 from runtime.executor import codegen
@@ -42,7 +44,8 @@ class ConcreteFunction:
         self._arg_names = arg_names
         self.structured_input_signature = arg_specs
         self.structured_outputs = structured_outputs
-        self._pack = _make_packer(structured_outputs)
+        self._jit_compile = jit_compile
+        self._pack = _make_packer(structured_outputs, copy_read_only=jit_compile != "xla")
         if jit_compile == "numba":
             from runtime.executor import numba_backend
 
@@ -64,7 +67,8 @@ class ConcreteFunction:
         """Runs the graph with `run` (a function of the input values -> tuple of outputs) from
         now on; `call` runs it and packs its outputs."""
         self._run = run
-        self.call = _make_caller(run, self.structured_outputs, self._pack, self._locate)
+        self.call = _make_caller(run, self.structured_outputs, self._pack, self._locate,
+                                 copy_read_only=self._jit_compile != "xla")
 
     def _call_values(self, values):
         return self.call(*values)
@@ -129,19 +133,24 @@ def _structure_str(value) -> str:
     return leaf_str(value)
 
 
-def eager_output(value, dtype):
+def eager_output(value, dtype, copy_read_only=True):
     """A graph's output value as the caller sees it: an eager tensor, or for a list tensor a
-    Python list (of eager tensors, or of lists)."""
+    Python list (of eager tensors, or of lists). A read-only array (a constant of the graph) is
+    copied unless `copy_read_only` is False (see `_make_caller`)."""
     if dtype.is_list:
-        return [eager_output(item, dtype.element) for item in value.items()]
+        return [eager_output(item, dtype.element, copy_read_only) for item in value.items()]
+    if copy_read_only and type(value) is np.ndarray and not value.flags.writeable:
+        value = value.copy()
     return EagerTensor(value, dtype)
 
 
-def _make_caller(run, structure, pack, locate):
+def _make_caller(run, structure, pack, locate, copy_read_only=True):
     """`call(*input values)`: runs the graph and returns the outputs as the user's structure,
     with errors located at the user's line. One generated function, so that a call costs as few
     Python calls as possible: for outputs that are one tensor, or a tuple or list of tensors,
-    it makes the eager tensors itself."""
+    it makes the eager tensors itself. A read-only array result (a constant of the graph, which
+    every call shares) is copied, unless `copy_read_only` is False (XLA's results are read-only
+    views of its buffers)."""
     leaves = structure if type(structure) in (tuple, list) else [structure]
     plain = all(isinstance(v, SymbolicTensor) and not v.dtype.is_list for v in leaves)
     scope = {"run": run, "locate": locate, "pack": pack, "EagerTensor": EagerTensor,
@@ -156,7 +165,13 @@ def _make_caller(run, structure, pack, locate):
     else:
         for i, leaf in enumerate(leaves):  # (EagerTensor(v, dtype), without its __init__ call)
             scope[f"d{i}"] = leaf.dtype
-            lines.append(f"    t{i} = new(EagerTensor); t{i}._value = outs[{i}]; t{i}.dtype = d{i}")
+            value = f"outs[{i}]"
+            if len(leaf.shape) and copy_read_only:  # a constant of the graph (read-only: the
+                lines.append(f"    v{i} = outs[{i}]")  # same array every call) is copied
+                lines.append(f"    if not v{i}.flags.writeable:")
+                lines.append(f"        v{i} = v{i}.copy()")
+                value = f"v{i}"
+            lines.append(f"    t{i} = new(EagerTensor); t{i}._value = {value}; t{i}.dtype = d{i}")
         names = ", ".join(f"t{i}" for i in range(len(leaves)))
         if type(structure) is tuple:
             names = f"({names},)"
@@ -177,21 +192,22 @@ def _raise_located(error, locate):
     raise locate(error) from None
 
 
-def _make_packer(structure):
+def _make_packer(structure, copy_read_only=True):
     """A function from the compiled graph's output tuple to the user's output structure."""
     if isinstance(structure, SymbolicTensor):
         dtype = structure.dtype
-        return lambda outs: eager_output(outs[0], dtype)
+        return lambda outs: eager_output(outs[0], dtype, copy_read_only)
     leaves = nest.flatten(structure)
     slots = [(i, leaf.dtype) for i, leaf in enumerate(leaves) if isinstance(leaf, SymbolicTensor)]
     if type(structure) in (tuple, list) and all(isinstance(v, SymbolicTensor) for v in structure):
         kind, out_dtypes = type(structure), [dtype for _, dtype in slots]
-        return lambda outs: kind(map(eager_output, outs, out_dtypes))
+        return lambda outs: kind(eager_output(v, d, copy_read_only)
+                                 for v, d in zip(outs, out_dtypes))
 
     def pack(outs):
         flat = list(leaves)
         for (i, dtype), value in zip(slots, outs):
-            flat[i] = eager_output(value, dtype)
+            flat[i] = eager_output(value, dtype, copy_read_only)
         return nest.pack_sequence_as(structure, flat)
 
     if not nest.is_nested(structure):

@@ -114,7 +114,11 @@ class Emitter:
 
     def _emit_const(self, op: Operation, indent: str) -> None:
         value = op.attrs["value"]
-        value = value[()] if value.ndim == 0 else value
+        if value.ndim == 0:
+            value = value[()]
+        else:  # shared by every call: read-only, so no kernel writes into it, and a result
+            value = value.view()  # that is a constant is copied for the caller (see
+            value.setflags(write=False)  # concrete_function._make_caller)
         self.globals[self._define(op.outputs[0])] = value
 
     def _emit_kernel(self, op: Operation, indent: str, dying=()) -> None:

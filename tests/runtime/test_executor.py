@@ -184,3 +184,41 @@ def test_list_reads_of_an_older_version_or_out_of_range_take_the_kernel():
     for lst, i in ((newest, 3), (older, 2), (older, -3)):
         with pytest.raises(IndexError, match="list index out of range"):
             eval(expr, scope, {"lst": lst, "i": np.int32(i)})  # noqa: S307
+
+
+def _constant_through_a_loop(x, n):
+    y = rt.constant([1.0, 2.0, 3.0])
+    for _ in rt.range(n):
+        y = y + x
+    return y
+
+
+def _zeros_through_a_loop(x, n):
+    y = rt.zeros_like(x)  # folded into a constant: its shape is known
+    for _ in rt.range(n):
+        y = y + x
+    return y, [y]
+
+
+def _gradient_of_a_zero_trip_loop(x, n):
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = x
+        for _ in rt.range(n):
+            y = y * 2.0
+    return tape.gradient(y, x)
+
+
+@pytest.mark.parametrize("fn", [_constant_through_a_loop, _zeros_through_a_loop,
+                                _gradient_of_a_zero_trip_loop])
+def test_a_result_that_is_a_constant_of_the_graph_is_a_new_array_on_every_call(fn):
+    # As in plain Python, changing a result in place must not change the next call's result
+    # (constant arrays are shared by every call of a compiled graph: they are read-only and
+    # results that are constants are copied).
+    f = rt.function(fn)
+    x, n = rt.constant([1.0, 1.0, 1.0]), rt.constant(0)
+    first = [t.numpy().copy() for t in rt.nest.flatten(f(x, n))]
+    for t in rt.nest.flatten(f(x, n)):
+        t.numpy()[0] = 42.0
+    for want, got in zip(first, rt.nest.flatten(f(x, n))):
+        np.testing.assert_array_equal(got.numpy(), want)

@@ -40,7 +40,9 @@ from runtime.graph import Graph
 from runtime.ops import control_flow_ops as cf
 from runtime.ops import creation_ops, list_ops, math_ops
 from runtime.ops.registry import GRADIENT, PLACEHOLDER, register_rule
-from runtime.variables import READ
+from runtime.variables import ASSIGN, ASSIGN_ADD, ASSIGN_SUB, READ
+
+_ASSIGNMENTS = (ASSIGN, ASSIGN_ADD, ASSIGN_SUB)
 
 
 def inline(graph: Graph, bindings: list, outputs: list, given=()):
@@ -91,7 +93,8 @@ def inline(graph: Graph, bindings: list, outputs: list, given=()):
 
 def _without_effects(graph: Graph) -> Graph:
     """`graph` (a copy) without its effects (prints, assertions, assignments: stateful ops
-    without outputs), in its sub-graphs too: they ran in the forward op."""
+    without outputs), in its sub-graphs too: they ran in the forward op (and reads of what they
+    assign are refused: `_check_variables_unchanged`)."""
     graph.operations = [op for op in graph.operations if not (op.opdef.stateful and not op.outputs)]
     for op in graph.operations:
         for sub in op.subgraphs():
@@ -136,6 +139,29 @@ def _differentiate(graph, bindings, outputs, output_grads, wanted, variables, gi
     return result
 
 
+def _check_variables_unchanged(op) -> None:
+    """Refuses, at the assignment's line, to differentiate a graph `if` or loop `op` whose
+    branches or body read a variable that they assign, or that is assigned after `op` (before
+    the gradient): the gradient runs them again, and the reads would see the assigned value."""
+    graphs = op.subgraphs()
+    read = {id(o.attrs["variable"]) for g in graphs for o in g.walk() if o.opdef is READ}
+    if not read:
+        return
+    at = next(i for i, o in enumerate(op.graph.operations) if o is op)
+    later = op.graph.operations[at + 1:]
+    inside = [o for g in graphs for o in g.walk()]
+    after = [x for o in later for x in (o, *(y for sub in o.subgraphs() for y in sub.walk()))]
+    for where, ops in (("inside it", inside), ("after it, before the gradient", after)):
+        for o in ops:
+            if o.opdef in _ASSIGNMENTS and id(o.attrs["variable"]) in read:
+                raise NoGradientError(with_origin(
+                    f"Cannot compute this gradient: a graph `if` or loop reads the variable "
+                    f"'{o.attrs['variable'].name}', which is assigned {where}; the gradient "
+                    "runs the `if` or loop again, and it would read the assigned value. Read "
+                    "the variable into a tensor before the `if` or loop (w = v.read_value()) "
+                    "and use that, or assign it after computing the gradient.", o.origin))
+
+
 def variables_read(*graphs) -> list:
     """The float variables read by `graphs` and their sub-graphs, each once."""
     found = {}
@@ -151,6 +177,7 @@ def variables_read(*graphs) -> list:
 def _if_gradient(op, grads):
     from runtime.control_flow import cond
 
+    _check_variables_unchanged(op.outputs[0].op)
     predicate, captured = cf.split_inputs(op, op.inputs)
     then_branch, else_branch = cf.branches(op)
     wanted = [i for i, t in enumerate(captured) if differentiable(t)]
@@ -179,6 +206,7 @@ def _while_gradient(op, grads):
     from runtime.control_flow import while_loop
 
     loop = op.outputs[0].op  # the While itself (`op` may be a tape's view of its first outputs)
+    _check_variables_unchanged(loop)
     captured = op.inputs[len(op.outputs):]
     body, test, limit = cf.loop_body(loop), cf.loop_cond(loop), cf.iteration_limit(loop)
     kept = cf.history(loop)

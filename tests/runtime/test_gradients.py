@@ -1,6 +1,8 @@
 """Every gradient rule against central finite differences in float64 (hypothesis draws the
 values), eagerly and inside rt.function; tapes' rules for None, integers and errors."""
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -563,3 +565,44 @@ def test_a_print_in_an_if_nested_in_a_differentiated_loop_runs_once(capfd):
     grad = rt.function(nested)(rt.constant(np.ones(3)), rt.constant(2))
     np.testing.assert_allclose(grad.numpy(), [1.5, 1.5, 1.5])  # y = x * 3, then y * 0.5
     assert capfd.readouterr().out.count("big") == 1  # once, in the forward loop
+
+
+def test_a_variable_assigned_inside_or_after_a_differentiated_loop_is_refused_at_its_line():
+    v = rt.Variable(1.0)
+
+    def assigned_inside(x, n):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = x
+            for _ in rt.range(n):
+                if y > 0.0:
+                    v.assign_add(1.0)
+                    y = y * v.read_value()
+        return tape.gradient(y, x)
+
+    def assigned_after(x, n):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = x
+            for _ in rt.range(n):
+                y = y * v.read_value()
+            v.assign(5.0)
+        return tape.gradient(y, x)
+
+    def read_before(x, n):
+        w = v.read_value()
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = x
+            for _ in rt.range(n):
+                y = y * w
+            v.assign(5.0)
+        return tape.gradient(y, x)
+
+    for fn, line in ((assigned_inside, "v.assign_add(1.0)"), (assigned_after, "v.assign(5.0)")):
+        v.assign(1.0)
+        with pytest.raises(rt.errors.NoGradientError,
+                           match=rf"would read the assigned value[\s\S]*{re.escape(line)}"):
+            rt.function(fn)(rt.constant(1.0), rt.constant(2))
+    v.assign(3.0)
+    assert rt.function(read_before)(rt.constant(1.0), rt.constant(2)).numpy() == 9.0

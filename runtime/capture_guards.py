@@ -88,7 +88,7 @@ def _collect(fn, guards: dict, seen: set, via: str, depth: int) -> None:
             if _guardable(value):
                 add(f"the attribute '{shown}'", getter)
                 break
-            if _user_function(value) or isinstance(value, types.MethodType) and _user_function(
+            if _user_function(value) or type(value) is types.MethodType and _user_function(
                     value.__func__):
                 _collect(value, guards, seen, f" (read by {shown})", depth + 1)
                 break
@@ -125,28 +125,50 @@ _ATTRIBUTE_READS = frozenset({"LOAD_ATTR", "LOAD_METHOD"})
 
 def _followable(value) -> bool:
     """Whether the attributes of `value` are the user's state: a module, class or object of
-    the user's code, or a SimpleNamespace (library objects are left alone)."""
+    the user's code (whose attribute access runs no code of its own), or a namespace
+    (SimpleNamespace, argparse.Namespace); library objects are left alone."""
     from autograph.api import is_library_code
 
-    if isinstance(value, types.SimpleNamespace):
+    kind = type(value)  # (never isinstance: it reads __class__, which may run the user's code)
+    if kind in _NAMESPACES:
         return True
-    if isinstance(value, types.ModuleType):
+    if issubclass(kind, types.ModuleType):
         return not is_library_code(value.__name__, getattr(value, "__file__", None))
-    cls = value if isinstance(value, type) else type(value)
+    is_class = issubclass(kind, type)
+    cls = value if is_class else kind
+    if kind.__getattribute__ is not (type if is_class else object).__getattribute__ or hasattr(
+            kind, "__getattr__"):
+        return False  # attribute access runs code of its own
     module = sys.modules.get(cls.__module__)
     return module is not None and not is_library_code(cls.__module__,
                                                       getattr(module, "__file__", None))
 
 
+def _namespaces() -> tuple:
+    import argparse
+
+    return (types.SimpleNamespace, argparse.Namespace)
+
+
+_NAMESPACES = _namespaces()
+
+
 def _plain_attribute(value, attribute):
-    """`value.attribute` when it is plain data (in the instance's or a class's `__dict__`, not a
-    property or other descriptor that would run code), else _MISSING."""
+    """`value.attribute` when reading it runs no code of the user's: plain data (in the
+    instance's or a class's `__dict__`, a `__slots__` member, a namedtuple field), a function
+    or method (static and class methods too); _MISSING for a property or another descriptor."""
     try:
         found = inspect.getattr_static(value, attribute)
     except AttributeError:
         return _MISSING
-    if isinstance(found, (property, types.MemberDescriptorType, types.GetSetDescriptorType,
-                          classmethod, staticmethod)):
+    if isinstance(found, staticmethod):
+        return found.__func__
+    if isinstance(found, classmethod):
+        return types.MethodType(found.__func__, value if isinstance(value, type) else type(value))
+    if isinstance(found, types.MemberDescriptorType) or type(found).__name__ == "_tuplegetter":
+        return getattr(value, attribute, _MISSING)  # a slot or a namedtuple field (C code)
+    if isinstance(found, (property, types.GetSetDescriptorType)) or (
+            hasattr(type(found), "__get__") and not isinstance(found, types.FunctionType)):
         return _MISSING
     if isinstance(found, types.FunctionType) and not isinstance(value, (type, types.ModuleType)):
         return getattr(value, attribute)  # a method of the object
@@ -154,10 +176,15 @@ def _plain_attribute(value, attribute):
 
 
 def _follow(value, steps):
-    for attribute in steps:
-        value = getattr(value, attribute, _MISSING)
-        if value is _MISSING:
-            break
+    """`value.a.b...` for `steps` (plain attributes when the guard was made: `_followable`,
+    `_plain_attribute`), or _MISSING when one is gone or fails."""
+    try:
+        for attribute in steps:
+            value = getattr(value, attribute, _MISSING)
+            if value is _MISSING:
+                break
+    except Exception:  # noqa: BLE001 - a guard never raises into the call
+        return _MISSING
     return value
 
 

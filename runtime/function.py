@@ -159,15 +159,16 @@ class Function:
                 key.append(a if kind is not float or (a and a == a) else repr(a))  # -0.0, nan
             else:
                 return self._call_general(args, kwargs)
-        key = tuple(key) if not self._guards else (tuple(key), self._guard_values())
+        now = self._guard_values() if self._guards else None  # read once: threads may change them
+        key = tuple(key) if now is None else (tuple(key), now)
         concrete = self._fast.get(key)
         if concrete is not None:
             return concrete.call(*values)
-        return self._call_general(args, kwargs, (key, values))
+        return self._call_general(args, kwargs, (key, values), now)
 
-    def _call_general(self, args, kwargs, fast=None):
+    def _call_general(self, args, kwargs, fast=None, guard_values=None):
         arguments = self._bind(args, kwargs)
-        concrete = self._concrete_for(arguments, self._key(arguments))
+        concrete = self._concrete_for(arguments, self._key(arguments, guard_values))
         values = [
             _as_value(v) for v in nest.flatten([v for _, v in arguments]) if is_tensor_leaf(v)
         ]
@@ -231,10 +232,12 @@ class Function:
         names = list(self._signature.parameters)
         return (names + [f"arg{i}" for i in range(len(names), n)])[:n]
 
-    def _key(self, arguments):
+    def _key(self, arguments, guard_values=None):
+        """The signature key of `arguments`, with the guarded values (`guard_values`: as the
+        caller read them, else read now)."""
         if self._guards is None:
             self._guards = guarding.guards_of(self.python_function)
-        guarded = (self._guard_key(),) if self._guards else ()
+        guarded = (self._guard_key(guard_values),) if self._guards else ()
         if self._input_signature is not None:
             return ("input_signature", *guarded)
         return tuple(nest.structure_key(v, value_key, name) for name, v in arguments) + guarded
@@ -251,10 +254,11 @@ class Function:
         """The current values of the outside Python values the graph bakes in."""
         return tuple(get() for _, get in self._guards)
 
-    def _guard_key(self) -> tuple:
-        """The signature part of the guarded outside values: their current values, or with
-        capture_guards="warn" their first values (a change warns once per value)."""
-        values = self._guard_values()
+    def _guard_key(self, values=None) -> tuple:
+        """The signature part of the guarded outside values: their current values (`values`, or
+        read now), or with capture_guards="warn" their first values (a change warns once per
+        value)."""
+        values = self._guard_values() if values is None else values
         if self._warn_stale:
             if self._first_guard_values is None:
                 self._first_guard_values = values

@@ -72,8 +72,13 @@ def value_key(value, path: str):
             "number/string, or a tuple/list/dict of those."
         ) from None
     if type(value) is float and not (value and value == value):
-        return ("python", float, value, repr(value))  # -0.0 and 0.0 compare equal; nan unequal
+        # -0.0 and 0.0 compare equal (their repr tells them apart); nan is unequal to itself,
+        # so every nan is keyed by one shared nan object (tuples compare items by identity first)
+        return ("python", float, _NAN if value != value else value, repr(value))
     return ("python", type(value), value)
+
+
+_NAN = float("nan")
 
 
 def same_python_value(a, b) -> bool:

@@ -40,10 +40,10 @@ def install(monkeypatch) -> None:
         traced.append(concrete)
         return concrete
 
-    def call(self, args, kwargs, fast=None):
+    def call(self, args, kwargs, fast=None, guard_values=None):
         start = len(traced)
         try:
-            result = original_call(self, args, kwargs, fast)
+            result = original_call(self, args, kwargs, fast, guard_values)
         except Exception as error:  # noqa: BLE001 - the loaded copy must raise as well
             result = error
         new = traced[start:]

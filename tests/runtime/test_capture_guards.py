@@ -213,3 +213,68 @@ def test_library_objects_are_not_followed():
         return x * np.pi + rt.constant(np.e)
 
     assert capture_guards.guards_of(uses_numpy) == []
+
+
+class _Settings:
+    FACTOR = 2.0
+
+    @staticmethod
+    def scale(x):
+        return x * SCALE
+
+    @classmethod
+    def factor(cls, x):
+        return x * cls.FACTOR
+
+
+_Point = __import__("collections").namedtuple("_Point", "x y")
+
+
+class _Slotted:
+    __slots__ = ("gain",)
+
+    def __init__(self):
+        self.gain = 2.0
+
+
+class _Noisy:
+    """Attribute access runs code: not followed (a guard must not run user code per call)."""
+
+    reads = 0
+
+    def __getattribute__(self, name):
+        type(self).reads += 1
+        return 1.0
+
+
+def test_static_and_class_methods_slots_namedtuples_and_namespaces_are_guarded():
+    import argparse
+
+    global SCALE
+    point, slotted, args = _Point(1.0, 2.0), _Slotted(), argparse.Namespace(shift=0.5)
+    state = {"point": point}
+
+    def fn(x):
+        return (_Settings.scale(x) + _Settings.factor(x) + state_point().y * slotted.gain
+                + args.shift)
+
+    def state_point():
+        return state["point"]
+
+    f = rt.function(fn)
+    x = rt.constant(np.float32(1.0))
+    try:
+        for change in (lambda: None, lambda: globals().__setitem__("SCALE", 5),
+                       lambda: setattr(_Settings, "FACTOR", 7.0),
+                       lambda: setattr(slotted, "gain", 3.0),
+                       lambda: setattr(args, "shift", -1.0)):
+            change()
+            assert f(x).numpy() == fn(np.float32(1.0))
+    finally:
+        SCALE, _Settings.FACTOR = 3, 2.0
+    noisy = _Noisy()
+    from runtime import capture_guards
+
+    _Noisy.reads = 0
+    guards = capture_guards.guards_of(lambda x: x * noisy.value)
+    assert guards == [] and _Noisy.reads == 0

@@ -43,6 +43,11 @@ def test_python_floats_zero_and_minus_zero_and_nan_are_different_arguments():
                 np.testing.assert_array_equal(got.numpy(), want)
                 assert np.signbit(got.numpy()) == np.signbit(want)
     assert f.experimental_get_tracing_count() == 4  # 0.0, -0.0, nan, 2.0
+    for _ in range(3):  # a new nan object each time: still the same signature
+        f(x, s=float("nan"))
+        g(x, (float("nan"),))
+    assert f.experimental_get_tracing_count() == 4
+    assert g.experimental_get_tracing_count() == 4
 
 
 def test_keywords_and_defaults_bind_to_one_signature():

@@ -113,10 +113,10 @@ def _from_disk(generated):
     that numba's on-disk cache (`cache=True`) keeps its machine code for the next process; None
     when there is no usable cache directory. The file is written once and checked before each
     import."""
-    import hashlib
     import importlib.util
     import os
     import sys
+    import tempfile
 
     path = _disk_path(generated)
     if path is None:
@@ -129,21 +129,27 @@ def _from_disk(generated):
         except FileNotFoundError:
             current = None
         if current != generated.source:  # missing, or changed by someone: write it again
-            scratch = f"{path}.{os.getpid()}.tmp"
-            with open(scratch, "w", encoding="utf-8") as file:
+            handle, scratch = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
                 file.write(generated.source)
             os.replace(scratch, path)
     except OSError:
         return None
-    folder_id = hashlib.sha256(os.path.dirname(path).encode()).hexdigest()[:8]
-    name = f"{_CACHED}{os.path.basename(path)[2:-3]}_{folder_id}"  # one module per file
+    # Named by the digest alone: numba's cache finds the module again by this name when it
+    # loads the machine code (in this process or the next). Modules of one name are the same
+    # graph, so one in another cache directory is simply replaced.
+    name = _CACHED + os.path.basename(path)[2:-3]
     module = sys.modules.get(name)
-    if module is None:
+    if module is None or getattr(module, "__file__", None) != path:
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         module.__dict__.update(generated.globals)
-        sys.modules[name] = module  # numba's cache finds the module by name when it loads
-        spec.loader.exec_module(module)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
     generated.filename = path
     return module.run
 
@@ -153,6 +159,7 @@ def compiled_on_disk(graph) -> bool:
     directory (for some argument types)."""
     import glob
     import os
+    import sys
 
     try:
         path = _disk_path(codegen.generate(graph, emitter_class=NumbaEmitter))
@@ -161,7 +168,9 @@ def compiled_on_disk(graph) -> bool:
     if path is None:
         return False
     folder, file = os.path.split(path)
-    return bool(glob.glob(os.path.join(folder, "__pycache__", glob.escape(file[:-3]) + ".*.nbi")))
+    python = f"py{sys.version_info.major}{sys.version_info.minor}"  # numba's index names it
+    return bool(glob.glob(os.path.join(folder, "__pycache__",
+                                       f"{glob.escape(file[:-3])}.*.{python}.nbi")))
 
 
 def _caller(compiled, graph):

@@ -15,6 +15,7 @@ arguments numba did not compile for (another memory layout) runs on the default 
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import logging
 import threading
 import time
@@ -38,14 +39,13 @@ def compile_graph(graph, swap):
 
     if not numba_backend.lowers_exactly(graph):
         return run, generated
-    calls = 0
+    calls = itertools.count(1)  # (next() is atomic: threads may call at once)
 
     def counting(*values):
-        nonlocal calls
-        calls += 1
         outputs = run(*values)
-        if calls == 1 or calls == HOT_CALLS:  # the first: only if on disk (see _compile)
-            threading.Thread(target=_compile, args=(graph, values, run, swap, calls == 1),
+        call = next(calls)
+        if call == 1 or call == HOT_CALLS:  # the first: only if on disk (see _compile)
+            threading.Thread(target=_compile, args=(graph, values, run, swap, call == 1),
                              daemon=True, name=f"numba compiling {graph.name}").start()
         return outputs
 

@@ -28,6 +28,7 @@ from runtime import config, nest, tracing
 from runtime.concrete_function import ConcreteFunction
 from runtime.errors import RetraceError, RetracingWarning, StaleCaptureWarning, a_or_an, with_origin
 from runtime.signature import (
+    float_token,
     is_python_key,
     is_spec_key,
     is_tensor_leaf,
@@ -156,7 +157,7 @@ class Function:
                 values.append(v)
             elif kind in _FAST_PYTHON_TYPES:
                 key.append(kind)
-                key.append(a if kind is not float or (a and a == a) else repr(a))  # -0.0, nan
+                key.append(a if kind is not float else float_token(a))
             else:
                 return self._call_general(args, kwargs)
         now = self._guard_values() if self._guards else None  # read once: threads may change them

@@ -71,14 +71,29 @@ def value_key(value, path: str):
             "function's signature because it is unhashable. Pass a tensor, a Python "
             "number/string, or a tuple/list/dict of those."
         ) from None
-    if type(value) is float and not (value and value == value):
-        # -0.0 and 0.0 compare equal (their repr tells them apart); nan is unequal to itself,
-        # so every nan is keyed by one shared nan object (tuples compare items by identity first)
-        return ("python", float, _NAN if value != value else value, repr(value))
+    if type(value) is float:
+        return ("python", float, float_token(value))
     return ("python", type(value), value)
 
 
-_NAN = float("nan")
+class _ExactFloat(float):
+    """A float signature token equal only to the same float to the bit: 0.0 == -0.0 in Python,
+    but a graph traced for one is wrong for the other; nan != nan, but one nan is one
+    signature."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        return type(other) is _ExactFloat and float.hex(self) == float.hex(other)
+
+    def __hash__(self):
+        return hash(float.hex(self))
+
+
+def float_token(value: float):
+    """The signature token of a Python float (both call paths key by it): the float itself, but
+    zeros and nan as `_ExactFloat`s."""
+    return value if value and value == value else _ExactFloat(value)
 
 
 def same_python_value(a, b) -> bool:

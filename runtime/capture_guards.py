@@ -75,7 +75,7 @@ def _collect(fn, guards: dict, seen: set, via: str, depth: int) -> None:
     for root, path in sorted(chains):
         if root not in roots or root in written:
             continue
-        what, get = roots[root]
+        _, get = roots[root]
         value = get()
         for k, attribute in enumerate(path):
             if not _followable(value) or attribute in written and root == self_name:

@@ -44,8 +44,8 @@ class ConcreteFunction:
         self._arg_names = arg_names
         self.structured_input_signature = arg_specs
         self.structured_outputs = structured_outputs
-        self._jit_compile = jit_compile
-        self._pack = _make_packer(structured_outputs, copy_read_only=jit_compile != "xla")
+        self._copy_read_only = jit_compile != "xla"  # XLA's results are read-only by design
+        self._pack = _make_packer(structured_outputs, self._copy_read_only)
         if jit_compile == "numba":
             from runtime.executor import numba_backend
 
@@ -68,7 +68,7 @@ class ConcreteFunction:
         now on; `call` runs it and packs its outputs."""
         self._run = run
         self.call = _make_caller(run, self.structured_outputs, self._pack, self._locate,
-                                 copy_read_only=self._jit_compile != "xla")
+                                 self._copy_read_only)
 
     def _call_values(self, values):
         return self.call(*values)

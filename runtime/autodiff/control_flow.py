@@ -62,9 +62,8 @@ def inline(graph: Graph, bindings: list, outputs: list, given=()):
             continue  # side effects (prints, assignments) are not needed: they ran forward
         if op.outputs and all(id(t) in values for t in op.outputs):
             continue  # kept by the forward op
-        drawn = op if op.opdef.stateful else next(
-            (o for sub in op.subgraphs() for o in sub.walk() if o.opdef.stateful and o.outputs),
-            None)
+        drawn = op if cf.draws(op) else next(
+            (o for sub in op.subgraphs() for o in sub.walk() if cf.draws(o)), None)
         if drawn is not None:
             raise NoGradientError(with_origin(
                 f"Cannot differentiate through the {drawn.type} op here: the gradient runs the "
@@ -95,7 +94,7 @@ def _without_effects(graph: Graph) -> Graph:
     """`graph` (a copy) without its effects (prints, assertions, assignments: stateful ops
     without outputs), in its sub-graphs too: they ran in the forward op (and reads of what they
     assign are refused: `_check_variables_unchanged`)."""
-    graph.operations = [op for op in graph.operations if not (op.opdef.stateful and not op.outputs)]
+    graph.operations = [op for op in graph.operations if cf.draws(op) or not op.opdef.stateful]
     for op in graph.operations:
         for sub in op.subgraphs():
             _without_effects(sub)
@@ -177,19 +176,18 @@ def variables_read(*graphs) -> list:
 def _if_gradient(op, grads):
     from runtime.control_flow import cond
 
-    _check_variables_unchanged(op.outputs[0].op)
     predicate, captured = cf.split_inputs(op, op.inputs)
+    forward = op.outputs[0].op  # the If itself (`op` may be a tape's view of its outputs)
+    _check_variables_unchanged(forward)
     then_branch, else_branch = cf.branches(op)
     wanted = [i for i, t in enumerate(captured) if differentiable(t)]
     variables = variables_read(then_branch, else_branch)
     if not wanted and not variables:
         return [None] * len(op.inputs)
 
-    forward = op.outputs[0].op  # the If itself (`op` may be a tape's view of its outputs)
-
     def branch(graph):
         kept = [(t, forward.outputs[m]) for m, t in enumerate(graph.outputs)
-                if t.op.opdef.stateful and t.op.graph is graph]
+                if cf.draws(t.op) and t.op.graph is graph]
         return lambda: _differentiate(graph, list(zip(graph.inputs, captured)), graph.outputs,
                                       grads, [captured[i] for i in wanted], variables, kept)
 

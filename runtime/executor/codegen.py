@@ -175,13 +175,15 @@ class Emitter:
         if history is not None:
             history.before(indent)
         if counted is not None:
-            self._emit_counted_loop(op, indent, loop_vars, inputs, history, *counted)
+            self._emit_counted_loop(op, indent, loop_vars, inputs, history, carried, *counted)
         else:
-            self._emit_loop(op, indent, loop_vars, inputs, history)
+            self._emit_loop(op, indent, loop_vars, inputs, history, carried)
         if history is not None:
             history.after(indent)
 
-    def _emit_loop(self, op, indent, loop_vars, inputs, history) -> None:
+    def _emit_loop(self, op, indent, loop_vars, inputs, history, carried) -> None:
+        """A `while True:` loop; `carried`: how many loop variables the body passes on (the
+        rest, a history, `history` keeps)."""
         n = cf.loop_count(op)
         cond, body = cf.loop_cond(op), cf.loop_body(op)
         limit = cf.iteration_limit(op)
@@ -203,13 +205,12 @@ class Emitter:
         if history is not None:
             history.record(inner)
         self.body(body, inner, skip=history.ops if history is not None else ())
-        carried = n if history is None else history.h
         results = [self.name_of(t) for t in body.outputs[:carried]]
         if results != loop_vars[:carried] and results:
             self.emit(inner, f"{', '.join(loop_vars[:carried])} = {', '.join(results)}", op)
 
-    def _emit_counted_loop(self, op, indent, loop_vars, inputs, history, k, limit, step,
-                           step_op) -> None:
+    def _emit_counted_loop(self, op, indent, loop_vars, inputs, history, carried, k, limit,
+                           step, step_op) -> None:
         """`while i < limit: ...; i = i + step` as `for i in <numpy range>:` (the test and the
         increment are the costliest part of small loops)."""
         n = cf.loop_count(op)
@@ -235,7 +236,6 @@ class Emitter:
             history.record(inner)
         skip = (*(history.ops if history is not None else ()), *([step_op] if only_output else ()))
         self.body(body, inner, skip=skip)
-        carried = n if history is None else history.h
         pairs = [
             (var, self.name_of(t))
             for i, (var, t) in enumerate(zip(loop_vars[:carried], body.outputs))
@@ -418,6 +418,12 @@ def generate(graph: Graph, function_name: str = "run", emitter_class=None) -> Ge
 def compile_graph(graph: Graph, emitter_class=None):
     """Compiles `graph`; returns (function of the input values -> tuple of outputs, Generated)."""
     generated = generate(graph, emitter_class=emitter_class)
+    return load(generated), generated
+
+
+def load(generated: Generated):
+    """The function `run` of `generated`, compiled in memory (its source in linecache, for
+    tracebacks)."""
     linecache.cache[generated.filename] = (
         len(generated.source),
         None,
@@ -426,4 +432,4 @@ def compile_graph(graph: Graph, emitter_class=None):
     )
     namespace = dict(generated.globals)
     exec(compile(generated.source, generated.filename, "exec"), namespace)  # noqa: S102
-    return namespace["run"], generated
+    return namespace["run"]

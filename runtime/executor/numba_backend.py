@@ -68,7 +68,7 @@ def compile_graph(graph, example_values=None):
     run = _from_disk(generated)
     on_disk = run is not None
     if not on_disk:  # no cache directory: compiled in memory, for this process only
-        run, generated = codegen.compile_graph(graph, emitter_class=NumbaEmitter)
+        run = codegen.load(generated)
     compiled = numba.njit(run, cache=on_disk)
     if example_values is not None:
         compiled.compile(tuple(numba.typeof(v) for v in example_values))

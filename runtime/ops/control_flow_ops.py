@@ -142,10 +142,17 @@ def kept_values(op) -> list:
     return [(body.outputs[first + j].op.inputs[1], op.outputs[first + j]) for j in range(k)]
 
 
+def draws(op) -> bool:
+    """Whether running `op` again would give other values: a stateful op with outputs (random
+    numbers; control flow that holds one does not count itself). Stateful ops without outputs
+    are effects (prints, assertions, assignments)."""
+    return op.opdef.stateful and bool(op.outputs)
+
+
 def unrepeatable(graph) -> list:
     """The values of `graph` (not of its sub-graphs) that running it again would not give:
-    the outputs of its stateful ops (random numbers), not of control flow that holds some."""
-    return [t for op in graph.operations if op.opdef.stateful for t in op.outputs]
+    the outputs of the ops that `draw`."""
+    return [t for op in graph.operations if draws(op) for t in op.outputs]
 
 
 def plain_history(op):

@@ -133,8 +133,10 @@ def _unwrap(fn):
     wrapper (a function made with functools.wraps, an object whose `__call__` is Python code)
     is converted as it is: its own code must run."""
     while True:
+        if isinstance(fn, types.FunctionType):  # (functools.wraps may have copied attributes)
+            return fn
         inner = getattr(fn, "python_function", None)
-        if inner is None and not isinstance(fn, types.FunctionType) and _python_call(fn) is None:
+        if inner is None and _python_call(fn) is None:
             inner = getattr(fn, "__wrapped__", None)
         if inner is None or inner is fn:
             return fn

@@ -67,7 +67,7 @@ def _collect(fn, guards: dict, seen: set, via: str, depth: int) -> None:
         guards.setdefault(description + via, lambda: guard_key(getter()))
 
     for name, (what, get) in roots.items():
-        value = get()
+        value = _body_of(get())
         if name != self_name and _guardable(value):
             add(f"{what} '{name}'", get)
         elif name != self_name and _user_function(value):
@@ -80,7 +80,7 @@ def _collect(fn, guards: dict, seen: set, via: str, depth: int) -> None:
         for k, attribute in enumerate(path):
             if not _followable(value) or attribute in written and root == self_name:
                 break
-            value = _plain_attribute(value, attribute)
+            value = _body_of(_plain_attribute(value, attribute))
             if value is _MISSING:
                 break
             shown = ".".join([root, *path[:k + 1]])
@@ -167,6 +167,8 @@ def _plain_attribute(value, attribute):
         return types.MethodType(found.__func__, value if isinstance(value, type) else type(value))
     if isinstance(found, types.MemberDescriptorType) or type(found).__name__ == "_tuplegetter":
         return getattr(value, attribute, _MISSING)  # a slot or a namedtuple field (C code)
+    if _traced_body(found) is not None and not isinstance(value, (type, types.ModuleType)):
+        return found.__get__(value, type(value))  # a decorated method: the instance's Function
     if isinstance(found, (property, types.GetSetDescriptorType)) or (
             hasattr(type(found), "__get__") and not isinstance(found, types.FunctionType)):
         return _MISSING
@@ -186,6 +188,19 @@ def _follow(value, steps):
     except Exception:  # noqa: BLE001 - a guard never raises into the call
         return _MISSING
     return value
+
+
+def _traced_body(value):
+    """The Python function of an rt.function whose graph a caller's graph takes in (its reads
+    are baked into the caller's graph too), else None (also for capture_guards=False)."""
+    get = inspect.getattr_static(type(value), "guarded_python_function", None)
+    return None if get is None else get(value)
+
+
+def _body_of(value):
+    """`value`, or the Python function of an rt.function (see `_traced_body`)."""
+    body = _traced_body(value)
+    return value if body is None else body
 
 
 def _user_function(value) -> bool:

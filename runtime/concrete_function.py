@@ -8,11 +8,13 @@ import linecache
 
 import numpy as np
 
-from runtime import nest
+from runtime import calls, nest
+from runtime.conversion import convert_to_tensor
 from runtime.errors import Error
 from runtime.executor import codegen
 from runtime.executor.interpreter import locate_error
 from runtime.graph import Graph
+from runtime.passes import run_passes
 from runtime.signature import TensorSpec, is_tensor_leaf, leaf_str
 from runtime.tensor import EagerTensor, SymbolicTensor
 
@@ -44,6 +46,7 @@ class ConcreteFunction:
         self._arg_names = arg_names
         self.structured_input_signature = arg_specs
         self.structured_outputs = structured_outputs
+        self.jit_compile = jit_compile
         self._copy_read_only = jit_compile != "xla"  # XLA's results are read-only by design
         self._pack = _make_packer(structured_outputs, self._copy_read_only)
         if jit_compile == "numba":
@@ -70,8 +73,34 @@ class ConcreteFunction:
         self.call = _make_caller(run, self.structured_outputs, self._pack, self._locate,
                                  self._copy_read_only)
 
-    def _call_values(self, values):
-        return self.call(*values)
+    def derived(self, traced: Graph) -> ConcreteFunction:
+        """A concrete function of `traced` (a graph of flat inputs and outputs made from this
+        one's: the halves of its gradient), optimized like this one and compiled for the same
+        executor, or for the default one where that executor cannot compile it."""
+        fuse = self.jit_compile in (None, "auto")
+        optimized = run_passes(traced, self.optimized, fuse=fuse)
+        specs = [TensorSpec(t.shape, t.dtype) for t in traced.inputs]
+        names = [t.op.name for t in traced.inputs]
+
+        def compiled(jit_compile):
+            return ConcreteFunction(optimized, traced.name, names, specs,
+                                    list(optimized.outputs), traced_graph=traced,
+                                    optimized=self.optimized, jit_compile=jit_compile)
+
+        if self.jit_compile in (None, "auto"):
+            return compiled(self.jit_compile)
+        try:
+            return compiled(self.jit_compile)
+        except Exception:  # noqa: BLE001 - an op that executor lacks (e.g. staged lists)
+            return compiled(None)
+
+    def run_values(self, values) -> list:
+        """The graph's output values (numpy values; list values as they are) for the input
+        values, with errors located at the user's line."""
+        try:
+            return self._run(*values)
+        except Exception as e:  # every failure is raised again at the user's line
+            raise self._locate(e) from None
 
     def _locate(self, error: Exception) -> Exception:
         if getattr(error, "_rt_located", False):
@@ -95,9 +124,7 @@ class ConcreteFunction:
                 f"{self.name}: expected {len(specs)} tensor argument"
                 f"{'' if len(specs) == 1 else 's'}, got {len(tensors)}."
             )
-        from runtime.conversion import convert_to_tensor
-
-        values = []
+        checked = []
         for i, (t, spec) in enumerate(zip(tensors, specs)):
             t = convert_to_tensor(t)
             if not spec.is_compatible_with(t):
@@ -105,8 +132,8 @@ class ConcreteFunction:
                     f"{self.name}: tensor argument #{i} is {t.dtype.name}{list(t.shape)}, but "
                     f"this concrete function takes {spec}."
                 )
-            values.append(t._value)
-        return self._call_values(values)
+            checked.append(t)
+        return calls.call_concrete(self, checked)
 
     def pretty_printed_signature(self) -> str:
         lines = [f"{self.name}({', '.join(self._arg_names)})", "  Args:"]

@@ -16,6 +16,23 @@ class _State(threading.local):
 
 _state = _State()
 
+# How many graphs are being built and tapes are open, on all threads: while none is, a call of
+# an rt.function needs no per-thread look (the fast path tests this one number).
+busy = 0
+_busy_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def _busy():
+    global busy
+    with _busy_lock:
+        busy += 1
+    try:
+        yield
+    finally:
+        with _busy_lock:
+            busy -= 1
+
 
 def current_graph():
     """The innermost graph being built on this thread, or None when running eagerly."""
@@ -28,7 +45,8 @@ def building(graph):
     """Makes `graph` the destination of new ops inside the `with` block."""
     _state.graphs.append(graph)
     try:
-        yield graph
+        with _busy():
+            yield graph
     finally:
         _state.graphs.pop()
 
@@ -64,7 +82,8 @@ def recording(tape):
     """Keeps `tape` open (recording) inside the block."""
     _state.tapes.append(tape)
     try:
-        yield tape
+        with _busy():
+            yield tape
     finally:
         _state.tapes.remove(tape)
 

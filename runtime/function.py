@@ -24,7 +24,7 @@ import numpy as np
 
 import autograph
 from runtime import capture_guards as guarding
-from runtime import config, nest, tracing
+from runtime import calls, config, context, nest, tracing
 from runtime.concrete_function import ConcreteFunction
 from runtime.errors import RetraceError, RetracingWarning, StaleCaptureWarning, a_or_an, with_origin
 from runtime.signature import (
@@ -127,9 +127,14 @@ class Function:
             self._jit_compile,
         )
 
+    def guarded_python_function(self):
+        """The Python function whose outside reads a caller's capture guards follow (a caller
+        bakes this function's graph into its own): None with capture_guards=False."""
+        return None if self._guards == [] else self.python_function
+
     # ---- calling -----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if config._any_call_switch:
+        if config._any_call_switch or context.busy:  # (busy: a graph or tape, on any thread)
             if config._run_functions_eagerly:
                 return self.python_function(*args, **kwargs)
             return self._call_general(args, kwargs)
@@ -170,11 +175,12 @@ class Function:
     def _call_general(self, args, kwargs, fast=None, guard_values=None):
         arguments = self._bind(args, kwargs)
         concrete = self._concrete_for(arguments, self._key(arguments, guard_values))
-        values = [
-            _as_value(v) for v in nest.flatten([v for _, v in arguments]) if is_tensor_leaf(v)
-        ]
-        if fast is not None and len(values) == len(fast[1]):  # no tensor came from a default
+        leaves = [v for v in nest.flatten([v for _, v in arguments]) if is_tensor_leaf(v)]
+        if fast is not None and len(leaves) == len(fast[1]):  # no tensor came from a default
             self._fast[fast[0]] = concrete
+        if context.busy and (context.current_graph() is not None or context.recording_tapes()):
+            return calls.call_concrete(concrete, leaves)  # inlined, or recorded by a tape
+        values = [_as_value(v) for v in leaves]
         result = concrete.call(*values)
         if self._check or config.checking_functions():
             from runtime import checking
@@ -323,12 +329,14 @@ class Function:
                     self.__name__, changed)
             key = relaxed
         self._check_retrace(key, arguments)
-        concrete, created = self._trace_once(arguments)
+        with context.tapes_paused():  # (a tape open around the call records the call)
+            concrete, created = self._trace_once(arguments)
         if created:
             if self._variables_created or self._traced_keys:
                 self._raise_variable_creation(created)
             self._variables_created = True
-            concrete, created = self._trace_once(arguments)  # the second trace must create none
+            with context.tapes_paused():
+                concrete, created = self._trace_once(arguments)  # the second must create none
             if created:
                 self._raise_variable_creation(created)
         self._traced_keys.append((key, arguments))

@@ -271,6 +271,13 @@ def kernel_attrs(attrs: dict) -> dict:
     return {k: v for k, v in attrs.items() if k != "specs" and not isinstance(v, Graph)}
 
 
+def copy_sub_graph(sub: Graph, outer: Graph, tensor_map: dict) -> Graph:
+    """A copy of the sub-graph `sub` (a branch or loop body) for a new op of `outer`, whose
+    captured tensors are `tensor_map[id(captured)]` where mapped; its ops get names that are
+    new in `outer`'s family, and its tensors are added to `tensor_map`."""
+    return _copy_graph(sub, outer, tensor_map, rename=True)
+
+
 def _copy_graph(graph: Graph, outer: Graph | None, tensor_map: dict, rename=False) -> Graph:
     new = Graph(graph.name, outer=outer)
     if outer is None:

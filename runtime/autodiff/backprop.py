@@ -33,8 +33,10 @@ class WithVariables:
     variables: dict = field(default_factory=dict)  # id(variable) -> (variable, gradient)
 
 
-def _control_flow(entry) -> bool:
-    return entry.opdef is not None and CONTROL_FLOW in entry.opdef.groups
+def _reaches_variables(entry) -> bool:
+    """Whether the entry's rule may give gradients of variables read inside it (control flow,
+    custom gradients, calls of traced functions)."""
+    return entry.rule is not None or CONTROL_FLOW in entry.opdef.groups
 
 
 def differentiable(tensor) -> bool:
@@ -82,8 +84,8 @@ def backprop(entries, seeds: dict, variable_grads: dict | None = None) -> dict:
     for entry in reversed(entries):
         outs = [grads.get(id(t)) for t in entry.outputs]
         if all(g is None for g in outs) or not (
-                any(differentiable(t) for t in entry.inputs) or _control_flow(entry)):
-            continue  # nothing to pass back to (a control-flow op may reach variables inside)
+                any(differentiable(t) for t in entry.inputs) or _reaches_variables(entry)):
+            continue  # nothing to pass back to
         rule = entry.rule or entry.opdef.rule(GRADIENT)
         if rule is None:
             reason = entry.opdef.lacking.get(GRADIENT, "it has no gradient rule")

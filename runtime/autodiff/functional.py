@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import functools
 
+import autograph
+from runtime import context
 from runtime.autodiff.tape import GradientTape
 from runtime.conversion import convert_to_tensor
 
@@ -26,11 +28,14 @@ def value_and_grad(fn, argnums=0):
             args[i] = convert_to_tensor(args[i])
         with GradientTape() as tape:
             tape.watch([args[i] for i in positions])
-            value = fn(*args, **kwargs)
+            if context.current_graph() is not None:  # tracing: convert fn's control flow
+                value = autograph.converted_call(fn, *args, **kwargs)
+            else:
+                value = fn(*args, **kwargs)
         grads = tape.gradient(value, [args[i] for i in positions])
         return value, grads[0] if isinstance(argnums, int) else tuple(grads)
 
-    return wrapper
+    return autograph.do_not_convert(wrapper)  # the wrapper itself runs as written
 
 
 def grad(fn, argnums=0):
@@ -41,4 +46,4 @@ def grad(fn, argnums=0):
     def wrapper(*args, **kwargs):
         return with_value(*args, **kwargs)[1]
 
-    return wrapper
+    return autograph.do_not_convert(wrapper)

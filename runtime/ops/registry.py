@@ -195,7 +195,7 @@ def apply(opdef: OpDef, inputs, attrs=None):
             ) from None
         outputs = [_wrap(r) for r in result] if isinstance(result, tuple) else [_wrap(result)]
         if context.recording_tapes():
-            _record(opdef, inputs, inputs, attrs, outputs, user_origin(2))
+            record_on_tapes(opdef, inputs, inputs, attrs, outputs, user_origin(2))
         return outputs if isinstance(result, tuple) else outputs[0]
     given, inputs = inputs, [_graph_input(graph, t) for t in inputs]
     origin = user_origin(2)
@@ -206,11 +206,11 @@ def apply(opdef: OpDef, inputs, attrs=None):
     op = graph.create_op(opdef, inputs, attrs, specs, origin)
     result = list(op.outputs) if len(op.outputs) != 1 else op.outputs[0]
     if context.recording_tapes():  # a tape may add outputs (a While's history)
-        _record(opdef, given, inputs, attrs, list(op.outputs), origin)
+        record_on_tapes(opdef, given, inputs, attrs, list(op.outputs), origin)
     return result
 
 
-def _record(opdef, given, inputs, attrs, outputs, origin) -> None:
+def record_on_tapes(opdef, given, inputs, attrs, outputs, origin) -> None:
     """Tells the open gradient tapes about an op; `given` are its inputs as passed (an eager
     tensor among them became the Const input in `inputs` while tracing)."""
     for tape in list(context.recording_tapes()):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 
-from runtime import nest
+from runtime import calls, nest
 from runtime.conversion import convert_to_tensor
 from runtime.signature import TensorSpec, is_tensor_leaf, same_python_value
 from runtime.tensor import SymbolicTensor
@@ -34,8 +34,8 @@ class LoadedFunction:
         self._converts = converts_python_values
 
     def __call__(self, *args, **kwargs):
-        concrete, values = self._find(args, kwargs)
-        return concrete._call_values(values)
+        concrete, tensors = self._find(args, kwargs)
+        return calls.call_concrete(concrete, tensors)
 
     def get_concrete_function(self, *args, **kwargs):
         """The saved concrete function these arguments (tensors or rt.TensorSpec) would run."""
@@ -70,7 +70,7 @@ class LoadedFunction:
 
 
 def _match(spec, value, values: list, converts: bool):
-    """Appends the numpy values of `value`'s tensors (in `nest.flatten` order) to `values` when
+    """Appends `value`'s tensors (in `nest.flatten` order) to `values` when
     `value` fits `spec`; returns _NO_MATCH otherwise."""
     if isinstance(spec, TensorSpec):
         if not is_tensor_leaf(value) and not converts:
@@ -81,7 +81,7 @@ def _match(spec, value, values: list, converts: bool):
             return _NO_MATCH
         if not spec.is_compatible_with(tensor):
             return _NO_MATCH
-        values.append(tensor._value)
+        values.append(tensor)
         return None
     if isinstance(spec, dict):
         if not isinstance(value, dict) or set(value) != set(spec):

@@ -1,0 +1,204 @@
+"""Gradients across a call of a traced function: an eager tape records the call of a concrete
+function (of an `rt.function`, a loaded function, or one taken with `get_concrete_function`)
+as one operation, whose gradient is the gradient of that function's graph.
+
+The gradient is built once per concrete function, from its graph as traced, as two graphs
+(a `Pair`), compiled like the function itself (same executor where that executor can):
+
+    forward(x...)                     -> (outputs..., residuals...)
+    backward(residuals..., d_output...) -> (gradients of the inputs and variables that have one)
+
+Both come from one graph: the function's graph inlined under a tape, then the tape's gradient
+with a placeholder for each output's gradient. The ops that depend on those placeholders are
+the backward graph; the rest is the forward graph, and the residuals are the forward values
+the backward graph reads: a loop's history (the forward `While` keeps it, as under a tape in
+a graph), random numbers a branch drew, variable reads. So effects (assignments, prints,
+random draws) run once, in the forward call, and the gradient uses the values they gave.
+
+Higher orders compose: with several tapes recording, the innermost records the call, and the
+call of the forward graph is itself recorded by the tapes around it (with its own pair), as
+is the call of the backward graph that the innermost tape's gradient makes.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from runtime import context
+from runtime.autodiff.backprop import WithVariables, differentiable
+from runtime.autodiff.tape import GradientTape
+from runtime.graph import Graph
+from runtime.inline import copy_ops, inline_graph
+from runtime.ops.list_ops import ListValue
+from runtime.ops.registry import CONST, PLACEHOLDER
+from runtime.tensor import EagerTensor
+
+
+@dataclass(eq=False)
+class Pair:
+    """The forward and backward concrete functions of one concrete function's gradient."""
+
+    forward: object  # ConcreteFunction: inputs -> outputs + residuals
+    backward: object  # ConcreteFunction: residuals + d_outputs -> gradients
+    outputs: int  # how many of the forward's outputs are the function's
+    targets: list  # positions of the outputs that take a gradient (d_outputs, in order)
+    inputs: list  # positions of the inputs whose gradients the backward returns, in order
+    variables: list  # the variables whose gradients the backward returns next, in order
+
+
+_lock = threading.Lock()
+
+
+def pair_of(concrete) -> Pair:
+    """The gradient pair of `concrete`, built at its first recorded call and kept."""
+    pair = concrete.__dict__.get("_gradient_pair")
+    if pair is None:
+        with _lock:
+            pair = concrete.__dict__.get("_gradient_pair")
+            if pair is None:
+                pair = concrete._gradient_pair = _build_pair(concrete)
+    return pair
+
+
+def read_variables(concrete) -> list:
+    """The variables the graph of `concrete` reads or writes."""
+    return list(concrete.traced_graph.variables.values())
+
+
+def call_recorded(concrete, tensors: list, run):
+    """Calls `concrete` on eager `tensors` (one per graph input) with the recording tapes told:
+    returns its outputs (eager tensors, one per graph output), or None when no tape records it
+    (no input is connected and no variable it reads is watched): then call it as usual.
+    `run(concrete, tensors)` calls a concrete function (the call that tapes around see)."""
+    tapes = [tape for tape in context.recording_tapes() if tape._recording]
+    variables = read_variables(concrete)
+    recording = [tape for tape in tapes if _connected(tape, tensors, variables)]
+    if not recording:
+        return None
+    tape = recording[-1]
+    pair = pair_of(concrete)
+    with tape.stop_recording():  # the tapes around it record the forward call
+        outs = run(pair.forward, tensors)
+    outputs, residuals = outs[:pair.outputs], outs[pair.outputs:]
+    watched = [v for v in pair.variables if tape._watches(v)]
+    tape.record_custom(tensors, outputs, _rule(pair, residuals, watched, run),
+                       _origin(concrete), watched)
+    return outputs
+
+
+def _connected(tape, tensors, variables) -> bool:
+    return any(id(t) in tape._connected for t in tensors) or any(
+        tape._watches(v) for v in variables if v.trainable and v.dtype.is_floating)
+
+
+def _origin(concrete):
+    graph = concrete.traced_graph
+    for op in graph.operations:
+        if op.origin is not None:
+            return op.origin
+    return None
+
+
+def _rule(pair, residuals, watched, run):
+    """The recorded call's gradient: the backward graph on the residuals and the gradients of
+    the outputs (zeros where an output got none)."""
+    keep = {id(v) for v in watched}
+
+    def rule(entry, grads):
+        if all(grads[i] is None for i in pair.targets):
+            return [None] * len(entry.inputs)
+        d_outputs = [grads[i] if grads[i] is not None else _zeros(entry.outputs[i])
+                     for i in pair.targets]
+        found = run(pair.backward, [*residuals, *d_outputs])
+        input_grads = [None] * len(entry.inputs)
+        for position, grad in zip(pair.inputs, found):
+            input_grads[position] = grad
+        variable_grads = {id(v): (v, g) for v, g in
+                          zip(pair.variables, found[len(pair.inputs):]) if id(v) in keep}
+        return WithVariables(input_grads, variable_grads)
+
+    return rule
+
+
+def _zeros(tensor):
+    return EagerTensor(_zeros_value(tensor._value), tensor.dtype)
+
+
+def _zeros_value(value):
+    if isinstance(value, ListValue):
+        items = [_zeros_value(item) for item in value.items()]
+        return ListValue(items, len(items))
+    return np.zeros_like(value)
+
+
+# ---- building -----------------------------------------------------------------------------------
+
+def _build_pair(concrete) -> Pair:
+    source = concrete.traced_graph
+    name = concrete.name
+    graph = Graph(f"{name}_with_gradient")
+    with context.tapes_paused(), graph.as_default():
+        xs = [graph.add_input(t.dtype, t.shape, name=t.op.name) for t in source.inputs]
+        tape = GradientTape()
+        with tape:
+            tape.watch([x for x in xs if differentiable(x)])
+            ys = inline_graph(source, xs)
+        forward_ops = list(graph.operations)
+        variables = [v for v in tape.watched_variables()]
+        targets = [i for i, y in enumerate(ys) if differentiable(y)]
+        d_ys = [graph.add_input(ys[i].dtype, ys[i].shape, name=f"d_output_{i}")
+                for i in targets]
+        inputs = [i for i, x in enumerate(xs) if differentiable(x)]
+        grads = tape.gradient([ys[i] for i in targets], [xs[i] for i in inputs] + variables,
+                              output_gradients=d_ys)
+    kept_inputs = [i for i, g in zip(inputs, grads) if g is not None]
+    kept_variables = [v for v, g in zip(variables, grads[len(inputs):]) if g is not None]
+    grads = [g for g in grads if g is not None]
+    forward_ids = {id(op) for op in forward_ops}
+    backward_ops = [op for op in graph.operations
+                    if id(op) not in forward_ids and op.opdef is not PLACEHOLDER]
+    residuals = _residuals(backward_ops, grads, forward_ids, d_ys)
+    forward = _extract(f"{name}_forward", xs, forward_ops, [*ys, *residuals], graph)
+    backward = _extract(f"{name}_backward", [*residuals, *d_ys], backward_ops, grads, graph)
+    return Pair(concrete.derived(forward), concrete.derived(backward), len(ys), targets,
+                kept_inputs, kept_variables)
+
+
+def _residuals(backward_ops, grads, forward_ids, d_ys) -> list:
+    """The forward values the backward ops (or the gradients themselves) read, in first-use
+    order; constants are copied into the backward graph instead."""
+    found, seen = [], {id(t) for t in d_ys}
+    produced = {id(t) for op in backward_ops for t in op.outputs}
+    for t in [t for op in backward_ops for t in op.inputs] + list(grads):
+        if id(t) in seen or id(t) in produced:
+            continue
+        seen.add(id(t))
+        if t.op.opdef is CONST:
+            continue
+        found.append(t)
+    return found
+
+
+def _extract(name, inputs, operations, outputs, source) -> Graph:
+    """A graph of its own holding copies of `operations` (of `source`), whose inputs stand for
+    `inputs` and which returns `outputs`. Constants it reads from elsewhere are copied."""
+    graph = Graph(name)
+    with graph.as_default():
+        tensor_map = {id(t): graph.add_input(t.dtype, t.shape, name=_input_name(t, i))
+                      for i, t in enumerate(inputs)}
+        own = {id(op) for op in operations}
+        constants = [op for op in source.operations if op.opdef is CONST and id(op) not in own
+                     and any(id(t) not in tensor_map for t in op.outputs)]
+        needed = {id(t) for op in operations for t in op.inputs} | {id(t) for t in outputs}
+        copy_ops(graph, [op for op in constants if id(op.outputs[0]) in needed], tensor_map)
+        copy_ops(graph, operations, tensor_map)
+    graph.outputs = [tensor_map[id(t)] for t in outputs]
+    graph.variables.update(source.variables)
+    return graph
+
+
+def _input_name(tensor, index) -> str:
+    return tensor.op.name if tensor.op.opdef is PLACEHOLDER else f"residual_{index}"

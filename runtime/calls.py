@@ -1,0 +1,84 @@
+"""One meaning for "call a traced function", whatever holds the graph (an `rt.function`'s trace,
+a loaded function, a concrete function) and wherever the call happens:
+
+- while another function is traced: the callee's graph (as traced, for this signature) joins
+  the caller's graph, inlined (runtime/inline.py): one graph, optimized across the boundary,
+  run by the caller's executor, saved and exported as one;
+- eagerly, under a gradient tape that watches what the call reads: one recorded operation
+  whose gradient is the gradient of the callee's graph (runtime/autodiff/function_calls.py);
+- otherwise: the compiled graph runs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime import context, nest
+from runtime.autodiff import function_calls
+from runtime.conversion import convert_to_tensor
+from runtime.errors import with_origin
+from runtime.inline import inline_graph
+from runtime.ops.array_ops import identity
+from runtime.source_info import user_origin
+from runtime.tensor import EagerTensor, SymbolicTensor
+from runtime.tensor_list import TensorList
+
+
+def call_concrete(concrete, leaves):
+    """Calls `concrete` on `leaves`, the tensor leaves of its arguments in `nest.flatten` order
+    (tensors, numpy values), and returns its outputs in the structure the function returned."""
+    if context.current_graph() is not None:
+        inputs = [_graph_tensor(v) for v in leaves]
+        outputs = inline_graph(concrete.traced_graph, inputs, prefix=concrete.name)
+        return _pack(concrete.structured_outputs,
+                     [TensorList(t) if t.dtype.is_list else t for t in outputs])
+    tensors = [v if type(v) is EagerTensor else convert_to_tensor(v) for v in leaves]
+    if context.recording_tapes():
+        outputs = function_calls.call_recorded(concrete, tensors, _run)
+        if outputs is not None:
+            _refuse_lists(concrete, outputs)
+            return _pack(concrete.structured_outputs, outputs)
+    return concrete.call(*[t._value for t in tensors])
+
+
+def _run(concrete, tensors) -> list:
+    """The outputs of a call of one of the graphs a gradient runs (eager tensors: list values
+    stay list values), recorded by the tapes that watch its inputs."""
+    outputs = function_calls.call_recorded(concrete, tensors, _run)
+    if outputs is not None:
+        return outputs
+    values = concrete.run_values([t._value for t in tensors])
+    return [_eager(v, t.dtype) for v, t in zip(values, concrete.graph.outputs)]
+
+
+def _eager(value, dtype) -> EagerTensor:
+    if type(value) is np.ndarray and not value.flags.writeable:
+        value = value.copy()  # a constant of the graph: the same array on every call
+    tensor = EagerTensor.__new__(EagerTensor)
+    tensor._value, tensor.dtype = value, dtype
+    return tensor
+
+
+def _graph_tensor(value) -> SymbolicTensor:
+    if isinstance(value, SymbolicTensor):
+        return value
+    return identity(convert_to_tensor(value))  # (a tape watching it sees the link)
+
+
+def _pack(structure, outputs):
+    """`structure` with its symbolic tensors replaced, in order, by `outputs`."""
+    if isinstance(structure, SymbolicTensor):
+        return outputs[0]
+    found = iter(outputs)
+    leaves = [next(found) if isinstance(v, SymbolicTensor) else v
+              for v in nest.flatten(structure)]
+    return nest.pack_sequence_as(structure, leaves)
+
+
+def _refuse_lists(concrete, outputs) -> None:
+    for t in outputs:
+        if t.dtype.is_list:
+            raise NotImplementedError(with_origin(
+                f"'{concrete.name}' returns a Python list built by a graph loop, and a gradient "
+                "tape records the call: its gradient cannot go through the list. Return "
+                "rt.stack(the list) instead.", user_origin()))

@@ -105,6 +105,8 @@ def explain(f, *args, **kwargs) -> Explanation:
             decisions[decision.origin.lineno].append(decision)
     ops_by_line = collections.defaultdict(collections.Counter)
     _count_ops(concrete.traced_graph, filename, ops_by_line)
+    for lineno, text in _inlined_calls(concrete.traced_graph, filename):
+        decisions[lineno].append(text)
     signature = ", ".join(f"{name}: {leaf_str(value)}" for name, value in zip(
         concrete._arg_names, concrete.structured_input_signature))
     title = f"rt.explain: {fn.__qualname__}({signature})"
@@ -128,9 +130,34 @@ def _count_ops(graph, filename, counts, inside=None) -> None:
             _count_ops(sub, filename, counts, op)
 
 
+def _inlined_calls(graph, filename):
+    """(line, description) of each call of a traced function that `graph` (or a sub-graph)
+    took in: 'calls rt.function inner: its graph inlined, 3 ops: Mul, Add'."""
+    for origin, name, ops in graph.inlined_calls:
+        if origin is not None and origin.filename == filename:
+            counts = collections.Counter()
+            for op in ops:
+                for inner in [op, *(o for sub in op.subgraphs() for o in sub.walk())]:
+                    if inner.opdef is not PLACEHOLDER:
+                        counts[inner.type] += 1
+            staged = _describe_ops(counts) or "no ops"
+            yield origin.lineno, f"calls the traced function '{name}': its graph inlined ({staged})"
+    for op in graph.operations:
+        for sub in op.subgraphs():
+            yield from _inlined_calls(sub, filename)
+
+
 def _describe_decisions(decisions) -> str:
     if not decisions:
         return ""
+    calls = [d for d in decisions if isinstance(d, str)]
+    decisions = [d for d in decisions if not isinstance(d, str)]
+    if not decisions:
+        return "; ".join(calls)
+    return "; ".join([_describe_constructs(decisions), *calls])
+
+
+def _describe_constructs(decisions) -> str:
     kind = decisions[0].kind
     staged = [d for d in decisions if d.staged]
     python = [d for d in decisions if not d.staged]

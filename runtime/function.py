@@ -227,10 +227,10 @@ class Function:
             )
         tensor = convert_to_tensor(value, spec.dtype if not isinstance(value, Tensor) else None)
         if not spec.is_compatible_with(tensor):
-            raise TypeError(
+            raise TypeError(with_origin(
                 f"{self.__name__}: argument {path} is {a_or_an(tensor.dtype.name)} tensor of shape "
-                f"{list(tensor.shape)}, which does not match its input_signature {spec!r}."
-            )
+                f"{list(tensor.shape)}, which does not match its input_signature {spec!r}.",
+                user_origin()))
         return tensor
 
     def _param_names(self, n):

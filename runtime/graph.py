@@ -95,6 +95,9 @@ class Graph:
         self.captures: dict[int, tuple[SymbolicTensor, SymbolicTensor]] = {}
         # Variables read or written by this graph and its sub-graphs, by unique name.
         self.variables = outer.variables if outer is not None else {}
+        # Functions whose graphs were inlined here: (user line of the call, callee's name,
+        # the ops it added), for `rt.explain`.
+        self.inlined_calls: list = []
         self._names = outer._names if outer is not None else _Names()
 
     # ---- building ----------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 from runtime import context
 from runtime.graph import Graph, copy_sub_graph
 from runtime.ops.registry import PLACEHOLDER, record_on_tapes
+from runtime.source_info import user_origin
 
 
 def inline_graph(source: Graph, inputs, prefix: str = "") -> list:
@@ -26,8 +27,10 @@ def inline_graph(source: Graph, inputs, prefix: str = "") -> list:
     tensor_map = {}
     for placeholder, value in zip(source.inputs, inputs):
         tensor_map[id(placeholder)] = value if value.op.graph is graph else graph.capture(value)
+    first = len(graph.operations)
     copy_ops(graph, source.operations, tensor_map, prefix, record=True)
     graph.variables.update(source.variables)
+    graph.inlined_calls.append((user_origin(), source.name, graph.operations[first:]))
     return [tensor_map[id(t)] for t in source.outputs]
 
 

@@ -1,7 +1,8 @@
 """Every call of an `rt.function` in the test session that traced a new graph also runs that
 function saved and loaded again (`rt.saved.save` / `rt.saved.load`) with the same arguments,
 and must give the same result, or raise when the original raised. Installed for the whole
-session by conftest.py (SAVED_ROUND_TRIP=0 turns it off).
+session by conftest.py (SAVED_ROUND_TRIP=0 turns it off). Calls made while another function is
+traced (inlined) or under a gradient tape (recorded) are left to the caller's check.
 
 Graphs with stateful ops (variables, printing, random numbers, assertions that may fire) are
 left out: calling them twice is not the same as calling them once. So are functions whose
@@ -19,7 +20,7 @@ import tempfile
 import numpy as np
 
 import runtime as rt
-from runtime import nest
+from runtime import context, nest
 from runtime.function import Function
 
 
@@ -42,6 +43,11 @@ def install(monkeypatch) -> None:
 
     def call(self, args, kwargs, fast=None, guard_values=None):
         start = len(traced)
+        if context.current_graph() is not None or context.recording_tapes():
+            try:  # inlined into a caller's graph, or recorded by a tape: no second call
+                return original_call(self, args, kwargs, fast, guard_values)
+            finally:
+                del traced[start:]
         try:
             result = original_call(self, args, kwargs, fast, guard_values)
         except Exception as error:  # noqa: BLE001 - the loaded copy must raise as well

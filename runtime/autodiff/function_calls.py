@@ -35,6 +35,7 @@ from runtime.inline import copy_ops, inline_graph
 from runtime.ops.list_ops import ListValue
 from runtime.ops.registry import CONST, PLACEHOLDER
 from runtime.tensor import EagerTensor
+from runtime.variables import READ
 
 
 @dataclass(eq=False)
@@ -47,6 +48,8 @@ class Pair:
     targets: list  # positions of the outputs that take a gradient (d_outputs, in order)
     inputs: list  # positions of the inputs whose gradients the backward returns, in order
     variables: list  # the variables whose gradients the backward returns next, in order
+    reaches: dict  # output position -> the sources (the `inputs` and `variables` entries,
+    # numbered in that order) it depends on: a gradient is None where no output reaches
 
 
 _lock = threading.Lock()
@@ -84,8 +87,11 @@ def call_recorded(concrete, tensors: list, run):
         outs = run(pair.forward, tensors)
     outputs, residuals = outs[:pair.outputs], outs[pair.outputs:]
     watched = [v for v in pair.variables if tape._watches(v)]
-    tape.record_custom(tensors, outputs, _rule(pair, residuals, watched, run),
-                       _origin(concrete), watched)
+    recorded = [i for i in pair.targets if pair.reaches[i]]  # (the others: constants)
+    tape.record_custom(tensors, [outputs[i] for i in recorded],
+                       _rule(pair, recorded, outputs, residuals, watched, run),
+                       _origin(concrete),
+                       watched)
     return outputs
 
 
@@ -102,22 +108,27 @@ def _origin(concrete):
     return None
 
 
-def _rule(pair, residuals, watched, run):
+def _rule(pair, recorded, outputs, residuals, watched, run):
     """The recorded call's gradient: the backward graph on the residuals and the gradients of
-    the outputs (zeros where an output got none)."""
+    the outputs (`recorded`: the outputs the entry lists; zeros where an output got none). A
+    source that no output with a gradient reaches gets None, as without the boundary."""
     keep = {id(v) for v in watched}
 
     def rule(entry, grads):
-        if all(grads[i] is None for i in pair.targets):
+        given = {i: g for i, g in zip(recorded, grads) if g is not None}
+        if not given:
             return [None] * len(entry.inputs)
-        d_outputs = [grads[i] if grads[i] is not None else _zeros(entry.outputs[i])
-                     for i in pair.targets]
+        d_outputs = [given[i] if i in given else _zeros(outputs[i]) for i in pair.targets]
         found = run(pair.backward, [*residuals, *d_outputs])
+        reached = set().union(*(pair.reaches[i] for i in given))
         input_grads = [None] * len(entry.inputs)
-        for position, grad in zip(pair.inputs, found):
-            input_grads[position] = grad
-        variable_grads = {id(v): (v, g) for v, g in
-                          zip(pair.variables, found[len(pair.inputs):]) if id(v) in keep}
+        for k, (position, grad) in enumerate(zip(pair.inputs, found)):
+            if k in reached:
+                input_grads[position] = grad
+        first = len(pair.inputs)
+        variable_grads = {id(v): (v, g) for k, (v, g) in
+                          enumerate(zip(pair.variables, found[first:]), first)
+                          if id(v) in keep and k in reached}
         return WithVariables(input_grads, variable_grads)
 
     return rule
@@ -163,8 +174,25 @@ def _build_pair(concrete) -> Pair:
     residuals = _residuals(backward_ops, grads, forward_ids, d_ys)
     forward = _extract(f"{name}_forward", xs, forward_ops, [*ys, *residuals], graph)
     backward = _extract(f"{name}_backward", [*residuals, *d_ys], backward_ops, grads, graph)
+    reaches = _reaches(forward_ops, [xs[i] for i in kept_inputs], kept_variables, ys)
     return Pair(concrete.derived(forward), concrete.derived(backward), len(ys), targets,
-                kept_inputs, kept_variables)
+                kept_inputs, kept_variables, reaches)
+
+
+def _reaches(operations, sources, variables, outputs) -> dict:
+    """{output position: the numbers of the `sources`, then `variables`, it depends on}."""
+    depends = {id(t): {k} for k, t in enumerate(sources)}
+    numbers = {id(v): len(sources) + k for k, v in enumerate(variables)}
+    for op in operations:
+        found = set()
+        for t in op.inputs:
+            found |= depends.get(id(t), set())
+        for inner in [op, *(o for sub in op.subgraphs() for o in sub.walk())]:
+            if inner.opdef is READ and id(inner.attrs["variable"]) in numbers:
+                found.add(numbers[id(inner.attrs["variable"])])
+        for t in op.outputs:
+            depends.setdefault(id(t), set()).update(found)
+    return {i: frozenset(depends.get(id(t), ())) for i, t in enumerate(outputs)}
 
 
 def _residuals(backward_ops, grads, forward_ids, d_ys) -> list:

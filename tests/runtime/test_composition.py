@@ -1,0 +1,441 @@
+"""The composition matrix: every kind of callee (a plain helper, an rt.function on each executor,
+one with an input_signature, a loaded function, a custom-gradient function, a decorated method
+reading variables) used every way (called while tracing, under an eager tape, through rt.grad,
+under a tape inside the caller, to second order, saved and loaded, exported to ONNX, from
+threads), each compared with the same program written without the boundary: the plain Python
+helper. Values must be equal (to the last bit where one executor runs both; native executors
+compute sin/tanh in their own way); gradients are also checked against float64 finite
+differences."""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+
+import numpy as np
+import pytest
+
+import runtime as rt
+
+try:
+    import numba  # noqa: F401
+except ImportError:
+    numba = None
+try:
+    import jax  # noqa: F401
+except ImportError:
+    jax = None
+try:
+    import onnxruntime
+except ImportError:
+    onnxruntime = None
+
+W = rt.Variable(np.array([0.5, -1.0, 2.0]), name="W")
+SPEC = rt.TensorSpec([3], rt.float64)
+POSITIVE = np.array([0.3, -0.7, 1.1])  # the tensor `if` takes its true branch, 2 loop trips
+NEGATIVE = np.array([-1.0, 0.2, -0.4])  # the false branch, 1 loop trip
+
+
+def body(x, w=None):
+    """The callee written as plain Python: a tensor `if`, a `while` whose trip count the data
+    decides, and a variable read."""
+    y = x * (W if w is None else w)
+    if rt.reduce_sum(y) > 0.0:
+        y = rt.sin(y) * x
+    else:
+        y = y * y
+    n = rt.constant(0)
+    while n < rt.cast(rt.reduce_sum(rt.abs(x)), rt.int32):
+        y = y * 0.9 + rt.tanh(y)
+        n += 1
+    return rt.reduce_sum(y * y)
+
+
+def _custom():
+    @rt.custom_gradient
+    def custom(x):
+        value = body(x)
+
+        def grad(dy, variables=None):
+            with rt.GradientTape() as tape:
+                tape.watch(x)
+                again = body(x)
+            dx, dw = tape.gradient(again, [x, W])
+            return dy * dx, [dy * dw]
+
+        return value, grad
+
+    return custom
+
+
+class Model:
+    """A decorated method reading a variable of its object (and a Python float attribute)."""
+
+    def __init__(self):
+        self.w = W
+        self.scale = 1.0
+
+    @rt.function
+    def predict(self, x):
+        return body(x, self.w) * self.scale
+
+
+def _loaded():
+    f = rt.function(body, input_signature=[SPEC])
+    f.get_concrete_function()
+    directory = tempfile.mkdtemp(prefix="composition-")
+    rt.saved.save(f, directory)
+    loaded = rt.saved.load(directory)
+    return loaded, loaded.variables[0]
+
+
+def _native(jit):
+    needs = {"numba": numba, "xla": jax, "auto": numba}[jit]
+    return pytest.param(jit, marks=pytest.mark.skipif(needs is None, reason=f"{jit} missing"))
+
+
+KINDS = ["plain", "function", _native("numba"), _native("xla"), _native("auto"), "signature",
+         "loaded", "custom_gradient", "method"]
+
+
+def callee(kind):
+    """(the callee, the variable it reads) for a kind."""
+    if kind == "plain":
+        return body, W
+    if kind == "function":
+        return rt.function(body), W
+    if kind in ("numba", "xla", "auto"):  # (numba reads no variables: the weights come in)
+        native = rt.function(body, jit_compile=kind)
+        return (lambda x: native(x, W.read_value())), W
+    if kind == "signature":
+        return rt.function(body, input_signature=[SPEC]), W
+    if kind == "loaded":
+        return _loaded()
+    if kind == "custom_gradient":
+        return _custom(), W
+    if kind == "method":
+        return Model().predict, W
+    raise ValueError(kind)
+
+
+# ---- the uses: each returns a list of numpy values --------------------------------------------
+
+def traced(h, w, x):
+    f = rt.function(lambda x: h(x) * 2.0 + h(x + 1.0))
+    return [f(rt.constant(x)).numpy(), f(rt.constant(x)).numpy()]  # traced, then cached
+
+
+def tape_outside(h, w, x):
+    x = rt.constant(x)
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = h(x)
+    return [y.numpy(), *(g.numpy() for g in tape.gradient(y, [x, w]))]
+
+
+def through_grad(h, w, x):
+    value, dx = rt.value_and_grad(h)(rt.constant(x))
+    return [value.numpy(), dx.numpy(), rt.grad(h)(rt.constant(x)).numpy()]
+
+
+def tape_inside(h, w, x):
+    @rt.function
+    def f(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = h(x)
+        dx, dw = tape.gradient(y, [x, w])
+        return y, dx, dw
+
+    return [v.numpy() for v in f(rt.constant(x))]
+
+
+def second_order(h, w, x):
+    x = rt.constant(x)
+    with rt.GradientTape() as outer:
+        outer.watch(x)
+        with rt.GradientTape() as inner:
+            inner.watch(x)
+            y = h(x)
+        dx = inner.gradient(y, x)
+        slope = rt.reduce_sum(dx * rt.constant([1.0, 2.0, 3.0], rt.float64))
+    return [dx.numpy(), outer.gradient(slope, x).numpy()]
+
+
+def saved_outer(h, w, x):
+    f = rt.function(lambda x: h(x) * 2.0, input_signature=[SPEC])
+    f.get_concrete_function()
+    directory = tempfile.mkdtemp(prefix="composition-")
+    rt.saved.save(f, directory)
+    loaded = rt.saved.load(directory)
+    return [loaded(rt.constant(x)).numpy(), f(rt.constant(x)).numpy()]
+
+
+def onnx_outer(h, w, x):
+    if onnxruntime is None:
+        pytest.skip("onnx and onnxruntime are not installed")
+    f = rt.function(lambda x: h(x) * 2.0, input_signature=[SPEC])
+    model = rt.onnx.export(f.get_concrete_function())
+    session = onnxruntime.InferenceSession(model.SerializeToString(),
+                                           providers=["CPUExecutionProvider"])
+    (out,) = session.run(None, {session.get_inputs()[0].name: np.asarray(x)})
+    return [out]
+
+
+def from_threads(h, w, x):
+    f = rt.function(lambda x: h(x) * 2.0)
+    inputs = [x * (1.0 + k / 8.0) for k in range(8)]
+    results, errors = [None] * 8, []
+
+    def work(k):
+        try:
+            for _ in range(5):
+                results[k] = f(rt.constant(inputs[k])).numpy()
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    return results
+
+
+USES = [traced, tape_outside, through_grad, tape_inside, second_order, saved_outer, onnx_outer,
+        from_threads]
+
+
+@pytest.fixture
+def x64():
+    """JAX computes float64 only in its 64-bit mode (for the XLA kind)."""
+    if jax is None:
+        yield
+        return
+    was = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    yield
+    jax.config.update("jax_enable_x64", was)
+
+
+@pytest.mark.no_round_trip
+@pytest.mark.usefixtures("x64")
+@pytest.mark.parametrize("use", USES, ids=lambda u: u.__name__)
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("x", [POSITIVE, NEGATIVE], ids=["true_branch", "false_branch"])
+def test_composition_matrix(kind, use, x):
+    h, w = callee(kind)
+    got = use(h, w, x)
+    expected = use(body, W, x)
+    assert len(got) == len(expected)
+    native = kind in ("numba", "xla", "auto") and use not in (traced, saved_outer, onnx_outer,
+                                                              from_threads)
+    for a, b in zip(got, expected):
+        if use is second_order and kind != "plain":  # the sweep through the recorded call's
+            np.testing.assert_allclose(a, b, rtol=1e-13)  # graphs adds terms in another order
+        elif native or use is onnx_outer:
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+        else:
+            np.testing.assert_array_equal(a, b)
+
+
+# ---- the reference itself against finite differences --------------------------------------------
+
+def _finite_difference(f, x, eps=1e-6):
+    grad = np.zeros_like(x)
+    for i in range(x.size):
+        step = np.zeros_like(x)
+        step[i] = eps
+        grad[i] = (f(x + step) - f(x - step)) / (2 * eps)
+    return grad
+
+
+@pytest.mark.parametrize("x", [POSITIVE, NEGATIVE], ids=["true_branch", "false_branch"])
+def test_gradients_through_a_decorated_call_match_finite_differences(x):
+    h = rt.function(body)
+    _, dx, dw = tape_outside(h, W, x)
+    np.testing.assert_allclose(dx, _finite_difference(lambda v: body(rt.constant(v)).numpy(), x),
+                               rtol=1e-6)
+
+    def with_weights(v):
+        return body(rt.constant(x), rt.constant(v)).numpy()
+
+    np.testing.assert_allclose(dw, _finite_difference(with_weights, W.numpy()), rtol=1e-6)
+    weights = np.array([1.0, 2.0, 3.0])
+    second = _finite_difference(lambda v: tape_outside(h, W, v)[1] @ weights, x)
+    np.testing.assert_allclose(second_order(h, W, x)[1], second, rtol=1e-5)
+
+
+# ---- the callee's own rules across the boundary ------------------------------------------------
+
+def test_effects_of_a_callee_run_on_every_call_in_order(capsys):
+    v = rt.Variable(0.0)
+
+    @rt.function
+    def bump(label):
+        v.assign_add(1.0)
+        rt.print(label, v)
+        return v.read_value()
+
+    @rt.function
+    def twice():
+        first = bump("first")
+        return first, bump("second")
+
+    assert [t.numpy() for t in twice()] == [1.0, 2.0]
+    assert [t.numpy() for t in twice()] == [3.0, 4.0]
+    assert v.numpy() == 4.0
+    assert capsys.readouterr().out.split() == ["first", "1.0", "second", "2.0", "first", "3.0",
+                                               "second", "4.0"]
+
+
+def test_python_effects_of_a_callee_happen_at_its_trace(capsys):
+    @rt.function
+    def inner(x):
+        print("tracing inner")
+        return x + 1.0
+
+    outer = rt.function(lambda x: inner(x) * inner(x + 1.0))
+    outer(rt.constant(1.0))
+    outer(rt.constant(2.0))
+    assert capsys.readouterr().out == "tracing inner\n"  # one signature: one trace
+    assert inner.experimental_get_tracing_count() == 1
+
+
+@pytest.mark.no_round_trip  # (its wrapper would be the user's line)
+def test_a_callee_keys_python_arguments_and_checks_its_input_signature():
+    scale = rt.function(lambda x, k: x * k)
+    outer = rt.function(lambda x: scale(x, 2.0) + scale(x, 3.0))
+    assert outer(rt.constant(1.0)).numpy() == 5.0
+    assert scale.experimental_get_tracing_count() == 2
+    strict = rt.function(lambda x: x + 1.0, input_signature=[rt.TensorSpec([None], rt.float32)])
+    wrong = rt.function(lambda x: strict(rt.cast(x, rt.int32)))
+    with pytest.raises(TypeError, match="does not match its input_signature") as e:
+        wrong(rt.constant([1.0]))
+    assert "test_composition.py" in str(e.value)
+
+
+def test_random_numbers_a_callee_draws_are_the_ones_its_gradient_uses():
+    @rt.function
+    def noisy(x):
+        noise = rt.random.uniform([3], dtype=rt.float64)
+        return x * noise, noise
+
+    x = rt.constant(POSITIVE)
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y, noise = noisy(x)
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), noise.numpy())
+
+
+def test_errors_inside_a_callee_name_its_line():
+    @rt.function
+    def pick(x):
+        return rt.gather(x, [5])  # out of range
+
+    outer = rt.function(lambda x: pick(x) + 1.0)
+    with pytest.raises(rt.errors.InvalidArgumentError) as e:
+        outer(rt.constant([1.0, 2.0]))
+    assert "return rt.gather(x, [5])" in str(e.value)
+
+
+GAIN = 2.0
+
+
+def test_capture_guards_follow_called_functions_and_methods():
+    global GAIN
+    inner = rt.function(lambda x: x * GAIN)
+    outer = rt.function(lambda x: inner(x) + 1.0)
+    assert outer(rt.constant(1.0)).numpy() == 3.0
+    GAIN = 5.0
+    try:
+        assert outer(rt.constant(1.0)).numpy() == 6.0
+    finally:
+        GAIN = 2.0
+
+    class Scaled:
+        def __init__(self):
+            self.k = 2.0
+
+        @rt.function
+        def predict(self, x):
+            return x * self.k
+
+        @rt.function
+        def step(self, x):
+            return self.predict(x) + 1.0
+
+    m = Scaled()
+    assert m.step(rt.constant(1.0)).numpy() == 3.0
+    m.k = 4.0
+    assert m.step(rt.constant(1.0)).numpy() == 5.0
+
+
+def test_gradients_are_none_only_where_nothing_depends_on_the_source():
+    v, unwatched = rt.Variable(2.0), rt.Variable(3.0)
+    f = rt.function(lambda x, n: (x * v * unwatched, n * 2, rt.constant(1.0)))
+    x = rt.constant(1.5)
+    with rt.GradientTape(watch_accessed_variables=False) as tape:
+        tape.watch([x, v])
+        y, doubled, constant = f(x, rt.constant(4))
+    dx, dv, du = tape.gradient(y, [x, v, unwatched])
+    assert (dx.numpy(), dv.numpy(), du) == (6.0, 4.5, None)  # as without the decorator
+    with rt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y, doubled, constant = f(x, rt.constant(4))
+    assert tape.gradient(constant, x) is None
+    assert tape.gradient(y, unwatched).numpy() == 3.0
+
+
+@pytest.mark.no_round_trip  # (its wrapper would be the user's line)
+def test_a_staged_list_returned_under_a_tape_is_refused_at_the_call():
+    @rt.function
+    def items(x):
+        out = []
+        for i in rt.range(3):
+            out.append(x * rt.cast(i, rt.float32))
+        return out
+
+    x = rt.constant(2.0)
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        with pytest.raises(NotImplementedError, match="rt.stack") as e:
+            items(x)
+    assert "test_composition.py" in str(e.value)
+    assert [t.numpy() for t in items(x)] == [0.0, 2.0, 4.0]  # without a tape: a list
+
+
+@pytest.mark.no_round_trip  # (its wrapper would be the user's line)
+def test_explain_names_the_inlined_function():
+    inner = rt.function(lambda x: rt.sin(x) * 2.0)
+
+    def outer(x):
+        return inner(x) + 1.0
+
+    report = str(rt.explain(outer, rt.constant(1.0)))
+    assert "calls the traced function '<lambda>': its graph inlined (2 ops: Sin, Mul)" in report
+
+
+def test_a_training_step_through_a_decorated_predict_changes_the_weights():
+    model = Model()
+    model.w = rt.Variable(np.array([0.1, 0.2, -0.3]))
+    before = model.w.numpy().copy()
+    optimizer = rt.optimizers.SGD(0.01)
+
+    @rt.function
+    def step(x):
+        with rt.GradientTape() as tape:
+            loss = model.predict(x)
+        optimizer.apply_gradients(zip(tape.gradient(loss, [model.w]), [model.w]))
+        return loss
+
+    eager_w = rt.Variable(before)
+    losses = [step(rt.constant(POSITIVE)).numpy() for _ in range(3)]
+    for i in range(3):  # the same steps without any decorator
+        with rt.GradientTape() as tape:
+            loss = body(rt.constant(POSITIVE), eager_w)
+        assert loss.numpy() == losses[i]
+        optimizer.apply_gradients(zip(tape.gradient(loss, [eager_w]), [eager_w]))
+    np.testing.assert_array_equal(model.w.numpy(), eager_w.numpy())
+    assert not np.array_equal(model.w.numpy(), before)

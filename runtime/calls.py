@@ -17,7 +17,7 @@ from runtime import context, nest
 from runtime.autodiff import function_calls
 from runtime.conversion import convert_to_tensor
 from runtime.errors import with_origin
-from runtime.inline import inline_graph
+from runtime.inline import take_in
 from runtime.ops.array_ops import identity
 from runtime.source_info import user_origin
 from runtime.tensor import EagerTensor, SymbolicTensor
@@ -29,7 +29,7 @@ def call_concrete(concrete, leaves):
     (tensors, numpy values), and returns its outputs in the structure the function returned."""
     if context.current_graph() is not None:
         inputs = [_graph_tensor(v) for v in leaves]
-        outputs = inline_graph(concrete.traced_graph, inputs, prefix=concrete.name)
+        outputs = take_in(concrete, inputs)
         return _pack(concrete.structured_outputs,
                      [TensorList(t) if t.dtype.is_list else t for t in outputs])
     tensors = [v if type(v) is EagerTensor else convert_to_tensor(v) for v in leaves]
@@ -44,9 +44,10 @@ def call_concrete(concrete, leaves):
 def _run(concrete, tensors) -> list:
     """The outputs of a call of one of the graphs a gradient runs (eager tensors: list values
     stay list values), recorded by the tapes that watch its inputs."""
-    outputs = function_calls.call_recorded(concrete, tensors, _run)
-    if outputs is not None:
-        return outputs
+    if any(tape._recording for tape in context.recording_tapes()):
+        outputs = function_calls.call_recorded(concrete, tensors, _run)
+        if outputs is not None:
+            return outputs
     values = concrete.run_values([t._value for t in tensors])
     return [_eager(v, t.dtype) for v, t in zip(values, concrete.graph.outputs)]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import linecache
+import threading
 
 import numpy as np
 
@@ -14,7 +15,7 @@ from runtime.errors import Error
 from runtime.executor import codegen
 from runtime.executor.interpreter import locate_error
 from runtime.graph import Graph
-from runtime.passes import run_passes
+from runtime.passes import optimize_graph, run_passes
 from runtime.signature import TensorSpec, is_tensor_leaf, leaf_str
 from runtime.tensor import EagerTensor, SymbolicTensor
 
@@ -37,11 +38,17 @@ class ConcreteFunction:
         traced_graph: Graph | None = None,
         optimized: bool | None = None,
         jit_compile=None,
+        deferred: bool = False,
     ):
-        self.graph = graph
+        """With `deferred`, `graph` is the traced graph, optimized (when `optimized`) and
+        compiled at the first use of `graph`, `generated` or `call`: a trace that callers only
+        inline (runtime/inline.py) never is."""
         self.traced_graph = traced_graph if traced_graph is not None else graph
         self.optimized = graph is not self.traced_graph if optimized is None else optimized
         self.saved_graph: Graph | None = None  # the graph it was loaded from (rt.saved)
+        # For an rt.function's trace: runs its Python function on new input tensors, in the
+        # graph being built (for a callee whose custom gradients only a new trace can give).
+        self.retrace = None
         self.name = name
         self._arg_names = arg_names
         self.structured_input_signature = arg_specs
@@ -49,6 +56,30 @@ class ConcreteFunction:
         self.jit_compile = jit_compile
         self._copy_read_only = jit_compile != "xla"  # XLA's results are read-only by design
         self._pack = _make_packer(structured_outputs, self._copy_read_only)
+        self._tensor_specs = [s for s in nest.flatten(arg_specs) if isinstance(s, TensorSpec)]
+        if deferred:
+            self._deferred = threading.Lock()
+        else:
+            self._compile(graph)
+
+    def __getattr__(self, name):
+        """Compiles a deferred trace at the first use of what compiling makes."""
+        lock = self.__dict__.get("_deferred")
+        if lock is None or name not in ("graph", "generated", "call", "_run"):
+            raise AttributeError(f"'ConcreteFunction' object has no attribute '{name}'")
+        with lock:
+            if "graph" not in self.__dict__:
+                traced = self.traced_graph
+                graph = traced.copy() if self.optimized else traced
+                if self.optimized:
+                    optimize_graph(graph, fuse=self.jit_compile in (None, "auto"))
+                self._compile(graph)
+                self.structured_outputs = translate_outputs(self.structured_outputs, traced,
+                                                            graph)
+        return self.__dict__[name]
+
+    def _compile(self, graph) -> None:
+        jit_compile = self.jit_compile
         if jit_compile == "numba":
             from runtime.executor import numba_backend
 
@@ -64,7 +95,7 @@ class ConcreteFunction:
         else:
             run, self.generated = codegen.compile_graph(graph)
         self._set_run(run)
-        self._tensor_specs = [s for s in nest.flatten(arg_specs) if isinstance(s, TensorSpec)]
+        self.graph = graph
 
     def _set_run(self, run) -> None:
         """Runs the graph with `run` (a function of the input values -> tuple of outputs) from
@@ -149,6 +180,17 @@ class ConcreteFunction:
 
     def __repr__(self) -> str:
         return f"<ConcreteFunction {self.pretty_printed_signature().splitlines()[0]}>"
+
+
+def translate_outputs(structure, traced: Graph, optimized: Graph):
+    """`structure` (of outputs of `traced`) with each tensor replaced by the output of
+    `optimized` that stands where it stood."""
+    if optimized is traced:
+        return structure
+    positions = {id(t): i for i, t in enumerate(traced.outputs)}
+    return nest.pack_sequence_as(structure, [
+        optimized.outputs[positions[id(v)]] if isinstance(v, SymbolicTensor) else v
+        for v in nest.flatten(structure)])
 
 
 def _structure_str(value) -> str:

@@ -12,6 +12,7 @@ class _State(threading.local):
         self.graphs = []
         self.trace_watchers = []
         self.tapes = []
+        self.functions = []
 
 
 _state = _State()
@@ -49,6 +50,22 @@ def building(graph):
             yield graph
     finally:
         _state.graphs.pop()
+
+
+@contextlib.contextmanager
+def tracing_function(function):
+    """Marks `function` (an rt.function) as the one being traced inside the block."""
+    _state.functions.append(function)
+    try:
+        yield function
+    finally:
+        _state.functions.pop()
+
+
+def current_function():
+    """The rt.function being traced innermost on this thread, or None."""
+    functions = _state.functions
+    return functions[-1] if functions else None
 
 
 @contextlib.contextmanager

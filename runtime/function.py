@@ -23,8 +23,8 @@ import weakref
 import numpy as np
 
 import autograph
-from runtime import capture_guards as guarding
 from runtime import calls, config, context, nest, tracing
+from runtime import capture_guards as guarding
 from runtime.concrete_function import ConcreteFunction
 from runtime.errors import RetraceError, RetracingWarning, StaleCaptureWarning, a_or_an, with_origin
 from runtime.signature import (
@@ -89,8 +89,10 @@ class Function:
         self._traced_keys: list = []
         # (description, getter) of the globals, closure values and `self` attributes holding
         # Python constants that `fn` reads: part of the signature (found at the first call).
+        self._capture_guards = capture_guards
         self._guards = None if capture_guards else []
         self._warn_stale = capture_guards == "warn"  # keep the first values, and warn
+        self._adopted_values = None  # while tracing: values of the guards taken from callees
         self._first_guard_values = None
         self._converted = None
         self._bound_instances = weakref.WeakKeyDictionary()
@@ -122,7 +124,7 @@ class Function:
             self._optimize,
             self._max_traces,
             self._on_retrace,
-            self._guards is None or bool(self._guards),
+            self._capture_guards,
             self._check,
             self._jit_compile,
         )
@@ -130,11 +132,11 @@ class Function:
     def guarded_python_function(self):
         """The Python function whose outside reads a caller's capture guards follow (a caller
         bakes this function's graph into its own): None with capture_guards=False."""
-        return None if self._guards == [] else self.python_function
+        return self.python_function if self._capture_guards else None
 
     # ---- calling -----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if config._any_call_switch or context.busy:  # (busy: a graph or tape, on any thread)
+        if config._any_call_switch:
             if config._run_functions_eagerly:
                 return self.python_function(*args, **kwargs)
             return self._call_general(args, kwargs)
@@ -149,6 +151,8 @@ class Function:
             key = args[0].dtype if type(v) is not np.ndarray else (args[0].dtype, v.shape)
             concrete = self._fast.get(key)
             if concrete is not None:
+                if context.busy:  # a graph is built or a tape records, on some thread
+                    return self._call_busy(concrete, args)
                 return concrete.call(v)
             return self._call_general(args, kwargs, (key, [v]))
         key, values = [], []
@@ -169,12 +173,31 @@ class Function:
         key = tuple(key) if now is None else (tuple(key), now)
         concrete = self._fast.get(key)
         if concrete is not None:
+            if context.busy:
+                return self._call_busy(concrete, args)
             return concrete.call(*values)
         return self._call_general(args, kwargs, (key, values), now)
 
+    def _call_busy(self, concrete, args):
+        """A fast-path call (positional eager tensors and Python scalars) while a graph is
+        built or a tape records on some thread: on this one, it is inlined or recorded."""
+        if context.current_graph() is not None:
+            return self._call_general(args, {})
+        tensors = [a for a in args if type(a) is EagerTensor]
+        if context.recording_tapes():
+            return calls.call_concrete(concrete, tensors)
+        return concrete.call(*[t._value for t in tensors])
+
     def _call_general(self, args, kwargs, fast=None, guard_values=None):
         arguments = self._bind(args, kwargs)
-        concrete = self._concrete_for(arguments, self._key(arguments, guard_values))
+        key = self._key(arguments, guard_values)
+        if context.busy and context.current_graph() is not None:
+            concrete = self._traced_for_caller(arguments, key)
+            caller = context.current_function()
+            if caller is not None and caller is not self:
+                caller._adopt_guards(self)
+        else:
+            concrete = self._concrete_for(arguments, key)
         leaves = [v for v in nest.flatten([v for _, v in arguments]) if is_tensor_leaf(v)]
         if fast is not None and len(leaves) == len(fast[1]):  # no tensor came from a default
             self._fast[fast[0]] = concrete
@@ -257,6 +280,22 @@ class Function:
         now = self._guard_key()
         return [c for key, c in self._concrete.items() if key[-1] == now]
 
+    def _adopt_guards(self, callee) -> None:
+        """`callee`'s graph joins the graph this function is tracing: the outside values it
+        bakes in are guarded here too (a callee reached through an argument, a dict or a list
+        is one the static scan of `guards_of` cannot see)."""
+        if self._capture_guards is not True or not callee._guards:
+            return
+        if self._guards is None:
+            self._guards = guarding.guards_of(self.python_function)
+        known = {what for what, _ in self._guards}
+        new = [(f"{what} (read by rt.function '{callee.__name__}')", get)
+               for what, get in callee._guards]
+        new = [(what, get) for what, get in new if what not in known]
+        if new:
+            self._guards = self._guards + new  # (replaced: other threads may be reading it)
+            self._adopted_values.extend(get() for _, get in new)
+
     def _guard_values(self) -> tuple:
         """The current values of the outside Python values the graph bakes in."""
         return tuple(get() for _, get in self._guards)
@@ -293,6 +332,16 @@ class Function:
                 concrete = self._cached(key) or self._trace(arguments, key)
         return concrete
 
+    def _traced_for_caller(self, arguments, key):
+        """The concrete function a caller being traced takes in: traced for these shapes exactly
+        (never a relaxed graph, whose unknown dims the caller would then see), as plain Python
+        would run the function on them."""
+        concrete = self._concrete.get(key)
+        if concrete is None:
+            with self._lock:
+                concrete = self._concrete.get(key) or self._trace(arguments, key, exact=True)
+        return concrete
+
     def _cached(self, key):
         return self._concrete.get(key) or self._relaxed.get(key) or self._find_relaxed(key)
 
@@ -311,13 +360,15 @@ class Function:
             self._converted = autograph.to_graph(self.python_function)
         return self._converted
 
-    def _trace(self, arguments, key):
-        """Traces a new concrete function for `key` (the caller holds the lock)."""
+    def _trace(self, arguments, key, exact=False):
+        """Traces a new concrete function for `key` (the caller holds the lock); `exact`: for a
+        caller being traced, which takes in the graph (these shapes exactly, compiled only when
+        it is called itself)."""
         if self._input_signature is not None:
             # Trace with the signature's specs (unknown dims stay unknown), not the call's shapes.
             arguments = [(name, spec) for (name, _), spec in zip(arguments, self._input_signature)]
-        elif self._reduce_retracing or (self._reduce_retracing is None
-                                        and self._shape_only_retraces(key) >= 2):
+        elif not exact and (self._reduce_retracing or (self._reduce_retracing is None
+                                                   and self._shape_only_retraces(key) >= 2)):
             relaxed, arguments = self._relax(key, arguments)
             if self._reduce_retracing is None and relaxed != key:
                 changed = ", ".join(f"'{name}' as {key_str(part)}" for (name, _), part, old
@@ -329,19 +380,41 @@ class Function:
                     self.__name__, changed)
             key = relaxed
         self._check_retrace(key, arguments)
+        had_guards, self._adopted_values = bool(self._guards), []
         with context.tapes_paused():  # (a tape open around the call records the call)
-            concrete, created = self._trace_once(arguments)
+            concrete, created = self._trace_once(arguments, exact)
         if created:
             if self._variables_created or self._traced_keys:
                 self._raise_variable_creation(created)
             self._variables_created = True
-            with context.tapes_paused():
-                concrete, created = self._trace_once(arguments)  # the second must create none
+            with context.tapes_paused():  # (the second must create none)
+                concrete, created = self._trace_once(arguments, exact)
             if created:
                 self._raise_variable_creation(created)
+        if self._adopted_values:  # the key holds the values the callees were traced with
+            adopted = tuple(self._adopted_values)
+            key = (key[:-1] + (("captured", key[-1][1] + adopted),) if had_guards
+                   else key + (("captured", adopted),))
+        self._adopted_values = None
+        concrete.retrace = self._retracer(arguments)
         self._traced_keys.append((key, arguments))
         self._concrete = {**self._concrete, key: concrete}
         return concrete
+
+    def _retracer(self, arguments):
+        """A function of the flat tensor inputs of the trace of `arguments` that runs the
+        Python function on them (in the graph being built) and returns what it returns."""
+        fn = self._python_fn_for_tracing()
+
+        def retrace(tensors):
+            found = iter(tensors)
+            traced = [(name, nest.map_with_paths(
+                lambda v, _: next(found) if is_tensor_leaf(v) else v, value, name))
+                for name, value in arguments]
+            with context.tracing_function(self):
+                return fn(*self._call_args(traced), **self._call_kwargs(traced))
+
+        return retrace
 
     def _raise_variable_creation(self, created):
         where = getattr(created[0], "_origin", None)
@@ -356,10 +429,12 @@ class Function:
             )
         )
 
-    def _trace_once(self, arguments):
-        return tracing.trace(self._python_fn_for_tracing(), self.__name__, arguments,
-                             lambda traced: (self._call_args(traced), self._call_kwargs(traced)),
-                             self._optimize, self._jit_compile)
+    def _trace_once(self, arguments, defer=False):
+        with context.tracing_function(self):
+            return tracing.trace(
+                self._python_fn_for_tracing(), self.__name__, arguments,
+                lambda traced: (self._call_args(traced), self._call_kwargs(traced)),
+                self._optimize, self._jit_compile, defer)
 
     def _call_args(self, traced_args):
         if self._signature is None or self._input_signature is not None:

@@ -98,6 +98,9 @@ class Graph:
         # Functions whose graphs were inlined here: (user line of the call, callee's name,
         # the ops it added), for `rt.explain`.
         self.inlined_calls: list = []
+        # Where rt.custom_gradient functions were traced into this graph (their gradient
+        # functions are Python closures over its tensors, which no copy of it can carry).
+        self.custom_gradients: list = []
         self._names = outer._names if outer is not None else _Names()
 
     # ---- building ----------------------------------------------------------------------------

@@ -11,10 +11,64 @@ tape in the caller differentiates through the callee (its `If`s and `While`s inc
 
 from __future__ import annotations
 
-from runtime import context
+import types
+
+from runtime import context, nest
+from runtime.errors import NoGradientError, a_or_an, with_origin
 from runtime.graph import Graph, copy_sub_graph
-from runtime.ops.registry import PLACEHOLDER, record_on_tapes
+from runtime.ops.registry import CONTROL_FLOW, PLACEHOLDER, constant_in_graph, record_on_tapes
 from runtime.source_info import user_origin
+from runtime.tensor import EagerTensor, SymbolicTensor, TensorShape
+from runtime.tensor_list import TensorList
+
+
+def take_in(concrete, inputs) -> list:
+    """The outputs of `concrete` (one tensor per output of its graph) computed in the graph
+    being built from `inputs`: its graph inlined, or, while a tape records and its graph holds
+    rt.custom_gradient functions, its Python function traced again (their gradient functions
+    are closures over the tensors of its own graph, which no copy of it can carry)."""
+    source = concrete.traced_graph
+    if not (source.custom_gradients and context.recording_tapes()):
+        return inline_graph(source, inputs, prefix=concrete.name)
+    if concrete.retrace is None:
+        raise NoGradientError(with_origin(
+            f"'{concrete.name}' was loaded from a file, and its graph holds rt.custom_gradient "
+            f"functions ({', '.join(source.custom_gradients)}): a saved graph keeps their ops "
+            "but not their gradient functions, so a gradient tape cannot differentiate a call "
+            "of it. Differentiate the original rt.function instead.", user_origin()))
+    graph = context.current_graph()
+    inputs = [t if t.op.graph is graph else graph.capture(t) for t in inputs]
+    result = nest.map_with_paths(lambda v, p: graph_output(graph, v, p),
+                                 concrete.retrace(inputs), "output")
+    outputs = [t for t in nest.flatten(result) if isinstance(t, SymbolicTensor)]
+    if len(outputs) != len(source.outputs):
+        raise ValueError(f"'{concrete.name}' returned {len(outputs)} tensors when traced again, "
+                         f"{len(source.outputs)} the first time.")
+    return outputs
+
+
+def graph_output(graph, value, path):
+    """What stands in the outputs of `graph` for a value its function returns (at `path`):
+    a tensor of the graph (a constant for an eager tensor, a read for a variable, the list
+    tensor of a staged list), or a Python value as it is."""
+    if isinstance(value, (types.GeneratorType, map, filter, zip, enumerate)):
+        raise TypeError(with_origin(
+            f"The function returns {a_or_an(type(value).__name__)} ({path}): it would run "
+            "after the function returned, outside the graph. Return a list or tuple instead, "
+            "e.g. `return list(...)`.", user_origin()))
+    if isinstance(value, TensorList):
+        value = value.handle
+    if isinstance(value, SymbolicTensor):
+        if value.op.graph is not graph:
+            raise ValueError(
+                f"The function returns {value.name} ({path}), a symbolic tensor of another graph."
+            )
+        return value
+    if isinstance(value, EagerTensor):
+        return constant_in_graph(graph, value)
+    if hasattr(value, "read_value") and hasattr(value, "assign"):
+        return value.read_value()
+    return value
 
 
 def inline_graph(source: Graph, inputs, prefix: str = "") -> list:
@@ -30,6 +84,10 @@ def inline_graph(source: Graph, inputs, prefix: str = "") -> list:
     first = len(graph.operations)
     copy_ops(graph, source.operations, tensor_map, prefix, record=True)
     graph.variables.update(source.variables)
+    root = graph
+    while root.outer is not None:
+        root = root.outer
+    root.custom_gradients.extend(source.custom_gradients)  # (lost by a copy: see take_in)
     graph.inlined_calls.append((user_origin(), source.name, graph.operations[first:]))
     return [tensor_map[id(t)] for t in source.outputs]
 
@@ -48,10 +106,28 @@ def copy_ops(graph: Graph, operations, tensor_map: dict, prefix: str = "",
         inputs = [tensor_map[id(t)] for t in op.inputs]
         attrs = {k: copy_sub_graph(v, graph, tensor_map) if isinstance(v, Graph) else v
                  for k, v in op.attrs.items()}
-        specs = [(t.dtype, t.shape) for t in op.outputs]
+        specs = _specs(op, inputs, attrs)
         name = f"{prefix}_{op.name}" if prefix else op.name
         new = graph.create_op(op.opdef, inputs, attrs, specs, op.origin, name=name)
         for old, out in zip(op.outputs, new.outputs):
             tensor_map[id(old)] = out
         if record and context.recording_tapes():
             record_on_tapes(op.opdef, inputs, inputs, attrs, list(new.outputs), op.origin)
+
+
+def _specs(op, inputs, attrs) -> list:
+    """The output (dtype, shape)s of the copy of `op`: inferred again from its new inputs (a
+    graph traced for unknown dims, taken in by a caller that knows them, knows them too), or
+    the original's (control flow, whose sub-graphs keep the shapes they were traced with)."""
+    original = [(t.dtype, t.shape) for t in op.outputs]
+    if op.opdef.infer is None or CONTROL_FLOW in op.opdef.groups:
+        return original
+    try:
+        inferred = op.opdef.infer(inputs, **attrs)
+    except Exception:  # noqa: BLE001 - what inference refuses here, it accepted when traced
+        return original
+    if len(inferred) != len(original) or any(
+            d is not d0 or not TensorShape(s).is_compatible_with(s0)
+            for (d, s), (d0, s0) in zip(inferred, original)):
+        return original
+    return inferred

@@ -5,27 +5,24 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import types
 
-from runtime import context, nest
-from runtime.concrete_function import ConcreteFunction
+from runtime import config, context, nest
+from runtime.concrete_function import ConcreteFunction, translate_outputs
 from runtime.conversion import convert_to_tensor
-from runtime.errors import a_or_an, with_origin
 from runtime.graph import Graph
-from runtime.ops.registry import constant_in_graph
-from runtime.passes import run_passes
+from runtime.inline import graph_output
+from runtime.passes import prune, run_passes
 from runtime.signature import TensorSpec, is_tensor_leaf
-from runtime.source_info import user_origin
-from runtime.tensor import EagerTensor, SymbolicTensor
-from runtime.tensor_list import TensorList
+from runtime.tensor import SymbolicTensor
 
 
-def trace(fn, name: str, arguments, bind, optimize: bool, jit_compile=None):
+def trace(fn, name: str, arguments, bind, optimize: bool, jit_compile=None, defer=False):
     """(ConcreteFunction, variables created) for `fn` traced on `arguments` ((parameter name,
     value) pairs; tensor leaves become placeholders); `bind(traced arguments)` gives the
-    (args, kwargs) that `fn` is called with; `jit_compile` names the executor."""
+    (args, kwargs) that `fn` is called with; `jit_compile` names the executor; `defer`
+    leaves optimizing and compiling to the first use of the compiled graph."""
     with collector_paused():
-        return _trace(fn, name, arguments, bind, optimize, jit_compile)
+        return _trace(fn, name, arguments, bind, optimize, jit_compile, defer)
 
 
 @contextlib.contextmanager
@@ -42,7 +39,7 @@ def collector_paused():
             gc.enable()
 
 
-def _trace(fn, name, arguments, bind, optimize, jit_compile):
+def _trace(fn, name, arguments, bind, optimize, jit_compile, defer):
     graph = Graph(name)
 
     def placeholder(value, path):
@@ -56,16 +53,20 @@ def _trace(fn, name, arguments, bind, optimize, jit_compile):
     created: list = []
     with graph.as_default(), context.watching_variable_creation(created):
         outputs = fn(*args, **kwargs)
-        outputs = nest.map_with_paths(lambda v, p: _output_tensor(graph, v, p), outputs, "output")
+        outputs = nest.map_with_paths(lambda v, p: graph_output(graph, v, p), outputs, "output")
     graph.outputs = [t for t in nest.flatten(outputs) if isinstance(t, SymbolicTensor)]
-    optimized = run_passes(graph, optimize, fuse=jit_compile in (None, "auto"))
     specs = [nest.map_with_paths(lambda x, p: spec_of(x), v, n) for n, v in arguments]
-    if optimized is not graph:
-        outputs = nest.map_with_paths(
-            lambda v, p: _translate_output(graph, optimized, v), outputs, "output")
+    names = [n for n, _ in arguments]
+    if defer:
+        prune.transform(graph)
+        concrete = ConcreteFunction(graph, name, names, specs, outputs, traced_graph=graph,
+                                    optimized=optimize and config.graphs_optimized(),
+                                    jit_compile=jit_compile, deferred=True)
+        return concrete, created
+    optimized = run_passes(graph, optimize, fuse=jit_compile in (None, "auto"))
     concrete = ConcreteFunction(
-        optimized, name, [n for n, _ in arguments], specs, outputs, traced_graph=graph,
-        jit_compile=jit_compile,
+        optimized, name, names, specs, translate_outputs(outputs, graph, optimized),
+        traced_graph=graph, jit_compile=jit_compile,
     )
     return concrete, created
 
@@ -75,32 +76,3 @@ def spec_of(value):
     if isinstance(value, TensorSpec) or not is_tensor_leaf(value):
         return value
     return TensorSpec.from_tensor(convert_to_tensor(value))
-
-
-def _output_tensor(graph, value, path):
-    if isinstance(value, (types.GeneratorType, map, filter, zip, enumerate)):
-        raise TypeError(with_origin(
-            f"The function returns {a_or_an(type(value).__name__)} ({path}): it would run "
-            "after the function returned, outside the graph. Return a list or tuple instead, "
-            "e.g. `return list(...)`.", user_origin()))
-    if isinstance(value, TensorList):
-        value = value.handle
-    if isinstance(value, SymbolicTensor):
-        if value.op.graph is not graph:
-            raise ValueError(
-                f"The function returns {value.name} ({path}), a symbolic tensor of another graph."
-            )
-        return value
-    if isinstance(value, EagerTensor):
-        return constant_in_graph(graph, value)
-    if hasattr(value, "read_value") and hasattr(value, "assign"):
-        return value.read_value()
-    return value
-
-
-def _translate_output(traced, optimized, value):
-    """The output of `optimized` that stands where `value` stood in `traced`."""
-    if not isinstance(value, SymbolicTensor):
-        return value
-    index = next(i for i, t in enumerate(traced.outputs) if t is value)
-    return optimized.outputs[index]

@@ -36,8 +36,8 @@ def install(monkeypatch) -> None:
     original_trace, original_call = Function._trace, Function._call_general
     traced: list = []
 
-    def trace(self, arguments, key):
-        concrete = original_trace(self, arguments, key)
+    def trace(self, arguments, key, **options):
+        concrete = original_trace(self, arguments, key, **options)
         traced.append(concrete)
         return concrete
 

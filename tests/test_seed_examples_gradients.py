@@ -1,4 +1,4 @@
-"""Seed behaviours S14-S18 of shared/SEED_EXAMPLES.md: gradient tapes, eagerly and as
+"""Seed behaviours S14-S19 of shared/SEED_EXAMPLES.md: gradient tapes, eagerly and as
 rt.function (same results both ways)."""
 
 import numpy as np
@@ -149,3 +149,23 @@ def test_s18_tape_options():
         tape.watch(x)
         w = x * x + rt.stop_gradient(x * x)
     assert float(tape.gradient(w, x)) == 4.0
+
+
+def test_s19_composition_a_decorated_helper_and_a_tape_around_a_decorated_call():
+    inner = rt.function(lambda x, y, b: rt.matmul(x, y) + b)
+
+    @rt.function
+    def outer(x):
+        y = rt.constant([[2.0], [3.0]])
+        b = rt.constant(4.0)
+        return inner(x, y, b)
+
+    x = rt.constant([[1.0, 2.0]])
+    np.testing.assert_array_equal(outer(x).numpy(), [[12.0]])
+    types = [op.type for op in outer.get_concrete_function(x).graph.operations]
+    assert "MatMul" in types and "Add" in types  # the helper's ops, in the one graph
+    w = rt.Variable([[1.0]])
+    square = rt.function(lambda: w * w)
+    with rt.GradientTape() as tape:
+        loss = square()
+    np.testing.assert_array_equal(tape.gradient(loss, w).numpy(), [[2.0]])

@@ -56,6 +56,11 @@ def custom_gradient(fn):
         outputs = [t for t in nest.flatten(value) if isinstance(t, Tensor)]
         variables = list(reads.watched_variables())
         origin = user_origin()
+        graph = context.current_graph()
+        while graph is not None and graph.outer is not None:
+            graph = graph.outer
+        if graph is not None:
+            graph.custom_gradients.append(f"{fn.__qualname__} ({origin})")
         if variables and not _takes_variables(grad_fn):
             raise TypeError(with_origin(
                 f"{fn.__qualname__} reads the variable(s) "

@@ -23,7 +23,6 @@ is the call of the backward graph that the innermost tape's gradient makes.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -31,25 +30,51 @@ from runtime import context
 from runtime.autodiff.backprop import WithVariables, differentiable
 from runtime.autodiff.tape import GradientTape
 from runtime.graph import Graph
-from runtime.inline import copy_ops, inline_graph
+from runtime.inline import copy_ops, take_in
 from runtime.ops.list_ops import ListValue
 from runtime.ops.registry import CONST, PLACEHOLDER
 from runtime.tensor import EagerTensor
 from runtime.variables import READ
 
 
-@dataclass(eq=False)
 class Pair:
-    """The forward and backward concrete functions of one concrete function's gradient."""
+    """The forward concrete function of one concrete function's gradient, and its backward
+    concrete functions: one for each set of gradients asked for (the inputs a tape watches,
+    the variables it watches) and each set of outputs whose gradient is ones (a loss's seed:
+    a constant the passes fold), built at first use."""
 
-    forward: object  # ConcreteFunction: inputs -> outputs + residuals
-    backward: object  # ConcreteFunction: residuals + d_outputs -> gradients
-    outputs: int  # how many of the forward's outputs are the function's
-    targets: list  # positions of the outputs that take a gradient (d_outputs, in order)
-    inputs: list  # positions of the inputs whose gradients the backward returns, in order
-    variables: list  # the variables whose gradients the backward returns next, in order
-    reaches: dict  # output position -> the sources (the `inputs` and `variables` entries,
-    # numbered in that order) it depends on: a gradient is None where no output reaches
+    def __init__(self, concrete, combined, forward, outputs, targets, inputs, variables,
+                 reaches, backward_ops, residuals, d_ys, grads):
+        self.forward = forward  # ConcreteFunction: inputs -> outputs + residuals
+        self.outputs = outputs  # how many of the forward's outputs are the function's
+        self.targets = targets  # positions of the outputs that take a gradient, in order
+        self.inputs = inputs  # positions of the inputs that may get a gradient, in order
+        self.variables = variables  # the variables that may get a gradient, in order
+        self.variable_ids = {id(v) for v in variables}
+        self.static = {i for i, d in zip(targets, d_ys) if d.shape.is_fully_defined()}
+        self.reaches = reaches  # output position -> the sources (`inputs` then `variables`,
+        # numbered in that order) it depends on: a gradient is None where no output reaches
+        self._concrete, self._combined = concrete, combined
+        self._backward_ops, self._residuals, self._d_ys, self._grads = (
+            backward_ops, residuals, d_ys, grads)
+        self._backwards: dict = {}
+
+    def backward(self, needed: tuple, ones: tuple):
+        """The backward ConcreteFunction: (residuals + the gradients of the `targets` not in
+        `ones`) -> the gradients of the `needed` sources (numbers, in order); the outputs in
+        `ones` have gradient ones."""
+        key = (needed, ones)
+        found = self._backwards.get(key)
+        if found is None:
+            with _lock:
+                found = self._backwards.get(key)
+                if found is None:
+                    found = self._backwards[key] = self._concrete.derived(_extract(
+                        f"{self._concrete.name}_backward", self._residuals, self._backward_ops,
+                        [self._grads[k] for k in needed], self._combined,
+                        given=[d for i, d in zip(self.targets, self._d_ys) if i not in ones],
+                        ones=[d for i, d in zip(self.targets, self._d_ys) if i in ones]))
+        return found
 
 
 _lock = threading.Lock()
@@ -67,8 +92,14 @@ def pair_of(concrete) -> Pair:
 
 
 def read_variables(concrete) -> list:
-    """The variables the graph of `concrete` reads or writes."""
-    return list(concrete.traced_graph.variables.values())
+    """The trainable floating-point variables the graph of `concrete` reads or writes (those a
+    tape may watch)."""
+    found = concrete.__dict__.get("_trainable_variables")
+    if found is None:
+        found = concrete._trainable_variables = [
+            v for v in concrete.traced_graph.variables.values()
+            if v.trainable and v.dtype.is_floating]
+    return found
 
 
 def call_recorded(concrete, tensors: list, run):
@@ -76,28 +107,31 @@ def call_recorded(concrete, tensors: list, run):
     returns its outputs (eager tensors, one per graph output), or None when no tape records it
     (no input is connected and no variable it reads is watched): then call it as usual.
     `run(concrete, tensors)` calls a concrete function (the call that tapes around see)."""
-    tapes = [tape for tape in context.recording_tapes() if tape._recording]
     variables = read_variables(concrete)
-    recording = [tape for tape in tapes if _connected(tape, tensors, variables)]
+    recording = [tape for tape in context.recording_tapes()
+                 if tape._recording and _connected(tape, tensors, variables)]
     if not recording:
         return None
     tape = recording[-1]
     pair = pair_of(concrete)
-    with tape.stop_recording():  # the tapes around it record the forward call
+    tape._recording = False  # the tapes around it record the forward call
+    try:
         outs = run(pair.forward, tensors)
+    finally:
+        tape._recording = True
     outputs, residuals = outs[:pair.outputs], outs[pair.outputs:]
     watched = [v for v in pair.variables if tape._watches(v)]
+    asked = {k for k, i in enumerate(pair.inputs) if id(tensors[i]) in tape._connected}
     recorded = [i for i in pair.targets if pair.reaches[i]]  # (the others: constants)
     tape.record_custom(tensors, [outputs[i] for i in recorded],
-                       _rule(pair, recorded, outputs, residuals, watched, run),
-                       _origin(concrete),
-                       watched)
+                       _rule(pair, recorded, outputs, residuals, watched, asked, run),
+                       _origin(concrete), watched)
     return outputs
 
 
 def _connected(tape, tensors, variables) -> bool:
     return any(id(t) in tape._connected for t in tensors) or any(
-        tape._watches(v) for v in variables if v.trainable and v.dtype.is_floating)
+        tape._watches(v) for v in variables)
 
 
 def _origin(concrete):
@@ -108,30 +142,45 @@ def _origin(concrete):
     return None
 
 
-def _rule(pair, recorded, outputs, residuals, watched, run):
-    """The recorded call's gradient: the backward graph on the residuals and the gradients of
-    the outputs (`recorded`: the outputs the entry lists; zeros where an output got none). A
+def _rule(pair, recorded, outputs, residuals, watched, asked, run):
+    """The recorded call's gradient: a backward graph on the residuals and the gradients of
+    the outputs (`recorded`: the outputs the entry lists; zeros where an output got none), for
+    the sources the tape connected (`asked`: numbers of inputs; `watched` variables). A
     source that no output with a gradient reaches gets None, as without the boundary."""
     keep = {id(v) for v in watched}
+    first = len(pair.inputs)
+    wanted = {k for k in range(first) if k in asked} | {
+        first + k for k, v in enumerate(pair.variables) if id(v) in keep}
 
     def rule(entry, grads):
         given = {i: g for i, g in zip(recorded, grads) if g is not None}
         if not given:
             return [None] * len(entry.inputs)
-        d_outputs = [given[i] if i in given else _zeros(outputs[i]) for i in pair.targets]
-        found = run(pair.backward, [*residuals, *d_outputs])
         reached = set().union(*(pair.reaches[i] for i in given))
+        needed = tuple(sorted(reached & wanted))
+        if not needed:
+            return [None] * len(entry.inputs)
+        ones = tuple(i for i in pair.targets if i in given and i in pair.static
+                     and _is_ones(given[i]))
+        d_outputs = [given[i] if i in given else _zeros(outputs[i])
+                     for i in pair.targets if i not in ones]
+        found = run(pair.backward(needed, ones), [*residuals, *d_outputs])
         input_grads = [None] * len(entry.inputs)
-        for k, (position, grad) in enumerate(zip(pair.inputs, found)):
-            if k in reached:
-                input_grads[position] = grad
-        first = len(pair.inputs)
-        variable_grads = {id(v): (v, g) for k, (v, g) in
-                          enumerate(zip(pair.variables, found[first:]), first)
-                          if id(v) in keep and k in reached}
+        variable_grads = {}
+        for k, grad in zip(needed, found):
+            if k < first:
+                input_grads[pair.inputs[k]] = grad
+            else:
+                variable = pair.variables[k - first]
+                variable_grads[id(variable)] = (variable, grad)
         return WithVariables(input_grads, variable_grads)
 
     return rule
+
+
+def _is_ones(grad) -> bool:
+    value = grad._value
+    return type(value) is not ListValue and np.size(value) <= 64 and bool(np.all(value == 1))
 
 
 def _zeros(tensor):
@@ -156,7 +205,7 @@ def _build_pair(concrete) -> Pair:
         tape = GradientTape()
         with tape:
             tape.watch([x for x in xs if differentiable(x)])
-            ys = inline_graph(source, xs)
+            ys = take_in(concrete, xs)
         forward_ops = list(graph.operations)
         variables = [v for v in tape.watched_variables()]
         targets = [i for i, y in enumerate(ys) if differentiable(y)]
@@ -173,10 +222,9 @@ def _build_pair(concrete) -> Pair:
                     if id(op) not in forward_ids and op.opdef is not PLACEHOLDER]
     residuals = _residuals(backward_ops, grads, forward_ids, d_ys)
     forward = _extract(f"{name}_forward", xs, forward_ops, [*ys, *residuals], graph)
-    backward = _extract(f"{name}_backward", [*residuals, *d_ys], backward_ops, grads, graph)
     reaches = _reaches(forward_ops, [xs[i] for i in kept_inputs], kept_variables, ys)
-    return Pair(concrete.derived(forward), concrete.derived(backward), len(ys), targets,
-                kept_inputs, kept_variables, reaches)
+    return Pair(concrete, graph, concrete.derived(forward), len(ys), targets, kept_inputs,
+                kept_variables, reaches, backward_ops, residuals, d_ys, grads)
 
 
 def _reaches(operations, sources, variables, outputs) -> dict:
@@ -210,13 +258,18 @@ def _residuals(backward_ops, grads, forward_ids, d_ys) -> list:
     return found
 
 
-def _extract(name, inputs, operations, outputs, source) -> Graph:
+def _extract(name, inputs, operations, outputs, source, given=(), ones=()) -> Graph:
     """A graph of its own holding copies of `operations` (of `source`), whose inputs stand for
-    `inputs` and which returns `outputs`. Constants it reads from elsewhere are copied."""
+    `inputs` and then `given`, and which returns `outputs`; the tensors in `ones` (of fully
+    known shapes) are ones. Constants it reads from elsewhere are copied."""
     graph = Graph(name)
     with graph.as_default():
         tensor_map = {id(t): graph.add_input(t.dtype, t.shape, name=_input_name(t, i))
-                      for i, t in enumerate(inputs)}
+                      for i, t in enumerate([*inputs, *given])}
+        for t in ones:
+            value = np.ones(tuple(t.shape), t.dtype.np_dtype)
+            tensor_map[id(t)] = graph.create_op(CONST, [], {"value": value},
+                                                [(t.dtype, tuple(t.shape))]).outputs[0]
         own = {id(op) for op in operations}
         constants = [op for op in source.operations if op.opdef is CONST and id(op) not in own
                      and any(id(t) not in tensor_map for t in op.outputs)]

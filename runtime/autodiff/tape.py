@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import contextlib
 
+import numpy as np
+
 from runtime import context, nest
 from runtime.autodiff.backprop import Entry, accumulate, backprop, differentiable
 from runtime.autodiff.control_flow import variables_read
 from runtime.errors import a_or_an
 from runtime.ops.control_flow_ops import IF, WHILE, keep_branch_values, keep_history
 from runtime.ops.registry import CONTROL_FLOW
-from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, normalize
 from runtime.variables import READ, Variable
 
 
@@ -113,8 +115,9 @@ class GradientTape:
             self.record_read(attrs["variable"], outputs[0])
             return
         connected = any(id(t) in self._connected for t in inputs)
-        if not connected and CONTROL_FLOW in opdef.groups:
-            connected = any(self._watches(v) for v in variables_read(*outputs[0].op.subgraphs()))
+        if CONTROL_FLOW in opdef.groups:  # its reads of variables watch them, as eager reads do
+            watched = [self._watches(v) for v in variables_read(*outputs[0].op.subgraphs())]
+            connected = connected or any(watched)
         if connected:
             if opdef is WHILE:  # what the loop's gradient needs, kept as it runs: new outputs,
                 loop = outputs[0].op  # whose gradients (from a tape around this one) count too
@@ -223,6 +226,8 @@ def _ones(tensor):
     can fold the multiplications by it away)."""
     from runtime.ops import creation_ops
 
+    if type(tensor) is EagerTensor and not tensor.dtype.is_list:  # (no op to record: faster)
+        return EagerTensor(normalize(np.ones_like(tensor._value)), tensor.dtype)
     if tensor.shape.is_fully_defined():
         return creation_ops.ones(tuple(tensor.shape), tensor.dtype)
     return creation_ops.ones_like(tensor)

@@ -65,7 +65,8 @@ from runtime.variables import Variable
 
 _DOCUMENT_KEYS = {"format", "version", "arrays_sha256", "name", "parameters",
                   "converts_python_values", "variables", "functions"}
-_FUNCTION_KEYS = {"name", "arg_names", "inputs", "outputs", "optimize", "graph"}
+_FUNCTION_KEYS = {"name", "arg_names", "inputs", "outputs", "optimize", "custom_gradients",
+                  "graph"}
 _VARIABLE_KEYS = {"name", "dtype", "shape", "value", "trainable"}
 _PARAMETER_KINDS = {k.name: k for k in (
     inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD,
@@ -160,6 +161,7 @@ def _encode_concrete(concrete, encoder: GraphEncoder, arrays) -> dict:
         raise SaveError(f"{concrete.name}: its return value cannot be saved: {e}") from None
     return {"name": concrete.name, "arg_names": list(concrete._arg_names), "inputs": inputs,
             "outputs": outputs, "optimize": concrete.optimized,
+            "custom_gradients": list(concrete.traced_graph.custom_gradients),
             "graph": encoder.encode(_portable_graph(concrete))}
 
 
@@ -282,13 +284,18 @@ def _decode_leaf(tag, payload):
 
 
 def _decode_concrete(entry, decoder: GraphDecoder, arrays) -> ConcreteFunction:
-    expect_keys(entry, _FUNCTION_KEYS, "a function")
+    older = isinstance(entry, dict) and "custom_gradients" not in entry  # (saved before it)
+    expect_keys(entry, _FUNCTION_KEYS - ({"custom_gradients"} if older else set()), "a function")
+    custom = [] if older else expect_list(entry["custom_gradients"], "custom_gradients")
+    if not all(isinstance(c, str) for c in custom):
+        raise LoadError("malformed 'custom_gradients' list.")
     name, arg_names = entry["name"], expect_list(entry["arg_names"], "arg_names")
     if not isinstance(name, str) or not all(isinstance(a, str) for a in arg_names) or (
         type(entry["optimize"]) is not bool
     ):
         raise LoadError("malformed function name, argument names or 'optimize' flag.")
     graph = decoder.decode(entry["graph"])
+    graph.custom_gradients = custom
     try:
         graph.lint()
     except AssertionError as e:

@@ -439,3 +439,80 @@ def test_a_training_step_through_a_decorated_predict_changes_the_weights():
         optimizer.apply_gradients(zip(tape.gradient(loss, [eager_w]), [eager_w]))
     np.testing.assert_array_equal(model.w.numpy(), eager_w.numpy())
     assert not np.array_equal(model.w.numpy(), before)
+
+
+@rt.custom_gradient
+def _hundredfold_gradient(x):
+    def grad(dy):
+        return dy * 100.0
+
+    return x * 1.0, grad
+
+
+def _uses_custom(x):
+    return rt.reduce_sum(_hundredfold_gradient(x) * x)
+
+
+def test_custom_gradients_inside_a_callee_hold_across_every_boundary():
+    x = rt.constant(np.array([1.0, 2.0]))
+    expected = [101.0, 202.0]  # d/dx (c(x) * x) with dc/dx = 100: 100 x + x
+
+    def tape_around(f):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        return tape.gradient(y, x).numpy()
+
+    inner = rt.function(_uses_custom)
+    outer = rt.function(lambda x: inner(x) * 2.0)
+    assert tape_around(_uses_custom).tolist() == expected
+    assert tape_around(inner).tolist() == expected
+    assert tape_around(outer).tolist() == [2 * e for e in expected]
+    assert rt.grad(inner)(x).numpy().tolist() == expected
+    inside = rt.function(lambda x: rt.grad(inner)(x))
+    assert inside(x).numpy().tolist() == expected
+
+
+def test_a_loaded_function_with_custom_gradients_refuses_a_tape():
+    f = rt.function(_uses_custom, input_signature=[rt.TensorSpec([2], rt.float64)])
+    f.get_concrete_function()
+    directory = tempfile.mkdtemp(prefix="composition-")
+    rt.saved.save(f, directory)
+    loaded = rt.saved.load(directory)
+    x = rt.constant(np.array([1.0, 2.0]))
+    assert loaded(x).numpy() == 5.0  # running it is fine
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        with pytest.raises(rt.errors.NoGradientError, match="custom_gradient"):
+            loaded(x)
+
+
+def test_threads_calling_an_outer_function_whose_callee_retraces():
+    inner = rt.function(lambda x: rt.reduce_sum(rt.tanh(x) * x))
+    outer = rt.function(lambda x: inner(x) + inner(x * 2.0))
+    errors = []
+
+    def work(k):
+        try:
+            for n in range(1, 7):
+                x = np.linspace(-1.0, 1.0, n + k)
+                expected = np.sum(np.tanh(x) * x) + np.sum(np.tanh(2 * x) * 2 * x)
+                got = outer(rt.constant(x)).numpy()
+                np.testing.assert_allclose(got, expected, rtol=1e-12)
+                with rt.GradientTape() as tape:
+                    t = rt.constant(x)
+                    tape.watch(t)
+                    y = outer(t)
+                slope = np.tanh(x) + x / np.cosh(x) ** 2
+                slope2 = 2 * (np.tanh(2 * x) + 2 * x / np.cosh(2 * x) ** 2)
+                np.testing.assert_allclose(tape.gradient(y, t).numpy(), slope + slope2,
+                                           rtol=1e-10)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[:2]

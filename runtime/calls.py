@@ -19,6 +19,7 @@ from runtime.conversion import convert_to_tensor
 from runtime.errors import with_origin
 from runtime.inline import take_in
 from runtime.ops.array_ops import identity
+from runtime.ops.list_ops import ListValue
 from runtime.source_info import user_origin
 from runtime.tensor import EagerTensor, SymbolicTensor
 from runtime.tensor_list import TensorList
@@ -36,8 +37,8 @@ def call_concrete(concrete, leaves):
     if context.recording_tapes():
         outputs = function_calls.call_recorded(concrete, tensors, _run)
         if outputs is not None:
-            _refuse_lists(concrete, outputs)
-            return _pack(concrete.structured_outputs, outputs)
+            return _pack(concrete.structured_outputs,
+                         [_items(concrete, t) if t.dtype.is_list else t for t in outputs])
     return concrete.call(*[t._value for t in tensors])
 
 
@@ -76,10 +77,22 @@ def _pack(structure, outputs):
     return nest.pack_sequence_as(structure, leaves)
 
 
-def _refuse_lists(concrete, outputs) -> None:
-    for t in outputs:
-        if t.dtype.is_list:
-            raise NotImplementedError(with_origin(
-                f"'{concrete.name}' returns a Python list built by a graph loop, and a gradient "
-                "tape records the call: its gradient cannot go through the list. Return "
-                "rt.stack(the list) instead.", user_origin()))
+def _items(concrete, tensor) -> list:
+    """A list output of a recorded call as the Python list of its items (eager tensors) that
+    the caller gets, with the tapes told that each item is part of the list (an item's
+    gradient is the list's gradient at its place; items without one get zeros)."""
+    if tensor.dtype.element.is_list:
+        raise NotImplementedError(with_origin(
+            f"'{concrete.name}' returns a list of lists built by a graph loop, and a gradient "
+            "tape records the call: its gradient cannot go through the inner lists. Return "
+            "rt.stack(...) of each inner list instead.", user_origin()))
+    items = [_eager(v, tensor.dtype.element) for v in tensor._value.items()]
+
+    def rule(entry, grads):
+        values = [g._value if g is not None else np.zeros_like(item._value)
+                  for g, item in zip(grads, items)]
+        return [EagerTensor(ListValue(values, len(values)), tensor.dtype)]
+
+    for tape in context.recording_tapes():
+        tape.record_custom([tensor], items, rule, user_origin())
+    return items

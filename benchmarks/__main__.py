@@ -26,7 +26,15 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
 import runtime as rt  # noqa: E402
-from benchmarks import backends, external, harness, report, scaling, workloads  # noqa: E402
+from benchmarks import (  # noqa: E402
+    backends,
+    composition,
+    external,
+    harness,
+    report,
+    scaling,
+    workloads,
+)
 
 RESULTS_DIR = Path("benchmark-results")  # under the current directory
 
@@ -94,6 +102,9 @@ def main(argv=None) -> int:
         notes.append(scaling.loop_nest_scaling())
         _progress("loading a saved 4,000-op function against tracing it")
         notes.append(scaling.load_versus_trace())
+        _progress("composition: a decorated function calling one; tapes around calls")
+        notes.append("crossing a function boundary (paired rounds):\n"
+                     + composition.composition_table(budget))
         _progress("executors: first call, warm-up, steady state")
         notes.append("executors (jit_compile) on loop workloads:\n" + backends.backend_table())
     if any(w.key == "W13" for w in chosen) and not args.small:

@@ -90,4 +90,25 @@ def composition_table(budget) -> str:
     for what, ratio, target in rows:
         lines.append(f"| {what} | {ratio:.2f}x | <= {target}x | "
                      f"{'pass' if ratio <= target else 'MISS'} |")
+    floor = _tape_floor_us(budget)
+    lines.append(f"\nFor scale: an eager tape around one multiply and its gradient (no function) "
+                 f"takes {floor:.1f} us here; the G5 graph with the tape inside runs in "
+                 f"{_median_us(inside, newton_args, budget):.1f} us.")
     return "\n".join(lines)
+
+
+def _median_us(fn, args, budget) -> float:
+    ((rounds, _),) = harness.measure([(fn, args)], budget)
+    return statistics.median(rounds) * 1e6
+
+
+def _tape_floor_us(budget) -> float:
+    x = rt.constant(3.0)
+
+    def multiply_under_a_tape():
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = x * x
+        return tape.gradient(y, x)
+
+    return _median_us(multiply_under_a_tape, (), budget)

@@ -77,8 +77,9 @@ def to_graph(fn):
         return types.MethodType(to_graph(call), fn)  # an object whose __call__ is Python code
     if not isinstance(fn, types.FunctionType):
         raise TypeError(f"to_graph expects a Python function or method, got {type(fn).__name__}")
-    if getattr(fn, "__ag_do_not_convert__", False):
-        return fn
+    if getattr(fn, "__ag_do_not_convert__", False) or origins.REGISTRY.is_generated(
+            fn.__code__.co_filename):
+        return fn  # (a function defined inside converted code is converted already)
     converted = _CACHE.function(fn)
     if converted is fn:
         return fn

@@ -40,7 +40,8 @@ from runtime.signature import (
     value_key,
 )
 from runtime.source_info import user_origin, user_stacklevel
-from runtime.tensor import EagerTensor, Tensor
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
+from runtime.tensor_list import TensorList
 
 logger = logging.getLogger("runtime.function")
 
@@ -192,6 +193,9 @@ class Function:
         arguments = self._bind(args, kwargs)
         key = self._key(arguments, guard_values)
         if context.busy and context.current_graph() is not None:
+            if self._reads_tensors_being_traced():  # defined inside the caller: traced there
+                fn = self._python_fn_for_tracing()
+                return fn(*self._call_args(arguments), **self._call_kwargs(arguments))
             concrete = self._traced_for_caller(arguments, key)
             caller = context.current_function()
             if caller is not None and caller is not self:
@@ -331,6 +335,20 @@ class Function:
             with self._lock:
                 concrete = self._cached(key) or self._trace(arguments, key)
         return concrete
+
+    def _reads_tensors_being_traced(self) -> bool:
+        """Whether the Python function closes over symbolic tensors (it is defined inside a
+        function being traced): a graph of its own could not read them, so it is traced as
+        part of its caller, as a plain helper is."""
+        fn = getattr(self.python_function, "__func__", self.python_function)
+        for cell in getattr(fn, "__closure__", None) or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:  # not set yet
+                continue
+            if any(isinstance(v, (SymbolicTensor, TensorList)) for v in nest.flatten(value)):
+                return True
+        return False
 
     def _traced_for_caller(self, arguments, key):
         """The concrete function a caller being traced takes in: traced for these shapes exactly

@@ -520,3 +520,20 @@ def test_threads_calling_an_outer_function_whose_callee_retraces():
     for t in threads:
         t.join()
     assert not errors, errors[:2]
+
+
+def test_a_decorated_function_defined_inside_a_traced_one_reads_its_tensors():
+    def f(x, n):
+        @rt.function
+        def inner(k):
+            if k > 0:  # (converted once, with f)
+                return x * 2.0
+            return x
+
+        total = x
+        for i in rt.range(n):
+            total = total + inner(i)
+        return total
+
+    plain = f(rt.constant(1.5), rt.constant(3)).numpy()
+    assert rt.function(f)(rt.constant(1.5), rt.constant(3)).numpy() == plain == 7.5

@@ -33,6 +33,7 @@ from runtime.graph import Graph
 from runtime.inline import copy_ops, take_in
 from runtime.ops.list_ops import ListValue
 from runtime.ops.registry import CONST, PLACEHOLDER
+from runtime.source_info import user_origin
 from runtime.tensor import EagerTensor
 from runtime.variables import READ
 
@@ -50,7 +51,6 @@ class Pair:
         self.targets = targets  # positions of the outputs that take a gradient, in order
         self.inputs = inputs  # positions of the inputs that may get a gradient, in order
         self.variables = variables  # the variables that may get a gradient, in order
-        self.variable_ids = {id(v) for v in variables}
         self.static = {i for i, d in zip(targets, d_ys) if d.shape.is_fully_defined()}
         self.reaches = reaches  # output position -> the sources (`inputs` then `variables`,
         # numbered in that order) it depends on: a gradient is None where no output reaches
@@ -125,21 +125,13 @@ def call_recorded(concrete, tensors: list, run):
     recorded = [i for i in pair.targets if pair.reaches[i]]  # (the others: constants)
     tape.record_custom(tensors, [outputs[i] for i in recorded],
                        _rule(pair, recorded, outputs, residuals, watched, asked, run),
-                       _origin(concrete), watched)
+                       user_origin(), watched)
     return outputs
 
 
 def _connected(tape, tensors, variables) -> bool:
     return any(id(t) in tape._connected for t in tensors) or any(
         tape._watches(v) for v in variables)
-
-
-def _origin(concrete):
-    graph = concrete.traced_graph
-    for op in graph.operations:
-        if op.origin is not None:
-            return op.origin
-    return None
 
 
 def _rule(pair, recorded, outputs, residuals, watched, asked, run):

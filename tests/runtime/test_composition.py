@@ -537,3 +537,11 @@ def test_a_decorated_function_defined_inside_a_traced_one_reads_its_tensors():
 
     plain = f(rt.constant(1.5), rt.constant(3)).numpy()
     assert rt.function(f)(rt.constant(1.5), rt.constant(3)).numpy() == plain == 9.0
+
+
+def test_check_compares_a_composed_function_with_plain_python():
+    inner = rt.function(body)
+    outer = rt.function(lambda x: inner(x) * 2.0 + body(x), check=True)
+    for x in (POSITIVE, NEGATIVE):
+        expected = body(rt.constant(x)).numpy() * 3.0
+        np.testing.assert_allclose(outer(rt.constant(x)).numpy(), expected, rtol=1e-15)

@@ -86,13 +86,32 @@ def _items(concrete, tensor) -> list:
             f"'{concrete.name}' returns a list of lists built by a graph loop, and a gradient "
             "tape records the call: its gradient cannot go through the inner lists. Return "
             "rt.stack(...) of each inner list instead.", user_origin()))
+    return _unpacked(tensor)
+
+
+def _unpacked(tensor) -> list:
+    """The items of an eager list tensor, recorded by the tapes as parts of it."""
     items = [_eager(v, tensor.dtype.element) for v in tensor._value.items()]
 
     def rule(entry, grads):
-        values = [g._value if g is not None else np.zeros_like(item._value)
-                  for g, item in zip(grads, items)]
-        return [EagerTensor(ListValue(values, len(values)), tensor.dtype)]
+        return [_packed([g if g is not None else _eager(np.zeros_like(item._value), item.dtype)
+                         for g, item in zip(grads, items)], tensor.dtype)]
 
-    for tape in context.recording_tapes():
-        tape.record_custom([tensor], items, rule, user_origin())
+    _record([tensor], items, rule)
     return items
+
+
+def _packed(items, dtype) -> EagerTensor:
+    """An eager list tensor of `items`, recorded by the tapes as made of them (the gradient of
+    a list: its items' gradients, for the tapes around a gradient: higher orders)."""
+    packed = EagerTensor.__new__(EagerTensor)
+    packed._value, packed.dtype = ListValue([t._value for t in items], len(items)), dtype
+    _record(items, [packed], lambda entry, grads: [None] * len(items) if grads[0] is None
+            else _unpacked(grads[0]))
+    return packed
+
+
+def _record(inputs, outputs, rule) -> None:
+    origin = user_origin()
+    for tape in context.recording_tapes():
+        tape.record_custom(inputs, outputs, rule, origin)

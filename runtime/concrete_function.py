@@ -11,7 +11,7 @@ import numpy as np
 
 from runtime import calls, nest
 from runtime.conversion import convert_to_tensor
-from runtime.errors import Error
+from runtime.errors import Error, NoLoweringError
 from runtime.executor import codegen
 from runtime.executor.interpreter import locate_error
 from runtime.graph import Graph
@@ -108,6 +108,7 @@ class ConcreteFunction:
         """A concrete function of `traced` (a graph of flat inputs and outputs made from this
         one's: the halves of its gradient), optimized like this one and compiled for the same
         executor, or for the default one where that executor cannot compile it."""
+        traced.custom_gradients = list(self.traced_graph.custom_gradients)  # (see take_in)
         fuse = self.jit_compile in (None, "auto")
         optimized = run_passes(traced, self.optimized, fuse=fuse)
         specs = [TensorSpec(t.shape, t.dtype) for t in traced.inputs]
@@ -122,7 +123,7 @@ class ConcreteFunction:
             return compiled(self.jit_compile)
         try:
             return compiled(self.jit_compile)
-        except Exception:  # noqa: BLE001 - an op that executor lacks (e.g. staged lists)
+        except NoLoweringError:  # an op that executor lacks (staged lists: a loop's history)
             return compiled(None)
 
     def run_values(self, values) -> list:

@@ -54,16 +54,19 @@ def building(graph):
 
 @contextlib.contextmanager
 def tracing_function(function):
-    """Marks `function` (an rt.function) as the one being traced inside the block."""
-    _state.functions.append(function)
+    """Marks `function` (an rt.function) as the one being traced inside the block; yields the
+    list that callees' guarded values are added to, for this trace (see `current_trace`)."""
+    adopted: list = []
+    _state.functions.append((function, adopted))
     try:
-        yield function
+        yield adopted
     finally:
         _state.functions.pop()
 
 
-def current_function():
-    """The rt.function being traced innermost on this thread, or None."""
+def current_trace():
+    """(the rt.function being traced innermost on this thread, its trace's list of guarded
+    values taken from callees), or None."""
     functions = _state.functions
     return functions[-1] if functions else None
 

@@ -93,7 +93,6 @@ class Function:
         self._capture_guards = capture_guards
         self._guards = None if capture_guards else []
         self._warn_stale = capture_guards == "warn"  # keep the first values, and warn
-        self._adopted_values = None  # while tracing: values of the guards taken from callees
         self._first_guard_values = None
         self._converted = None
         self._bound_instances = weakref.WeakKeyDictionary()
@@ -197,9 +196,9 @@ class Function:
                 fn = self._python_fn_for_tracing()
                 return fn(*self._call_args(arguments), **self._call_kwargs(arguments))
             concrete = self._traced_for_caller(arguments, key)
-            caller = context.current_function()
-            if caller is not None and caller is not self:
-                caller._adopt_guards(self)
+            trace = context.current_trace()
+            if trace is not None and trace[0] is not self:
+                trace[0]._adopt_guards(self, trace[1])
         else:
             concrete = self._concrete_for(arguments, key)
         leaves = [v for v in nest.flatten([v for _, v in arguments]) if is_tensor_leaf(v)]
@@ -284,21 +283,22 @@ class Function:
         now = self._guard_key()
         return [c for key, c in self._concrete.items() if key[-1] == now]
 
-    def _adopt_guards(self, callee) -> None:
+    def _adopt_guards(self, callee, adopted: list) -> None:
         """`callee`'s graph joins the graph this function is tracing: the outside values it
         bakes in are guarded here too (a callee reached through an argument, a dict or a list
-        is one the static scan of `guards_of` cannot see)."""
+        is one the static scan of `guards_of` cannot see); their values now go to `adopted`,
+        the trace's list."""
         if self._capture_guards is not True or not callee._guards:
             return
-        if self._guards is None:
-            self._guards = guarding.guards_of(self.python_function)
-        known = {what for what, _ in self._guards}
-        new = [(f"{what} (read by rt.function '{callee.__name__}')", get)
-               for what, get in callee._guards]
-        new = [(what, get) for what, get in new if what not in known]
-        if new:
-            self._guards = self._guards + new  # (replaced: other threads may be reading it)
-            self._adopted_values.extend(get() for _, get in new)
+        with self._lock:  # (held by this thread's trace already; other threads wait)
+            if self._guards is None:
+                self._guards = guarding.guards_of(self.python_function)
+            known = {what for what, _ in self._guards}
+            via = f" (read by {getattr(callee.python_function, '__qualname__', callee.__name__)})"
+            new = [(what + via, get) for what, get in callee._guards if what + via not in known]
+            if new:
+                self._guards = self._guards + new  # (replaced: other threads may read it)
+                adopted.extend(get() for _, get in new)
 
     def _guard_values(self) -> tuple:
         """The current values of the outside Python values the graph bakes in."""
@@ -397,23 +397,22 @@ class Function:
                     "(reduce_retracing=False traces each shape exactly).",
                     self.__name__, changed)
             key = relaxed
-        self._check_retrace(key, arguments)
-        had_guards, self._adopted_values = bool(self._guards), []
+        if not exact:  # (traces for callers are part of their traces, not retraces)
+            self._check_retrace(key, arguments)
+        arguments = [(name, nest.map_with_paths(lambda v, _: tracing.spec_of(v), value, name))
+                     for name, value in arguments]  # (specs: keep no tensor alive)
         with context.tapes_paused():  # (a tape open around the call records the call)
-            concrete, created = self._trace_once(arguments, exact)
+            concrete, created, adopted = self._trace_once(arguments, exact)
         if created:
             if self._variables_created or self._traced_keys:
                 self._raise_variable_creation(created)
             self._variables_created = True
             with context.tapes_paused():  # (the second must create none)
-                concrete, created = self._trace_once(arguments, exact)
+                concrete, created, adopted = self._trace_once(arguments, exact)
             if created:
                 self._raise_variable_creation(created)
-        if self._adopted_values:  # the key holds the values the callees were traced with
-            adopted = tuple(self._adopted_values)
-            key = (key[:-1] + (("captured", key[-1][1] + adopted),) if had_guards
-                   else key + (("captured", adopted),))
-        self._adopted_values = None
+        if adopted:  # the key holds the values the callees were traced with
+            key = _with_captured(key, tuple(adopted))
         concrete.retrace = self._retracer(arguments)
         self._traced_keys.append((key, arguments))
         self._concrete = {**self._concrete, key: concrete}
@@ -422,15 +421,16 @@ class Function:
     def _retracer(self, arguments):
         """A function of the flat tensor inputs of the trace of `arguments` that runs the
         Python function on them (in the graph being built) and returns what it returns."""
-        fn = self._python_fn_for_tracing()
+        fn, function = self._python_fn_for_tracing(), weakref.ref(self)  # (no cycle)
 
         def retrace(tensors):
             found = iter(tensors)
             traced = [(name, nest.map_with_paths(
                 lambda v, _: next(found) if is_tensor_leaf(v) else v, value, name))
                 for name, value in arguments]
-            with context.tracing_function(self):
-                return fn(*self._call_args(traced), **self._call_kwargs(traced))
+            this = function()
+            with context.tracing_function(this):
+                return fn(*this._call_args(traced), **this._call_kwargs(traced))
 
         return retrace
 
@@ -448,11 +448,13 @@ class Function:
         )
 
     def _trace_once(self, arguments, defer=False):
-        with context.tracing_function(self):
-            return tracing.trace(
+        """(concrete function, variables created, guarded values taken from callees)."""
+        with context.tracing_function(self) as adopted:
+            concrete, created = tracing.trace(
                 self._python_fn_for_tracing(), self.__name__, arguments,
                 lambda traced: (self._call_args(traced), self._call_kwargs(traced)),
                 self._optimize, self._jit_compile, defer)
+        return concrete, created, adopted
 
     def _call_args(self, traced_args):
         if self._signature is None or self._input_signature is not None:
@@ -632,6 +634,15 @@ def function(
 
 
 # ---- helpers -------------------------------------------------------------------------------------
+
+
+def _with_captured(key, values: tuple):
+    """`key` with `values` added to its guarded values (its last part, `("captured", ...)`,
+    added when it has none)."""
+    last = key[-1] if key else None
+    if type(last) is tuple and len(last) == 2 and last[0] == "captured":
+        return key[:-1] + (("captured", last[1] + values),)
+    return key + (("captured", values),)
 
 
 def _as_tensor(value):

@@ -32,10 +32,12 @@ def take_in(concrete, inputs) -> list:
         return inline_graph(source, inputs, prefix=concrete.name)
     if concrete.retrace is None:
         raise NoGradientError(with_origin(
-            f"'{concrete.name}' was loaded from a file, and its graph holds rt.custom_gradient "
-            f"functions ({', '.join(source.custom_gradients)}): a saved graph keeps their ops "
-            "but not their gradient functions, so a gradient tape cannot differentiate a call "
-            "of it. Differentiate the original rt.function instead.", user_origin()))
+            f"'{concrete.name}' holds rt.custom_gradient functions "
+            f"({', '.join(source.custom_gradients)}) and has no Python function to trace again "
+            "(it was loaded from a file, or it is the gradient graph of a call differentiated "
+            "again): a copy of a graph keeps their ops but not their gradient functions, so "
+            "a gradient tape cannot differentiate through them. Differentiate the original "
+            "rt.function, to first order, or take the gradients inside it.", user_origin()))
     graph = context.current_graph()
     inputs = [t if t.op.graph is graph else graph.capture(t) for t in inputs]
     result = nest.map_with_paths(lambda v, p: graph_output(graph, v, p),
@@ -87,7 +89,8 @@ def inline_graph(source: Graph, inputs, prefix: str = "") -> list:
     root = graph
     while root.outer is not None:
         root = root.outer
-    root.custom_gradients.extend(source.custom_gradients)  # (lost by a copy: see take_in)
+    root.custom_gradients.extend(  # (lost by a copy: see take_in)
+        c for c in source.custom_gradients if c not in root.custom_gradients)
     graph.inlined_calls.append((user_origin(), source.name, graph.operations[first:]))
     return [tensor_map[id(t)] for t in source.outputs]
 

@@ -42,18 +42,21 @@ def _assign_kernel(value, *, variable):
     value = _checked(variable, value)
     with variable._lock:
         variable.value_ = value
+        variable.version += 1
     return ()
 
 
 def _assign_add_kernel(value, *, variable):
     with variable._lock:
         variable.value_ = _checked(variable, variable.value_ + value)
+        variable.version += 1
     return ()
 
 
 def _assign_sub_kernel(value, *, variable):
     with variable._lock:
         variable.value_ = _checked(variable, variable.value_ - value)
+        variable.version += 1
     return ()
 
 
@@ -98,6 +101,7 @@ class Variable:
         self.name = f"{name or 'Variable'}_{next(_ids)}"
         self.trainable = trainable
         self._lock = threading.Lock()  # held by updates (see the kernels above)
+        self.version = 0  # how many assignments it has had (a gradient checks it is unchanged)
         context.note_variable_created(self)
 
     # ---- reading ----

@@ -59,8 +59,9 @@ def custom_gradient(fn):
         graph = context.current_graph()
         while graph is not None and graph.outer is not None:
             graph = graph.outer
-        if graph is not None:
-            graph.custom_gradients.append(f"{fn.__qualname__} ({origin})")
+        where = f"{fn.__qualname__} ({origin})"
+        if graph is not None and where not in graph.custom_gradients:
+            graph.custom_gradients.append(where)
         if variables and not _takes_variables(grad_fn):
             raise TypeError(with_origin(
                 f"{fn.__qualname__} reads the variable(s) "

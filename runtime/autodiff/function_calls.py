@@ -29,8 +29,10 @@ import numpy as np
 from runtime import context
 from runtime.autodiff.backprop import WithVariables, differentiable
 from runtime.autodiff.tape import GradientTape
+from runtime.errors import NoGradientError, with_origin
 from runtime.graph import Graph
 from runtime.inline import copy_ops, take_in
+from runtime.ops.array_ops import STOP_GRADIENT
 from runtime.ops.list_ops import ListValue
 from runtime.ops.registry import CONST, PLACEHOLDER
 from runtime.source_info import user_origin
@@ -58,33 +60,35 @@ class Pair:
         self._backward_ops, self._residuals, self._d_ys, self._grads = (
             backward_ops, residuals, d_ys, grads)
         self._backwards: dict = {}
+        self._lock = threading.Lock()
 
     def backward(self, needed: tuple, ones: tuple):
-        """The backward ConcreteFunction: (residuals + the gradients of the `targets` not in
-        `ones`) -> the gradients of the `needed` sources (numbers, in order); the outputs in
-        `ones` have gradient ones."""
+        """(the backward ConcreteFunction: (residuals + the gradients of the `targets` not in
+        `ones`) -> the gradients of the `needed` sources (numbers, in order), where the outputs
+        in `ones` have gradient ones; the variables it reads itself, in a graph `if` or loop
+        whose gradient runs a branch or body again)."""
         key = (needed, ones)
         found = self._backwards.get(key)
         if found is None:
-            with _lock:
+            with self._lock:
                 found = self._backwards.get(key)
                 if found is None:
-                    found = self._backwards[key] = self._concrete.derived(_extract(
+                    backward = self._concrete.derived(_extract(
                         f"{self._concrete.name}_backward", self._residuals, self._backward_ops,
                         [self._grads[k] for k in needed], self._combined,
                         given=[d for i, d in zip(self.targets, self._d_ys) if i not in ones],
                         ones=[d for i, d in zip(self.targets, self._d_ys) if i in ones]))
+                    reads = {op.attrs["variable"] for op in backward.traced_graph.walk()
+                             if op.opdef is READ}
+                    found = self._backwards[key] = (backward, reads)
         return found
-
-
-_lock = threading.Lock()
 
 
 def pair_of(concrete) -> Pair:
     """The gradient pair of `concrete`, built at its first recorded call and kept."""
     pair = concrete.__dict__.get("_gradient_pair")
     if pair is None:
-        with _lock:
+        with concrete.__dict__.setdefault("_gradient_lock", threading.Lock()):
             pair = concrete.__dict__.get("_gradient_pair")
             if pair is None:
                 pair = concrete._gradient_pair = _build_pair(concrete)
@@ -92,13 +96,12 @@ def pair_of(concrete) -> Pair:
 
 
 def read_variables(concrete) -> list:
-    """The trainable floating-point variables the graph of `concrete` reads or writes (those a
-    tape may watch)."""
-    found = concrete.__dict__.get("_trainable_variables")
+    """The floating-point variables the graph of `concrete` reads or writes (those a tape may
+    watch)."""
+    found = concrete.__dict__.get("_float_variables")
     if found is None:
-        found = concrete._trainable_variables = [
-            v for v in concrete.traced_graph.variables.values()
-            if v.trainable and v.dtype.is_floating]
+        found = concrete._float_variables = [
+            v for v in concrete.traced_graph.variables.values() if v.dtype.is_floating]
     return found
 
 
@@ -123,9 +126,10 @@ def call_recorded(concrete, tensors: list, run):
     watched = [v for v in pair.variables if tape._watches(v)]
     asked = {k for k, i in enumerate(pair.inputs) if id(tensors[i]) in tape._connected}
     recorded = [i for i in pair.targets if pair.reaches[i]]  # (the others: constants)
-    tape.record_custom(tensors, [outputs[i] for i in recorded],
-                       _rule(pair, recorded, outputs, residuals, watched, asked, run),
-                       user_origin(), watched)
+    call = _Call(pair, recorded, outputs, residuals, watched, asked, run, user_origin(),
+                 {v: v.version for v in concrete.traced_graph.variables.values()})
+    tape.record_custom(tensors, [outputs[i] for i in recorded], call.gradient, call.origin,
+                       watched)
     return outputs
 
 
@@ -134,29 +138,38 @@ def _connected(tape, tensors, variables) -> bool:
         tape._watches(v) for v in variables)
 
 
-def _rule(pair, recorded, outputs, residuals, watched, asked, run):
-    """The recorded call's gradient: a backward graph on the residuals and the gradients of
-    the outputs (`recorded`: the outputs the entry lists; zeros where an output got none), for
-    the sources the tape connected (`asked`: numbers of inputs; `watched` variables). A
-    source that no output with a gradient reaches gets None, as without the boundary."""
-    keep = {id(v) for v in watched}
-    first = len(pair.inputs)
-    wanted = {k for k in range(first) if k in asked} | {
-        first + k for k, v in enumerate(pair.variables) if id(v) in keep}
+class _Call:
+    """One recorded call: what its gradient (`gradient`, the tape entry's rule) needs."""
 
-    def rule(entry, grads):
-        given = {i: g for i, g in zip(recorded, grads) if g is not None}
-        if not given:
-            return [None] * len(entry.inputs)
+    def __init__(self, pair, recorded, outputs, residuals, watched, asked, run, origin,
+                 versions):
+        self.pair, self.recorded, self.outputs, self.residuals = (
+            pair, recorded, outputs, residuals)
+        self.run, self.origin, self.versions = run, origin, versions
+        first = len(pair.inputs)
+        keep = {id(v) for v in watched}
+        self.wanted = {k for k in range(first) if k in asked} | {
+            first + k for k, v in enumerate(pair.variables) if id(v) in keep}
+
+    def gradient(self, entry, grads):
+        """The backward graph on the residuals and the gradients of the outputs (`recorded`:
+        the outputs the entry lists; zeros where an output got none), for the sources the tape
+        connected. A source that no output with a gradient reaches gets None, as without the
+        boundary."""
+        pair = self.pair
+        given = {i: g for i, g in zip(self.recorded, grads) if g is not None}
         reached = set().union(*(pair.reaches[i] for i in given))
-        needed = tuple(sorted(reached & wanted))
+        needed = tuple(sorted(reached & self.wanted))
         if not needed:
             return [None] * len(entry.inputs)
         ones = tuple(i for i in pair.targets if i in given and i in pair.static
-                     and _is_ones(given[i]))
-        d_outputs = [given[i] if i in given else _zeros(outputs[i])
+                     and _is_seed(given[i]))
+        backward, reads = pair.backward(needed, ones)
+        self._check_versions(reads)
+        d_outputs = [given[i] if i in given else _zeros(self.outputs[i])
                      for i in pair.targets if i not in ones]
-        found = run(pair.backward(needed, ones), [*residuals, *d_outputs])
+        found = self.run(backward, [*self.residuals, *d_outputs])
+        first = len(pair.inputs)
         input_grads = [None] * len(entry.inputs)
         variable_grads = {}
         for k, grad in zip(needed, found):
@@ -167,7 +180,26 @@ def _rule(pair, recorded, outputs, residuals, watched, asked, run):
                 variable_grads[id(variable)] = (variable, grad)
         return WithVariables(input_grads, variable_grads)
 
-    return rule
+    def _check_versions(self, reads) -> None:
+        """The backward graph reads these variables again (a graph `if` or loop's gradient
+        runs its branch or body again): refused when one was assigned since the call, as the
+        gradient would use the new value where Python's tape kept the old one."""
+        for variable in reads:
+            if variable.version != self.versions.get(variable, variable.version):
+                raise NoGradientError(with_origin(
+                    f"The variable {variable.name} was assigned after this call, and its "
+                    "gradient reads it again (a graph `if` or loop reads it): it would use "
+                    "the new value. Compute the gradient before assigning the variable, or "
+                    "use a tape inside the function.", self.origin))
+
+
+def _is_seed(grad) -> bool:
+    """Whether `grad` is ones that no tape recording now depends on (a loss's seed): the
+    backward graph may then hold it as a constant."""
+    if any(tape._recording and id(grad) in tape._connected
+           for tape in context.recording_tapes()):
+        return False
+    return _is_ones(grad)
 
 
 def _is_ones(grad) -> bool:
@@ -197,6 +229,7 @@ def _build_pair(concrete) -> Pair:
         tape = GradientTape()
         with tape:
             tape.watch([x for x in xs if differentiable(x)])
+            tape.watch(read_variables(concrete))  # (trainable or not: a tape may watch any)
             ys = take_in(concrete, xs)
         forward_ops = list(graph.operations)
         variables = [v for v in tape.watched_variables()]
@@ -224,6 +257,8 @@ def _reaches(operations, sources, variables, outputs) -> dict:
     depends = {id(t): {k} for k, t in enumerate(sources)}
     numbers = {id(v): len(sources) + k for k, v in enumerate(variables)}
     for op in operations:
+        if op.opdef is STOP_GRADIENT:
+            continue
         found = set()
         for t in op.inputs:
             found |= depends.get(id(t), set())
@@ -231,7 +266,8 @@ def _reaches(operations, sources, variables, outputs) -> dict:
             if inner.opdef is READ and id(inner.attrs["variable"]) in numbers:
                 found.add(numbers[id(inner.attrs["variable"])])
         for t in op.outputs:
-            depends.setdefault(id(t), set()).update(found)
+            if differentiable(t):  # (an integer or bool value carries no gradient)
+                depends.setdefault(id(t), set()).update(found)
     return {i: frozenset(depends.get(id(t), ())) for i, t in enumerate(outputs)}
 
 

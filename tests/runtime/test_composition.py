@@ -9,8 +9,10 @@ differences."""
 
 from __future__ import annotations
 
+import gc
 import tempfile
 import threading
+import weakref
 
 import numpy as np
 import pytest
@@ -545,3 +547,125 @@ def test_check_compares_a_composed_function_with_plain_python():
     for x in (POSITIVE, NEGATIVE):
         expected = body(rt.constant(x)).numpy() * 3.0
         np.testing.assert_allclose(outer(rt.constant(x)).numpy(), expected, rtol=1e-15)
+
+
+# ---- from a second reading (each silently wrong or failing before) ------------------------------
+
+def _second_derivative(f, value):
+    x = rt.constant(value)
+    with rt.GradientTape() as outer:
+        outer.watch(x)
+        with rt.GradientTape() as inner:
+            inner.watch(x)
+            y = x * f(x)  # the call's output gradient is x: ones at x = 1, yet it depends on x
+        dy = inner.gradient(y, x)
+    return dy.numpy(), outer.gradient(dy, x).numpy()
+
+
+def test_an_output_gradient_of_ones_that_a_tape_depends_on_is_not_a_constant():
+    square = lambda x: x * x  # noqa: E731
+    for value in (1.0, 2.0):
+        assert _second_derivative(rt.function(square), value) == _second_derivative(square,
+                                                                                    value)
+
+
+def test_second_order_through_a_list_output():
+    def f(g, x):
+        with rt.GradientTape() as outer:
+            outer.watch(x)
+            with rt.GradientTape() as inner:
+                inner.watch(x)
+                items = g(x, rt.constant(2))
+                y = items[1] * items[1]
+            dy = inner.gradient(y, x)
+        return outer.gradient(dy, x).numpy()
+
+    def squares(x, n):
+        out = []
+        for _ in rt.range(n):
+            x = x * x
+            out.append(x)
+        return out
+
+    for g in (squares, rt.function(squares)):
+        assert f(g, rt.constant(1.0)) == 56.0  # y = x^8
+
+
+def test_outputs_behind_stop_gradient_or_a_comparison_have_no_gradient():
+    f = lambda x: (rt.stop_gradient(x) * 3.0, rt.cast(x > 1.0, rt.float32), x * 2.0)  # noqa
+    for g in (f, rt.function(f)):
+        x = rt.constant(2.0)
+        with rt.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            stopped, compared, doubled = g(x)
+        assert tape.gradient(stopped, x) is None and tape.gradient(compared, x) is None
+        assert tape.gradient(doubled, x).numpy() == 2.0
+
+
+def test_a_watched_non_trainable_variable_read_inside_a_callee_gets_its_gradient():
+    v = rt.Variable(3.0, trainable=False)
+    for f in (lambda: v * v, rt.function(lambda: v * v)):
+        with rt.GradientTape() as tape:
+            tape.watch(v)
+            y = f()
+        assert tape.gradient(y, v).numpy() == 6.0
+
+
+def test_a_variable_assigned_before_a_gradient_that_reads_it_again_is_refused():
+    v = rt.Variable(2.0)
+
+    @rt.function
+    def f(x):
+        if x > 0:  # (the If's gradient runs the branch again: it reads v again)
+            return x * v
+        return x
+
+    x = rt.constant(1.0)
+    with rt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = f(x)
+    assert tape.gradient(y, x).numpy() == 2.0
+    v.assign(100.0)
+    with pytest.raises(rt.errors.NoGradientError, match="assigned after this call"):
+        tape.gradient(y, x)
+
+
+def test_second_order_through_custom_gradients_of_a_callee_is_refused():
+    f = rt.function(_uses_custom)
+    x = rt.constant(np.array([1.0, 2.0]))
+    with rt.GradientTape() as outer:
+        outer.watch(x)
+        with rt.GradientTape() as inner:
+            inner.watch(x)
+            with pytest.raises(rt.errors.NoGradientError, match="custom_gradient"):
+                f(x)
+
+
+@pytest.mark.no_round_trip  # (the round trip keeps the traces it has not checked)
+def test_a_callee_keeps_no_caller_graph_alive():
+    inner = rt.function(lambda x: x * 2.0)
+
+    def traced_and_dropped():
+        outer = rt.function(lambda x: inner(x) + 1.0)
+        return weakref.ref(outer.get_concrete_function(rt.constant([1.0])).traced_graph)
+
+    graph = traced_and_dropped()
+    gc.collect()
+    assert graph() is None
+
+
+def test_a_recursive_function_calling_a_guarded_callee():
+    g = rt.function(lambda x: x * GAIN)
+
+    def f(x, n):
+        return x if n == 0 else g(rf(x, n - 1))
+
+    rf = rt.function(f)
+    assert rf(rt.constant(1.0), 2).numpy() == GAIN * GAIN
+
+
+def test_traces_for_callers_do_not_count_as_retraces():
+    inner = rt.function(lambda x: x * 2.0, max_traces=2, on_retrace="error")
+    for n in range(1, 6):
+        outer = rt.function(lambda x: inner(x) + 1.0)
+        assert outer(rt.constant(np.ones(n, np.float32))).numpy().tolist() == [3.0] * n

@@ -31,12 +31,14 @@ from runtime.variables import Variable
 
 
 class Explanation:
-    """The report (`str()` of it); `decisions`, `ops_by_line` and `phases_ms` hold its data."""
+    """The report (`str()` of it); `decisions`, `calls`, `ops_by_line` and `phases_ms` hold its
+    data."""
 
-    def __init__(self, title, lines, decisions, ops_by_line, captured, phases_ms):
+    def __init__(self, title, lines, decisions, ops_by_line, captured, phases_ms, calls=None):
         self.title = title
         self.lines = lines  # [(line number, source text)]
         self.decisions = decisions
+        self.calls = calls or {}  # line -> what each traced function called there became
         self.ops_by_line = ops_by_line
         self.captured = captured
         self.phases_ms = phases_ms
@@ -46,8 +48,9 @@ class Explanation:
         out = [self.title, ""]
         for lineno, text in self.lines:
             what = _describe_decisions(self.decisions.get(lineno, []))
+            calls = "; ".join(self.calls.get(lineno, []))
             ops = _describe_ops(self.ops_by_line.get(lineno, collections.Counter()))
-            notes = "; ".join(part for part in (what, ops) if part)
+            notes = "; ".join(part for part in (what, calls, ops) if part)
             out.append(f"{lineno:5}  {text:<{width}}{notes}".rstrip())
         out.append("")
         out.append("Reads from outside: " + (", ".join(self.captured) or "nothing"))
@@ -105,14 +108,15 @@ def explain(f, *args, **kwargs) -> Explanation:
             decisions[decision.origin.lineno].append(decision)
     ops_by_line = collections.defaultdict(collections.Counter)
     _count_ops(concrete.traced_graph, filename, ops_by_line)
+    calls = collections.defaultdict(list)
     for lineno, text in _inlined_calls(concrete.traced_graph, filename):
-        decisions[lineno].append(text)
+        calls[lineno].append(text)
     signature = ", ".join(f"{name}: {leaf_str(value)}" for name, value in zip(
         concrete._arg_names, concrete.structured_input_signature))
     title = f"rt.explain: {fn.__qualname__}({signature})"
     guarded = original is None or original._guards is None or bool(original._guards)
     return Explanation(title, lines, dict(decisions), dict(ops_by_line),
-                       _captured(fn, guarded), phases)
+                       _captured(fn, guarded), phases, dict(calls))
 
 
 def _ms(start) -> float:
@@ -150,14 +154,6 @@ def _inlined_calls(graph, filename):
 def _describe_decisions(decisions) -> str:
     if not decisions:
         return ""
-    calls = [d for d in decisions if isinstance(d, str)]
-    decisions = [d for d in decisions if not isinstance(d, str)]
-    if not decisions:
-        return "; ".join(calls)
-    return "; ".join([_describe_constructs(decisions), *calls])
-
-
-def _describe_constructs(decisions) -> str:
     kind = decisions[0].kind
     staged = [d for d in decisions if d.staged]
     python = [d for d in decisions if not d.staged]

@@ -116,6 +116,12 @@ def _differentiate(graph, bindings, outputs, output_grads, wanted, variables, gi
     """Inlines what `outputs` of `graph` need (placeholders bound by `bindings`, kept values by
     `given`) and returns the gradients of each value in `wanted` (bound values), then of each of
     `variables` (zeros where none flows), from `output_grads`."""
+    if graph.custom_gradients:  # (their rules are closures over the first trace's tensors)
+        raise NoGradientError(
+            f"rt.custom_gradient functions inside a graph `if` or loop "
+            f"({', '.join(graph.custom_gradients)}) cannot give the gradient of that `if` or "
+            "loop: it differentiates the branch or body again, without their gradient "
+            "functions. Call them outside the `if` or loop.")
     copies, entries, reads = inline(graph, bindings, outputs, given)
     seeds: dict = {}
     for out, grad in zip(copies, output_grads):

@@ -56,12 +56,11 @@ def custom_gradient(fn):
         outputs = [t for t in nest.flatten(value) if isinstance(t, Tensor)]
         variables = list(reads.watched_variables())
         origin = user_origin()
-        graph = context.current_graph()
-        while graph is not None and graph.outer is not None:
+        graph, where = context.current_graph(), f"{fn.__qualname__} ({origin})"
+        while graph is not None:  # (the branch or body it is in, and the graphs around)
+            if where not in graph.custom_gradients:
+                graph.custom_gradients.append(where)
             graph = graph.outer
-        where = f"{fn.__qualname__} ({origin})"
-        if graph is not None and where not in graph.custom_gradients:
-            graph.custom_gradients.append(where)
         if variables and not _takes_variables(grad_fn):
             raise TypeError(with_origin(
                 f"{fn.__qualname__} reads the variable(s) "

@@ -116,8 +116,9 @@ class GradientTape:
             return
         connected = any(id(t) in self._connected for t in inputs)
         if CONTROL_FLOW in opdef.groups:  # its reads of variables watch them, as eager reads do
-            watched = [self._watches(v) for v in variables_read(*outputs[0].op.subgraphs())]
-            connected = connected or any(watched)
+            for variable in variables_read(*outputs[0].op.subgraphs()):
+                if self._watches(variable):  # (watches it, when it watches what is read)
+                    connected = True
         if connected:
             if opdef is WHILE:  # what the loop's gradient needs, kept as it runs: new outputs,
                 loop = outputs[0].op  # whose gradients (from a tape around this one) count too

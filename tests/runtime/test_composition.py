@@ -669,3 +669,20 @@ def test_traces_for_callers_do_not_count_as_retraces():
     for n in range(1, 6):
         outer = rt.function(lambda x: inner(x) + 1.0)
         assert outer(rt.constant(np.ones(n, np.float32))).numpy().tolist() == [3.0] * n
+
+
+def test_a_custom_gradient_inside_a_graph_if_refuses_the_if_gradient():
+    def f(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            if rt.reduce_sum(x) > 0:
+                y = _hundredfold_gradient(x) * 2.0
+            else:
+                y = x
+            total = rt.reduce_sum(y)
+        return tape.gradient(total, x)
+
+    x = rt.constant(np.array([1.0, 2.0]))
+    assert f(x).numpy().tolist() == [200.0, 200.0]  # eagerly: Python's `if`
+    with pytest.raises(rt.errors.NoGradientError, match="inside a graph `if` or loop"):
+        rt.function(f)(x)  # (before: the default gradient, 2.0, silently)

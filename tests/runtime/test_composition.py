@@ -187,22 +187,32 @@ def onnx_outer(h, w, x):
 def from_threads(h, w, x):
     f = rt.function(lambda x: h(x) * 2.0)
     inputs = [x * (1.0 + k / 8.0) for k in range(8)]
-    results, errors = [None] * 8, []
+    results = [None] * 8
 
     def work(k):
+        for _ in range(5):
+            results[k] = f(rt.constant(inputs[k])).numpy()
+
+    _in_threads(work, 8)
+    return results
+
+
+def _in_threads(work, count) -> None:
+    """Runs work(0) ... work(count - 1) at once, each in a thread; raises what they raised."""
+    errors = []
+
+    def guarded(k):
         try:
-            for _ in range(5):
-                results[k] = f(rt.constant(inputs[k])).numpy()
-        except Exception as e:  # noqa: BLE001 - reported below
+            work(k)
+        except Exception as e:  # noqa: BLE001 - raised below
             errors.append(e)
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    threads = [threading.Thread(target=guarded, args=(k,)) for k in range(count)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert not errors, errors
-    return results
+    assert not errors, errors[:2]
 
 
 USES = [traced, tape_outside, through_grad, tape_inside, second_order, saved_outer, onnx_outer,
@@ -496,32 +506,23 @@ def test_a_loaded_function_with_custom_gradients_refuses_a_tape():
 def test_threads_calling_an_outer_function_whose_callee_retraces():
     inner = rt.function(lambda x: rt.reduce_sum(rt.tanh(x) * x))
     outer = rt.function(lambda x: inner(x) + inner(x * 2.0))
-    errors = []
 
     def work(k):
-        try:
-            for n in range(1, 7):
-                x = np.linspace(-1.0, 1.0, n + k)
-                expected = np.sum(np.tanh(x) * x) + np.sum(np.tanh(2 * x) * 2 * x)
-                got = outer(rt.constant(x)).numpy()
-                np.testing.assert_allclose(got, expected, rtol=1e-12)
-                with rt.GradientTape() as tape:
-                    t = rt.constant(x)
-                    tape.watch(t)
-                    y = outer(t)
-                slope = np.tanh(x) + x / np.cosh(x) ** 2
-                slope2 = 2 * (np.tanh(2 * x) + 2 * x / np.cosh(2 * x) ** 2)
-                np.testing.assert_allclose(tape.gradient(y, t).numpy(), slope + slope2,
-                                           rtol=1e-10)
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
+        for n in range(1, 7):
+            x = np.linspace(-1.0, 1.0, n + k)
+            expected = np.sum(np.tanh(x) * x) + np.sum(np.tanh(2 * x) * 2 * x)
+            got = outer(rt.constant(x)).numpy()
+            np.testing.assert_allclose(got, expected, rtol=1e-12)
+            with rt.GradientTape() as tape:
+                t = rt.constant(x)
+                tape.watch(t)
+                y = outer(t)
+            slope = np.tanh(x) + x / np.cosh(x) ** 2
+            slope2 = 2 * (np.tanh(2 * x) + 2 * x / np.cosh(2 * x) ** 2)
+            np.testing.assert_allclose(tape.gradient(y, t).numpy(), slope + slope2,
+                                       rtol=1e-10)
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors[:2]
+    _in_threads(work, 8)
 
 
 def test_a_decorated_function_defined_inside_a_traced_one_reads_its_tensors():

@@ -10,6 +10,8 @@ differences."""
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 import tempfile
 import threading
 import weakref
@@ -687,3 +689,26 @@ def test_a_custom_gradient_inside_a_graph_if_refuses_the_if_gradient():
     assert f(x).numpy().tolist() == [200.0, 200.0]  # eagerly: Python's `if`
     with pytest.raises(rt.errors.NoGradientError, match="inside a graph `if` or loop"):
         rt.function(f)(x)  # (before: the default gradient, 2.0, silently)
+
+
+def test_a_composed_function_saved_loads_and_differentiates_in_a_fresh_process(tmp_path):
+    inner = rt.function(body)
+    outer = rt.function(lambda x: inner(x) * 2.0, input_signature=[SPEC])
+    outer.get_concrete_function()
+    rt.saved.save(outer, tmp_path / "saved")
+    script = (
+        "import sys, numpy as np, runtime as rt\n"
+        "f = rt.saved.load(sys.argv[1])\n"
+        "x = rt.constant(np.array(eval(sys.argv[2])))\n"
+        "with rt.GradientTape() as tape:\n"
+        "    tape.watch(x)\n"
+        "    y = f(x)\n"
+        "print(repr(float(y.numpy())), repr(tape.gradient(y, x).numpy().tolist()))\n")
+    for x in (POSITIVE, NEGATIVE):
+        result = subprocess.run([sys.executable, "-c", script, str(tmp_path / "saved"),
+                                 repr(x.tolist())], capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        value, grad = result.stdout.split(" ", 1)
+        _, dx, _ = tape_outside(lambda v: body(v) * 2.0, W, x)
+        assert float(value) == float(body(rt.constant(x)).numpy()) * 2.0
+        np.testing.assert_allclose(eval(grad), dx, rtol=1e-13)  # noqa: S307 - our own output

@@ -129,14 +129,16 @@ def is_generated_file(filename: str) -> bool:
 
 
 def _unwrap(fn):
-    """The Python function behind a decorated object: `python_function` (an rt.function), or
+    """The Python function behind a decorated object: `python_function` (a backend's traced
+    function, whose class sets `__ag_traced_function__`, e.g. an rt.function), or
     `__wrapped__` of a wrapper that is not itself Python code (functools.lru_cache). A Python
     wrapper (a function made with functools.wraps, an object whose `__call__` is Python code)
     is converted as it is: its own code must run."""
     while True:
         if isinstance(fn, types.FunctionType):  # (functools.wraps may have copied attributes)
             return fn
-        inner = getattr(fn, "python_function", None)
+        traced = getattr(type(fn), "__ag_traced_function__", False)  # a backend's function
+        inner = fn.python_function if traced else None  # (not an attribute a wrapper copied)
         if inner is None and _python_call(fn) is None:
             inner = getattr(fn, "__wrapped__", None)
         if inner is None or inner is fn:

@@ -35,6 +35,11 @@ def _busy():
             busy -= 1
 
 
+def building_graph(graph) -> bool:
+    """Whether `graph` is being built on this thread (it, or a graph inside it, takes ops)."""
+    return any(g is graph for g in _state.graphs)
+
+
 def current_graph():
     """The innermost graph being built on this thread, or None when running eagerly."""
     graphs = _state.graphs

@@ -20,6 +20,15 @@ class GraphLimitError(InvalidArgumentError):
     a limit of graphs, not an error Python would raise."""
 
 
+class ForeignTensorError(Error, ValueError):
+    """A symbolic tensor used in a graph other than the one that made it (or those inside
+    it); `graph` is the graph it belongs to."""
+
+    def __init__(self, message, graph=None):
+        super().__init__(message)
+        self.graph = graph
+
+
 class RetraceError(Error):
     """An `rt.function` with `on_retrace="error"` would trace more than `max_traces` graphs."""
 

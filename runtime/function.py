@@ -26,7 +26,14 @@ import autograph
 from runtime import calls, config, context, nest, tracing
 from runtime import capture_guards as guarding
 from runtime.concrete_function import ConcreteFunction
-from runtime.errors import RetraceError, RetracingWarning, StaleCaptureWarning, a_or_an, with_origin
+from runtime.errors import (
+    ForeignTensorError,
+    RetraceError,
+    RetracingWarning,
+    StaleCaptureWarning,
+    a_or_an,
+    with_origin,
+)
 from runtime.signature import (
     float_token,
     is_python_key,
@@ -54,6 +61,8 @@ _FAST_PYTHON_TYPES = frozenset({int, float, bool, str})
 
 class Function:
     """A Python function that runs as traced graphs (see `rt.function`)."""
+
+    __ag_traced_function__ = True  # autograph converts its `python_function` (api._unwrap)
 
     def __init__(
         self, fn, input_signature=None, autograph=True, reduce_retracing=None, optimize=True,
@@ -98,6 +107,7 @@ class Function:
         self._bound_instances = weakref.WeakKeyDictionary()
         self._variables_created = False
         self._lock = threading.RLock()  # held while tracing (re-entered by recursive calls)
+        self._inside_caller = False  # it reads a caller's tensors: traced as part of callers
 
     # ---- methods -----------------------------------------------------------------------------
     def __get__(self, instance, owner=None):
@@ -192,10 +202,15 @@ class Function:
         arguments = self._bind(args, kwargs)
         key = self._key(arguments, guard_values)
         if context.busy and context.current_graph() is not None:
-            if self._reads_tensors_being_traced():  # defined inside the caller: traced there
-                fn = self._python_fn_for_tracing()
-                return fn(*self._call_args(arguments), **self._call_kwargs(arguments))
-            concrete = self._traced_for_caller(arguments, key)
+            if self._inside_caller or self._reads_tensors_being_traced():
+                return self._trace_in_caller(arguments)
+            try:
+                concrete = self._traced_for_caller(arguments, key)
+            except ForeignTensorError as e:  # it reads the caller's tensors some other way
+                if not context.building_graph(e.graph):
+                    raise
+                self._inside_caller = True
+                return self._trace_in_caller(arguments)
             trace = context.current_trace()
             if trace is not None and trace[0] is not self:
                 trace[0]._adopt_guards(self, trace[1])
@@ -288,8 +303,9 @@ class Function:
         bakes in are guarded here too (a callee reached through an argument, a dict or a list
         is one the static scan of `guards_of` cannot see); their values now go to `adopted`,
         the trace's list."""
-        if self._capture_guards is not True or not callee._guards:
-            return
+        if self._capture_guards is not True or not callee._guards or _in_converted_code(
+                callee.python_function):
+            return  # (a function defined inside converted code reads the caller's locals)
         with self._lock:  # (held by this thread's trace already; other threads wait)
             if self._guards is None:
                 self._guards = guarding.guards_of(self.python_function)
@@ -335,6 +351,12 @@ class Function:
             with self._lock:
                 concrete = self._cached(key) or self._trace(arguments, key)
         return concrete
+
+    def _trace_in_caller(self, arguments):
+        """Runs the Python function in the caller's graph, as a plain helper would be (for a
+        function defined inside the caller, which reads the caller's tensors)."""
+        fn = self._python_fn_for_tracing()
+        return fn(*self._call_args(arguments), **self._call_kwargs(arguments))
 
     def _reads_tensors_being_traced(self) -> bool:
         """Whether the Python function closes over symbolic tensors (it is defined inside a
@@ -634,6 +656,12 @@ def function(
 
 
 # ---- helpers -------------------------------------------------------------------------------------
+
+
+def _in_converted_code(fn) -> bool:
+    """Whether `fn` was defined inside code autograph converted (a nested function)."""
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+    return code is not None and autograph.is_generated_file(code.co_filename)
 
 
 def _with_captured(key, values: tuple):

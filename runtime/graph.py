@@ -12,7 +12,7 @@ import re
 import numpy as np
 
 from runtime import context
-from runtime.errors import with_origin
+from runtime.errors import ForeignTensorError, with_origin
 from runtime.ops.registry import CONTROL_FLOW, PLACEHOLDER
 from runtime.source_info import user_origin
 from runtime.tensor import SymbolicTensor, shape_str
@@ -153,11 +153,11 @@ class Graph:
         if found is not None:
             return found[1]
         if self.outer is None or not self._encloses(tensor.op.graph):
-            raise ValueError(with_origin(
+            raise ForeignTensorError(with_origin(
                 f"Tensor {tensor.name} belongs to another graph ({tensor.op.graph.name}) and "
                 f"cannot be used in {self.name}: a symbolic tensor escaped from the function "
                 "that created it (e.g. stored in a Python list or attribute during tracing). "
-                "Return it from that function instead.", user_origin()))
+                "Return it from that function instead.", user_origin()), tensor.op.graph)
         direct = tensor.op.graph is self.outer or self.scratch
         outer = tensor if direct else self.outer.capture(tensor)
         inner = self.add_input(tensor.dtype, tensor.shape, name=f"capture_{tensor.op.name}")

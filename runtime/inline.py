@@ -14,7 +14,7 @@ from __future__ import annotations
 import types
 
 from runtime import context, nest
-from runtime.errors import NoGradientError, a_or_an, with_origin
+from runtime.errors import ForeignTensorError, NoGradientError, a_or_an, with_origin
 from runtime.graph import Graph, copy_sub_graph
 from runtime.ops.registry import CONTROL_FLOW, PLACEHOLDER, constant_in_graph, record_on_tapes
 from runtime.source_info import user_origin
@@ -62,9 +62,9 @@ def graph_output(graph, value, path):
         value = value.handle
     if isinstance(value, SymbolicTensor):
         if value.op.graph is not graph:
-            raise ValueError(
-                f"The function returns {value.name} ({path}), a symbolic tensor of another graph."
-            )
+            raise ForeignTensorError(
+                f"The function returns {value.name} ({path}), a symbolic tensor of another "
+                "graph.", value.op.graph)
         return value
     if isinstance(value, EagerTensor):
         return constant_in_graph(graph, value)

@@ -9,6 +9,7 @@ differences."""
 
 from __future__ import annotations
 
+import functools
 import gc
 import subprocess
 import sys
@@ -712,3 +713,48 @@ def test_a_composed_function_saved_loads_and_differentiates_in_a_fresh_process(t
         _, dx, _ = tape_outside(lambda v: body(v) * 2.0, W, x)
         assert float(value) == float(body(rt.constant(x)).numpy()) * 2.0
         np.testing.assert_allclose(eval(grad), dx, rtol=1e-13)  # noqa: S307 - our own output
+
+
+class _Offset:
+    """A class-based decorator that copies its function's attributes (update_wrapper)."""
+
+    def __init__(self, fn):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+
+    def __call__(self, *args):
+        return self.fn(*args) - 1.0
+
+
+def _twice(fn):
+    @functools.wraps(fn)
+    def wrapper(*args):
+        return fn(*args) * 2.0
+
+    return wrapper
+
+
+def test_functions_defined_inside_a_traced_one_read_its_tensors_every_way():
+    class Box:
+        pass
+
+    def f(x):
+        box, items, p = Box(), {"k": x}, [x]
+        box.attr = x
+        through_attribute = rt.function(lambda: box.attr * 1.0)
+        through_item = rt.function(lambda: items["k"] + 1.0)
+        returned = rt.function(lambda: box.attr)
+        closure = rt.function(lambda: x * 1.0)
+        two_levels = rt.function(lambda v: v + closure())
+        under_wrapper = rt.function(_twice(lambda: p[0]))
+        t = -1.5
+        python_value = rt.function(lambda: t)
+        t = python_value() + 1.0  # (the cell is f's own local: no guard of f)
+        offset = _Offset(rt.function(lambda v: v * 3.0))
+        return (through_attribute() + through_item() + returned() + two_levels(x)
+                + under_wrapper() + t + offset(x))
+
+    traced = rt.function(f)
+    for value in (2.0, 3.0):
+        assert traced(rt.constant(value)).numpy() == f(rt.constant(value)).numpy()
+    assert traced.experimental_get_tracing_count() == 1

@@ -114,6 +114,7 @@ def copy_ops(graph: Graph, operations, tensor_map: dict, prefix: str = "",
         new = graph.create_op(op.opdef, inputs, attrs, specs, op.origin, name=name)
         for old, out in zip(op.outputs, new.outputs):
             tensor_map[id(old)] = out
+            out.weak = old.weak  # (a Python number's stand-in stays one across the boundary)
         if record and context.recording_tapes():
             record_on_tapes(op.opdef, inputs, inputs, attrs, list(new.outputs), op.origin)
 

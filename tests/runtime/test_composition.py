@@ -758,3 +758,15 @@ def test_functions_defined_inside_a_traced_one_read_its_tensors_every_way():
     for value in (2.0, 3.0):
         assert traced(rt.constant(value)).numpy() == f(rt.constant(value)).numpy()
     assert traced.experimental_get_tracing_count() == 1
+
+
+def test_a_python_number_a_callee_returns_stays_weak_in_the_caller():
+    def count(u):
+        r = 1
+        for _ in rt.range(2):  # (a graph loop: r is a weak int32 tensor in the graph)
+            r = r % 53 - 26
+        return r
+
+    callee = rt.function(count)
+    caller = rt.function(lambda p, u: p + callee(u))  # float32 + a weak int: float32
+    assert caller(rt.constant([1.0, 2.0]), rt.constant(0.5)).numpy().tolist() == [3.0, 4.0]

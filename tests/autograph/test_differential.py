@@ -13,26 +13,59 @@ written to a file of its own (conversion needs real source) and imported twice: 
 once with `rt` bound to `PLAIN_RUNTIME` for the plain-Python run: Python's `range` for
 `rt.range`, and numpy for `rt.stack`, `rt.concat` and `rt.reduce_sum`. Programs that use the
 module global `G` reset it first, so runs are independent.
+
+Boundary mode (boundary_programs.py): the same programs with `rt.function` boundaries: `f`
+decorated, the module-level helpers, the nested function `inner` and the lambda `g` wrapped in
+`rt.function` (some with an input_signature). The program without those decorators runs the
+three ways above (and must keep the rule); the decorated one runs as converted code on eager
+tensors (`autograph.to_graph(f)`: the helpers' graphs run eagerly) and as the graph of the
+decorated `f` (the helpers' graphs inlined; one `f` for all argument tuples, so its graph is
+reused). Each must give plain Python's value exactly where the undecorated run of the same kind
+(converted / graph) does, raise where Python raises, and may raise only where the undecorated
+run raises too (the graph then with a clear error). The conftest save -> load round trip checks
+the decorated `f` too.
+FUZZ_BOUNDARY selects it: `mix` (the default: FUZZ_PROGRAMS programs as above, and
+BOUNDARY_SHARE of that many in boundary mode, a test of their own), `only` (FUZZ_PROGRAMS in
+boundary mode) or `off`:
+
+    FUZZ_BOUNDARY=only FUZZ_PROGRAMS=1200 python -m pytest tests/autograph/test_differential.py -q
+
+FUZZ_REPORT=FILE makes the boundary test run every program (no stop at the first failure),
+write the counts and failures to FILE (JSON), and fail at the end if any.
+The bugs this mode found and that were fixed are listed in boundary_programs.py.
 """
 
+import collections
 import functools
 import importlib.util
 import itertools
+import json
 import os
+import re
 import tempfile
 import traceback
 import types
 
 import numpy as np
+import pytest
+from boundary_programs import boundary_cases
 from hypothesis import HealthCheck, given, settings
 from program_grammar import cases
-from three_way import outcomes, same
+from three_way import as_tensor_args, outcomes, same
 
 import autograph
 import runtime as rt
+from runtime.function import Function
 
 FUZZING = "FUZZ_PROGRAMS" in os.environ
 PROGRAMS = int(os.environ.get("FUZZ_PROGRAMS", 300))
+REPORT = os.environ.get("FUZZ_REPORT")
+BOUNDARY = os.environ.get("FUZZ_BOUNDARY", "mix")
+if BOUNDARY not in ("mix", "only", "off"):
+    raise ValueError(f"FUZZ_BOUNDARY must be mix, only or off, not {BOUNDARY!r}")
+BOUNDARY_SHARE = 0.15  # of PROGRAMS, in boundary mode too with FUZZ_BOUNDARY=mix
+BOUNDARY_PROGRAMS = {"mix": max(1, round(PROGRAMS * BOUNDARY_SHARE)), "only": PROGRAMS,
+                     "off": 0}[BOUNDARY]
 
 
 def _leaves(value):
@@ -169,9 +202,143 @@ def run_case(case):
     return runs
 
 
+@pytest.mark.skipif(BOUNDARY == "only", reason="FUZZ_BOUNDARY=only")
 @settings(max_examples=PROGRAMS, deadline=None, database=None, derandomize=not FUZZING,
           report_multiple_bugs=False, suppress_health_check=list(HealthCheck))
 @given(case=cases())
 def test_generated_programs_agree_three_ways(case):
     for args, results, problem in run_case(case):
         assert problem is None, report(problem, case.source, args, results)
+
+
+# ---- boundary mode ------------------------------------------------------------------------------
+
+def load_boundary(case):
+    """(oracle, plain f, plain path, decorated f, decorated path)."""
+    oracle, plain, plain_path = load(case.plain_source)
+    name = f"differential_boundary_{next(_COUNTER)}"
+    path = os.path.join(_DIRECTORY.name, name + ".py")
+    with open(path, "w") as file:
+        file.write(case.source)
+    return oracle, plain, plain_path, _import(name, path).f, path
+
+
+def boundary_outcomes(fn):
+    """(converted eager, graph) results of the decorated `f` on one argument tuple: `fn` is
+    `f` as the module defines it (an rt.function, or a Python decorator's wrapper of one)."""
+    graph_fn = fn if isinstance(fn, Function) else rt.function(fn)
+
+    def run(args):
+        tensors = as_tensor_args(args)
+        return (_run(lambda: autograph.to_graph(fn)(*tensors)),
+                _run(lambda: graph_fn(*tensors)))
+    return run
+
+
+def _run(call):
+    try:
+        return call()
+    except Exception as error:  # noqa: BLE001 - an error is an outcome to compare
+        return error
+
+
+# Documented limits of the decorated program run as converted code on eager tensors, where the
+# undecorated one returns: (exception class, message pattern). README (Composition): a callee's
+# result is a tensor when it is called eagerly, so a Python number it computes in a graph loop
+# comes back as an int32 or float32 tensor and meeting a tensor of another dtype raises.
+DOCUMENTED_CONVERTED_LIMITS = ((TypeError, r"operands have different dtypes"),)
+
+
+def boundary_disagreement(plain_results, boundary_results, path, counts=None):
+    """How the decorated program's outcomes (converted, graph) break the rule, given the
+    undecorated program's (python, converted, graph); None when they keep it. The decorated
+    converted run runs the helpers' graphs: it may raise a clear error where the undecorated
+    graph raises (e.g. a Python list indexed by a tensor in a helper), or a documented limit
+    (counted in `counts`)."""
+    python, _, plain_graph = plain_results
+    for label, plain, value in zip(("converted", "graph"), plain_results[1:], boundary_results):
+        if isinstance(python, Exception):
+            if not isinstance(value, Exception):
+                return f"Python raised, decorated {label} returned a value"
+            continue
+        if isinstance(value, Exception):
+            if label == "converted" and isinstance(plain_graph, Exception) and is_clear_error(
+                    value, path):
+                continue
+            if label == "converted" and any(isinstance(value, kind) and re.search(
+                    pattern, str(value)) for kind, pattern in DOCUMENTED_CONVERTED_LIMITS):
+                if counts is not None:
+                    counts["decorated converted: a documented limit (an eager call's result "
+                           "is a tensor)"] += 1
+                continue
+            if not isinstance(plain, Exception):
+                return f"decorated {label} raised, undecorated {label} returned a value"
+            if label == "graph" and not is_clear_error(value, path):
+                return "decorated graph raised an unclear error (undecorated graph raised too)"
+            continue
+        if not _same(value, python):
+            return f"decorated {label} differs from Python"
+    return None
+
+
+def run_boundary_case(case, counts=None):
+    """[(args, results, problem)] for each argument tuple: the results of the undecorated
+    program (python, converted, graph), then of the decorated one (converted, graph) unless
+    the undecorated program already broke the rule (a problem not about the boundary)."""
+    oracle, plain, plain_path, decorated, path = load_boundary(case)
+    run = boundary_outcomes(decorated)
+    runs = []
+    for args in case.arg_sets:
+        plain_results = outcomes(plain, *args, python=oracle)
+        problem = disagreement(plain_results, plain_path)
+        if problem is not None:
+            problem = f"undecorated program: {problem} (not about the boundary)"
+        else:
+            boundary_results = run(args)
+            problem = boundary_disagreement(plain_results, boundary_results, path, counts)
+            plain_results = (*plain_results, *boundary_results)
+        runs.append((args, plain_results, problem))
+    return runs
+
+
+def boundary_report(problem, case, args, results):
+    names = ("x", "y", "u", "p", "n")
+    shown = ", ".join(f"{name}={value!r}" for name, value in zip(names, args))
+    labels = ("python:", "converted:", "graph:", "decorated converted:", "decorated graph:")
+    lines = [problem, f"boundaries: {', '.join(case.boundaries)}", "program:", case.source,
+             f"args: {shown}"]
+    return "\n".join(lines + [f"{label:21} {describe(r)}" for label, r in zip(labels, results)])
+
+
+@pytest.mark.skipif(BOUNDARY == "off", reason="FUZZ_BOUNDARY=off")
+def test_programs_agree_across_function_boundaries():
+    """Boundary mode (see the module's docstring). With FUZZ_REPORT=FILE, every program runs
+    (no stop, no shrinking at the first failure): the counts and the failures go to FILE
+    (JSON), and the test fails at the end if any."""
+    counts, failures = collections.Counter(), []
+
+    @settings(max_examples=BOUNDARY_PROGRAMS or 1, deadline=None, database=None,
+              derandomize=not FUZZING, report_multiple_bugs=False,
+              suppress_health_check=list(HealthCheck))
+    @given(case=boundary_cases())
+    def run(case):
+        counts["programs"] += 1
+        counts["programs calling a helper in rt.function"] += bool(case.called)
+        counts["... with an input_signature"] += any(
+            b.split("@")[0] in case.called and b.endswith("signature") for b in case.boundaries)
+        for args, results, problem in run_boundary_case(case, counts):
+            counts["argument tuples"] += 1
+            if problem is None:
+                continue
+            text = boundary_report(problem, case, args, results)
+            if not REPORT:
+                raise AssertionError(text)
+            counts[f"failed: {problem}"] += 1
+            failures.append(text)
+            break  # one failure per program
+
+    run()
+    if REPORT:
+        with open(REPORT, "w") as file:
+            json.dump({"counts": dict(counts), "failures": failures}, file, indent=1)
+    assert not failures, f"{len(failures)} failures, see {REPORT}"

@@ -59,17 +59,42 @@ naming the program's file, and counts as a failure unless it matches DOCUMENTED_
 eager error is a failure, except `rt.stack` / `rt.concat` of an empty list when the graph
 raises too.
 
-CI runs 40 programs, the same ones every time (derandomized). More:
+Boundary mode (`with_boundaries`, `Tally.run_boundary`): the same programs with some of their
+expressions and statements (an `if`, a loop, a `t = None` and its `if`; none that returns,
+jumps out or changes a list) moved into module-level helpers `h0`, `h1`, ... that f calls,
+each an `rt.function` (some with an input_signature of the arguments' dtypes and shapes) or a
+Python function; helpers may call helpers and read V, W and C. F = rt.function(f) (maybe with
+an input_signature). The undecorated program (`f_plain`: every helper call replaced by what
+the helper computes) differentiated eagerly is the reference, checked against finite
+differences as above; each way of `boundary_ways` must give its reference's value and
+gradients (SAME), or raise where it raises: a tape around f (the helpers' graphs run eagerly,
+each call one recorded operation), a tape around F (F one recorded operation), a tape around f
+and around F inside rt.function (inlined), `rt.grad(F)` and `rt.function(rt.grad(F))` (with
+respect to x and v; reference `rt.grad(f_plain)`); for second-order programs a tape in a tape
+around f and around F, that inside rt.function, `rt.grad(rt.grad(F))` and its rt.function
+(d2f/dx2; reference `rt.grad(rt.grad(f_plain))`). Forms that known bugs make fail are off
+(LIST_ARGUMENTS, WEAK_ARGUMENTS), and so is a None gradient against zeros (NONE_VS_ZEROS).
+
+CI runs 40 programs, the same ones every time (derandomized), and 20% as many (8) in boundary
+mode. More:
 
     GRAD_FUZZ_PROGRAMS=400 python -m pytest -q -p no:warnings tests/runtime/test_gradient_fuzz.py
 
+GRAD_FUZZ_BOUNDARY selects boundary mode: `mix` (the default: both tests), `only` (all
+GRAD_FUZZ_PROGRAMS programs in boundary mode, the other test skipped) or `off`:
+
+    GRAD_FUZZ_BOUNDARY=only GRAD_FUZZ_PROGRAMS=1200 GRAD_FUZZ_RANDOM=1 \
+        python -m pytest -q tests/runtime/test_gradient_fuzz.py
+
 GRAD_FUZZ_REPORT=FILE tallies every program instead of stopping (and shrinking) at the first
-failure, writes the counts and the failures to FILE (JSON), and fails at the end if any.
-GRAD_FUZZ_RANDOM=1 draws other programs on each run.
+failure, writes the counts and the failures to FILE (JSON; boundary mode's to FILE.boundary.json
+with GRAD_FUZZ_BOUNDARY=mix), and fails at the end if any. GRAD_FUZZ_RANDOM=1 draws other
+programs on each run.
 """
 
 from __future__ import annotations
 
+import ast
 import collections
 import importlib.util
 import itertools
@@ -82,6 +107,7 @@ import tempfile
 import traceback
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -91,6 +117,12 @@ from runtime.saved.errors import LoadError
 PROGRAMS = int(os.environ.get("GRAD_FUZZ_PROGRAMS", 40))
 REPORT = os.environ.get("GRAD_FUZZ_REPORT")
 RANDOM = os.environ.get("GRAD_FUZZ_RANDOM") == "1"
+BOUNDARY = os.environ.get("GRAD_FUZZ_BOUNDARY", "mix")
+if BOUNDARY not in ("mix", "only", "off"):
+    raise ValueError(f"GRAD_FUZZ_BOUNDARY must be mix, only or off, not {BOUNDARY!r}")
+BOUNDARY_SHARE = 0.2  # of PROGRAMS, in boundary mode too with GRAD_FUZZ_BOUNDARY=mix
+BOUNDARY_PROGRAMS = {"mix": max(1, round(PROGRAMS * BOUNDARY_SHARE)), "only": PROGRAMS,
+                     "off": 0}[BOUNDARY]
 
 H = 1e-6  # finite-difference step
 MARGIN = 1e-3  # closer than this to a condition's threshold (or a tie): not smooth enough
@@ -161,11 +193,14 @@ V = rt.Variable(rt.constant([0.4, -0.2, 0.9], rt.float64))
 """
 
 
-def render(node, probe):
+def render(node, probe, inline=False):
     """The source of an expression or condition node; `probe` writes the version that records
-    the margins of conditions and ties (f_probe)."""
+    the margins of conditions and ties (f_probe); `probe` or `inline` writes the expression a
+    helper call (boundary mode) stands for instead of the call."""
     kind = node[0]
-    r = lambda n: render(n, probe)
+    r = lambda n: render(n, probe, inline)
+    if kind == "helper":  # ("helper", name, parameters, the expression it computes)
+        return r(node[3]) if probe or inline else f"{node[1]}({', '.join(node[2])})"
     if kind == "t":
         return node[1]
     if kind == "bin":
@@ -195,71 +230,94 @@ def render(node, probe):
     raise AssertionError(node)
 
 
-def render_block(stmts, indent, probe):
+def render_block(stmts, indent, probe, inline=False):
     pad = "    " * indent
     lines = []
     for stmt in stmts:
         kind = stmt[0]
         if kind == "set":
-            lines.append(f"{pad}{stmt[1]} {stmt[2]} {render(stmt[3], probe)}")
+            lines.append(f"{pad}{stmt[1]} {stmt[2]} {render(stmt[3], probe, inline)}")
         elif kind == "tuple":  # a, b = b, a * 0.5 + rt.sin(...)
             lines.append(f"{pad}{', '.join(stmt[1])} = "
-                         f"{', '.join(render(value, probe) for value in stmt[2])}")
+                         f"{', '.join(render(value, probe, inline) for value in stmt[2])}")
         elif kind == "call":  # l0.append(...)
-            lines.append(f"{pad}{stmt[1]}({render(stmt[2], probe)})")
+            lines.append(f"{pad}{stmt[1]}({render(stmt[2], probe, inline)})")
         elif kind == "expr":  # l0.pop()
             lines.append(pad + stmt[1])
         elif kind == "seq":  # statements drawn together (`t = None` and its `if`)
-            lines += render_block(stmt[1], indent, probe)
+            lines += render_block(stmt[1], indent, probe, inline)
+        elif kind == "helper_stmt":  # ("helper_stmt", name, parameters, outputs, statement)
+            if probe or inline:
+                lines += render_block([stmt[4]], indent, probe, inline)
+            else:
+                lines.append(f"{pad}{', '.join(stmt[3])} = {stmt[1]}({', '.join(stmt[2])})")
         elif kind == "jump":
             lines.append(pad + stmt[1])
         elif kind == "return":
             lines.append(f"{pad}return {stmt[1]}")
         elif kind == "if":
             for k, (cond, body) in enumerate(stmt[1]):
-                lines.append(f"{pad}{'if' if k == 0 else 'elif'} {render(cond, probe)}:")
-                lines += render_block(body, indent + 1, probe)
+                lines.append(f"{pad}{'if' if k == 0 else 'elif'} {render(cond, probe, inline)}:")
+                lines += render_block(body, indent + 1, probe, inline)
             if stmt[2] is not None:
                 lines.append(f"{pad}else:")
-                lines += render_block(stmt[2], indent + 1, probe)
+                lines += render_block(stmt[2], indent + 1, probe, inline)
         elif kind == "while":
             _, counter, start, test, body, orelse = stmt
             lines.append(f"{pad}{counter} = {start}")
-            lines.append(f"{pad}while {render(test, probe)}:")
+            lines.append(f"{pad}while {render(test, probe, inline)}:")
             lines.append(f"{pad}    {counter} += 1")
-            lines += render_block(body, indent + 1, probe)
+            lines += render_block(body, indent + 1, probe, inline)
         elif kind == "for":
             _, index, over, body, orelse = stmt
-            lines.append(f"{pad}for {index} in {render(over, probe)}:")
-            lines += render_block(body, indent + 1, probe)
+            lines.append(f"{pad}for {index} in {render(over, probe, inline)}:")
+            lines += render_block(body, indent + 1, probe, inline)
         else:
             raise AssertionError(stmt)
         if kind in ("while", "for") and orelse:
             lines.append(f"{pad}else:")
-            lines += render_block(orelse, indent + 1, probe)
+            lines += render_block(orelse, indent + 1, probe, inline)
     return lines or [pad + "pass"]
 
 
 class Program:
-    """`order` 2: the checked quantity is a gradient of f's gradient (see `second_order`)."""
+    """`order` 2: the checked quantity is a gradient of f's gradient (see `second_order`).
+    Boundary mode (`boundary` set, see `with_boundaries`): `helpers` are the functions the
+    body's helper nodes call, and `boundary` the line that decorates f (`F = rt.function(f)`)."""
 
-    def __init__(self, init, body, result, order=1):
+    def __init__(self, init, body, result, order=1, helpers=(), boundary=None):
         self.init, self.body, self.result, self.order = init, body, result, order
+        self.helpers, self.boundary = list(helpers), boundary
 
-    def function(self, name, probe):
-        lines = [f"def {name}(x, v, n):"] + render_block(self.init + self.body, 1, probe)
+    def function(self, name, probe, inline=False):
+        lines = [f"def {name}(x, v, n):"] + render_block(self.init + self.body, 1, probe, inline)
         lines.append(f"    return {self.result}")
         return "\n".join(lines) + "\n"
 
     @property
     def source(self):
-        return self.function("f", False)
+        """f (with the helpers and the decorated F in boundary mode)."""
+        if self.boundary is None:
+            return self.function("f", False)
+        helpers = "".join(helper.source() + "\n" for helper in self.helpers)
+        return helpers + self.function("f", False) + self.boundary + "\n"
+
+    @property
+    def plain_source(self):
+        """f without boundaries: every helper call replaced by what the helper computes."""
+        return self.function("f_plain", False, inline=True)
 
     def __repr__(self):  # how hypothesis shows a falsifying example
-        return f"Program(order={self.order},\n" + self.source + ")"
+        if self.boundary is None:
+            return f"Program(order={self.order},\n" + self.source + ")"
+        return (f"Program(order={self.order}, boundaries,\n" + self.source + "\n"
+                + self.plain_source + ")")
 
     def module(self):
-        return HEADER + "\n\n" + self.source + "\n\n" + self.function("f_probe", True)
+        text = HEADER + "\n\n" + self.source + "\n\n"
+        if self.boundary is not None:
+            text += self.plain_source + "\n\n"
+        return text + self.function("f_probe", True)
 
 
 class _Scope:
@@ -863,6 +921,295 @@ def cases(draw):
     return program, inputs
 
 
+# ---- boundary mode: helpers in rt.function, f differentiated from outside ---------------------
+
+# A Python list that a graph `if` or loop changed in length is an rt.TensorList, and passing one
+# to an rt.function raises "TypeError: Argument q0 is a TensorList, which cannot be part of a
+# function's signature because it is unhashable" (where the undecorated program runs). Off: no
+# helper reads a list. GRAD_FUZZ_LIST_ARGUMENTS=1 turns it on.
+LIST_ARGUMENTS = os.environ.get("GRAD_FUZZ_LIST_ARGUMENTS") == "1"
+# `rt.grad` gives None for an argument no op connects to the result, and eagerly Python's `if`
+# connects only the branch it takes; a graph `If` (or `While`) connects all its inputs, and its
+# gradient gives zeros for one the result does not depend on. So `rt.grad(rt.function(f))` gives
+# 0.0 where `rt.grad(f)` gives None (no helper needed):
+#     def f(x, v):
+#         u = W * 1.0
+#         if v[1] - v[0] >= 0.5: u = rt.tanh(u)
+#         else: x = rt.sin(W[1])                 # x never read afterwards
+#         return rt.reduce_sum(u * W)
+# The tapes of this file ask for unconnected_gradients="zero" and never see it; the rt.grad ways
+# of boundary mode count a None against zeros (either way round) as zeros, unless this is True.
+NONE_VS_ZEROS = os.environ.get("GRAD_FUZZ_NONE_VS_ZEROS") == "1"
+# A Python number that a graph loop carries (`s1 = 0.0` or `a0 = 0.0` before
+# `for i in rt.range(n): s1 = h(s1, v)`) is weak: it takes the dtype the body gives it
+# (float64). Passed to an rt.function it becomes a float32 (int32 for `0`) tensor instead, and
+# the helper's float64 arithmetic raises "TypeError: add: operands have different dtypes,
+# float32 and float64" (with an input_signature of float64: "argument s is a float32 tensor
+# ..., which does not match its input_signature"), where the undecorated program runs. Off: no
+# helper takes a variable that started as a Python number. GRAD_FUZZ_WEAK_ARGUMENTS=1 turns
+# it on.
+WEAK_ARGUMENTS = os.environ.get("GRAD_FUZZ_WEAK_ARGUMENTS") == "1"
+# Names a helper reads as module globals (or builtins), never as parameters
+_GLOBAL_NAMES = frozenset({"rt", "W", "C", "V", "len", "range", "None"})
+# Expression nodes a helper may compute (not leaves, not conditions)
+_HELPER_EXPRESSIONS = ("bin", "fn", "div", "exp", "max", "red", "idx")
+SCALAR, VECTOR, INDEX, LIST, MAYBE_NONE = "scalar", "vector", "index", "list", "maybe None"
+WEAK = "weak"  # a variable that starts as a Python number (its type: a scalar)
+SPECS = {SCALAR: "rt.TensorSpec([], rt.float64)", VECTOR: "rt.TensorSpec([3], rt.float64)",
+         INDEX: "rt.TensorSpec([], rt.int32)"}
+F_SIGNATURE = (f"input_signature=[{SPECS[SCALAR]}, {SPECS[VECTOR]}, {SPECS[INDEX]}]")
+
+
+class Helper:
+    """A module-level function of the boundary program: `expression` (a node it returns) or
+    `statement` (a statement it runs, returning `outputs`), under `decorator` (None: a Python
+    function)."""
+
+    def __init__(self, name, params, node, outputs=None, decorator=None):
+        self.name, self.params, self.node = name, params, node
+        self.outputs, self.decorator = outputs, decorator
+
+    def source(self):
+        lines = [f"@{self.decorator}"] if self.decorator else []
+        lines.append(f"def {self.name}({', '.join(self.params)}):")
+        if self.outputs is None:
+            lines.append(f"    return {render(self.node, False)}")
+        else:
+            lines += render_block([self.node], 1, False)
+            lines.append(f"    return {', '.join(self.outputs)}")
+        return "\n".join(lines) + "\n"
+
+
+def _names(text, mode="exec"):
+    """(loaded names, stored names) of Python source `text`."""
+    loads, stores = set(), set()
+    for node in ast.walk(ast.parse(text, mode=mode)):
+        if isinstance(node, ast.Name):
+            (stores if isinstance(node.ctx, ast.Store) else loads).add(node.id)
+    return loads, stores
+
+
+def _jumps_out(tree) -> bool:
+    """Whether `tree` has a `return`, or a `break` / `continue` outside its own loops."""
+    def visit(node, in_loop):
+        if isinstance(node, ast.Return):
+            return True
+        if isinstance(node, (ast.Break, ast.Continue)):
+            return not in_loop
+        if isinstance(node, (ast.For, ast.While)):
+            return (any(visit(child, True) for child in node.body)
+                    or any(visit(child, in_loop) for child in node.orelse)
+                    or visit(node.iter if isinstance(node, ast.For) else node.test, in_loop))
+        return any(visit(child, in_loop) for child in ast.iter_child_nodes(node))
+    return visit(tree, False)
+
+
+def _changes_lists(tree, lists) -> bool:
+    """Whether `tree` changes one of the Python lists `lists` (`l0.append`, `l0[i] = `,
+    `l0 = ...`, `l0 += ...`): a helper gets the caller's list object (changing it in place is
+    not what a function boundary keeps)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in lists and isinstance(node.ctx, ast.Store):
+            return True
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(
+                node.value, ast.Name) and node.value.id in lists:
+            return True
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and (
+                node.value.id in lists):
+            return True
+    return False
+
+
+class _Boundaries:
+    """Finds where a program may call a helper (`sites`, in walk order: expression nodes, and
+    `if` / loop / `seq` statements that do not jump out, return or change a list), and with
+    `chosen` site numbers writes those helpers (`decide(helper)` draws each one's decorator).
+    Helper parameters are the names the code reads or writes that are surely defined before it
+    (the function's arguments, what the lines before it in its block and the blocks around it
+    assign, loop indices); a statement helper returns the names it writes that are defined
+    before it, and the name a none_if `seq` declares for the statements after it."""
+
+    def __init__(self, program, chosen=None, decide=None):
+        self.program, self.chosen, self.decide = program, chosen, decide
+        self.sites: list = []
+        self.helpers: list = []
+        self.lists = {name for name in ("l0", "q0", "r0")
+                      if any(s[0] == "set" and s[1] == name for s in program.init)}
+        self.types = {"x": SCALAR, "v": VECTOR, "n": INDEX, "a0": SCALAR, "c0": SCALAR,
+                      **{name: LIST for name in self.lists}}
+        self.weak = {s[1] for s in program.init if s[0] == "set" and s[3][0] == "t" and (
+            s[3][1] in PYTHON_STARTS)}  # (a0 = 0.0 too)
+
+    def run(self):
+        stmts = self.block(self.program.init + self.program.body, {"x", "v", "n"})
+        return stmts[:len(self.program.init)], stmts[len(self.program.init):]
+
+    def site(self, kind) -> bool:
+        self.sites.append(kind)
+        return self.chosen is not None and len(self.sites) - 1 in self.chosen
+
+    def helper(self, params, node, outputs=None):
+        helper = Helper(f"h{len(self.helpers)}", params, node, outputs)
+        self.helpers.append(helper)
+        helper.decorator = self.decide(helper, [self.type_of(p) for p in params])
+        return helper
+
+    def refused(self, params) -> bool:
+        """Whether a helper may not take `params` (see LIST_ARGUMENTS and WEAK_ARGUMENTS)."""
+        return bool((not LIST_ARGUMENTS and set(params) & self.lists)
+                    or (not WEAK_ARGUMENTS and set(params) & self.weak))
+
+    def type_of(self, name):
+        if name in self.types:
+            return self.types[name]
+        if name[0] == "s" or name in ("a0", "c0", "x") or name[0] == "t":
+            return SCALAR
+        if name[0] == "u" or name == "v":
+            return VECTOR
+        return None
+
+    # expressions
+    def expr(self, node, defined):
+        if node[0] == "t":
+            return node
+        params = None
+        if node[0] in _HELPER_EXPRESSIONS:
+            loads, _ = _names(render(node, False, inline=True), "eval")
+            params = sorted(loads - _GLOBAL_NAMES)
+            if self.refused(params):
+                params = None
+        chosen = params is not None and self.site("expression")
+        node = tuple(self.expr(part, defined) if isinstance(part, tuple) else part
+                     for part in node)
+        if not chosen:
+            return node
+        assert set(params) <= defined, (params, defined)
+        return ("helper", self.helper(params, node).name, params, node)
+
+    # statements
+    def block(self, stmts, defined):
+        defined, out = set(defined), []
+        for stmt in stmts:
+            out.append(self.statement(stmt, defined))
+            defined |= self.assigned(stmt)
+        return out
+
+    def assigned(self, stmt) -> set:
+        """The names a statement surely assigns (at its own level)."""
+        if stmt[0] == "set" and stmt[2] == "=" and stmt[1].isidentifier():
+            return {stmt[1]}
+        if stmt[0] == "tuple":
+            return set(stmt[1])
+        if stmt[0] == "seq":
+            return set().union(*(self.assigned(s) for s in stmt[1]))
+        return set()
+
+    def extractable(self, stmt, defined):
+        """(parameters, outputs) of a helper running `stmt`, or None."""
+        if stmt[0] not in ("if", "while", "for", "seq"):
+            return None
+        text = "\n".join(render_block([stmt], 0, False, inline=True))
+        tree = ast.parse(text)
+        if _jumps_out(tree) or _changes_lists(tree, self.lists):
+            return None
+        loads, stores = _names(text)
+        loads -= _GLOBAL_NAMES
+        if not (loads - stores) <= defined:
+            return None
+        params = sorted((loads | stores) & defined)
+        if self.refused(params):
+            return None
+        if any(self.type_of(name) == MAYBE_NONE for name in stores & defined):
+            # `t = None` before a loop whose body sets t in every branch of an `if`: passed
+            # in, t would be read before the loop sets it (None in a graph loop: refused)
+            return None
+        # (a `seq` returns what it declares for later statements: its `t = None` and `if` of
+        # none_if, not the `t = None` before a loop of with_none, dead after the loop)
+        outputs = sorted((stores & defined) | set(stmt[2] if stmt[0] == "seq" else ()))
+        return (params, outputs) if outputs else None
+
+    def statement(self, stmt, defined):
+        kind = stmt[0]
+        if kind == "set" and stmt[3] == ("t", "None"):
+            self.types[stmt[1]] = MAYBE_NONE
+        helper = self.extractable(stmt, defined)
+        chosen = helper is not None and self.site("statement")
+        stmt = self.inside(stmt, defined)
+        if not chosen:
+            return stmt
+        params, outputs = helper
+        return ("helper_stmt", self.helper(params, stmt, outputs).name, params, outputs, stmt)
+
+    def inside(self, stmt, defined):
+        """`stmt` with the helpers chosen inside it."""
+        kind = stmt[0]
+        e = lambda node, names=defined: self.expr(node, names)
+        if kind == "set":
+            return ("set", stmt[1], stmt[2], e(stmt[3]))
+        if kind == "tuple":
+            return ("tuple", stmt[1], [e(value) for value in stmt[2]])
+        if kind == "call":
+            return ("call", stmt[1], e(stmt[2]))
+        if kind == "seq":
+            return ("seq", self.block(stmt[1], defined), stmt[2])
+        if kind == "if":
+            arms = [(e(cond), self.block(body, defined)) for cond, body in stmt[1]]
+            return ("if", arms, None if stmt[2] is None else self.block(stmt[2], defined))
+        if kind == "while":
+            _, counter, start, test, body, orelse = stmt
+            self.types[counter] = INDEX
+            inner = defined | {counter}
+            return ("while", counter, start, e(test, inner), self.block(body, inner),
+                    orelse and self.block(orelse, defined))
+        if kind == "for":
+            _, index, over, body, orelse = stmt
+            if over[0] == "t" and "range(" in over[1]:
+                self.types[index] = INDEX
+            elif over == ("t", "q0"):
+                self.types[index] = VECTOR
+            else:
+                self.types[index] = SCALAR  # an item of a vector or of l0
+            return ("for", index, e(over), self.block(body, defined | {index}),
+                    orelse and self.block(orelse, defined))
+        return stmt  # jump, return, expr
+
+
+def with_boundaries(program, draw) -> Program:
+    """`program` with some of its expressions and statements moved into helpers (one to four),
+    each an `rt.function` (with an input_signature when its parameters are all tensors of
+    known dtype and shape, some of the time), or a Python function; and `F`, f decorated."""
+    counter = _Boundaries(program)  # (finds the sites)
+    counter.run()
+    sites = counter.sites
+    chosen = set()
+    if sites:
+        chosen = set(draw(st.lists(st.integers(0, len(sites) - 1), min_size=1, max_size=3,
+                                   unique=True)))
+        statements = [i for i, kind in enumerate(sites) if kind == "statement"]
+        if statements and draw(st.integers(0, 2)) < 2:  # a statement helper, two times in three
+            chosen.add(draw(st.sampled_from(statements)))
+
+    def decide(helper, types):
+        options = ["rt.function", "rt.function", None]
+        if all(t in SPECS for t in types):
+            specs = ", ".join(SPECS[t] for t in types)
+            options.append(f"rt.function(input_signature=[{specs}])")
+        return draw(st.sampled_from(options))
+
+    boundaries = _Boundaries(program, chosen, decide)
+    init, body = boundaries.run()
+    decorated = ("F = rt.function(f)" if draw(st.booleans()) else
+                 f"F = rt.function(f, {F_SIGNATURE})")
+    return Program(init, body, program.result, program.order, boundaries.helpers, decorated)
+
+
+@st.composite
+def boundary_cases(draw):
+    program = with_boundaries(draw(programs()), draw)
+    inputs = draw(st.lists(INPUTS, min_size=2, max_size=3))
+    return program, inputs
+
+
 # ---- running them -----------------------------------------------------------------------------
 
 _DIRECTORY = tempfile.TemporaryDirectory(prefix="gradient_fuzz_")
@@ -947,12 +1294,13 @@ def _numpy(outputs, values):
             np.concatenate([a.reshape(-1) for a in arrays[values:]]))
 
 
-def _checked_quantity(module, order):
+def _checked_quantity(module, order, f=None):
     """The function of (x, v, n) tensors whose gradient the program checks: f, or (order 2)
-    f's first-order gradient (eager) in DIRECTION."""
+    f's first-order gradient (eager) in DIRECTION. (`f`: another function of the module.)"""
+    f = f or module.f
     if order == 1:
-        return lambda *args: float(module.f(*args))
-    first = gradients(module.f, module.V)
+        return lambda *args: float(f(*args))
+    first = gradients(f, module.V)
 
     def directional(*args):
         _, *grads = first(*args)
@@ -962,9 +1310,9 @@ def _checked_quantity(module, order):
     return directional
 
 
-def finite_differences(module, x, v, n, order=1):
+def finite_differences(module, x, v, n, order=1, f=None):
     """Central differences of the checked quantity with respect to x, v and V (7 numbers)."""
-    quantity = _checked_quantity(module, order)
+    quantity = _checked_quantity(module, order, f)
     h = H if order == 1 else H2
     point = np.array([x, *v, *module.V.numpy()], np.float64)
     grad = np.zeros(point.size)
@@ -1024,10 +1372,14 @@ class Tally:
         found = {"kind": kind, "order": program.order, "program": program.source,
                  "inputs": inputs, **{k: (v.tolist() if isinstance(v, np.ndarray) else v)
                                       for k, v in numbers.items()}}
+        source = program.source
+        if program.boundary is not None:
+            found["undecorated"] = program.plain_source
+            source += "\nundecorated (the reference):\n" + program.plain_source
         self.failures.append(found)
         if self.strict:
             raise AssertionError("\n".join(
-                [f"gradient fuzz: {kind}", f"program (order {program.order}):", program.source,
+                [f"gradient fuzz: {kind}", f"program (order {program.order}):", source,
                  f"inputs (x, v, n): {inputs}"] + [f"{k}: {v}" for k, v in numbers.items()]))
 
     def run(self, program, inputs):
@@ -1079,6 +1431,118 @@ class Tally:
                     self.fail(f"{prefix}gradient: {label} vs finite differences", program,
                               args, tape=got, finite_differences=numeric, margin=closest)
 
+    def run_boundary(self, program, inputs):
+        """Boundary mode: the undecorated program (f_plain) differentiated by an eager tape
+        (checked against finite differences, as in `run`) is the reference for each way of
+        differentiating the program with its boundaries (`boundary_ways`): values and gradients
+        equal (SAME), or both raise an empty list's error (see `both_raised`)."""
+        order = program.order
+        prefix = "boundary: " + ("" if order == 1 else "second order: ")
+        self.counts[prefix + "programs"] += 1
+        self.counts[prefix + "helpers in rt.function"] += sum(
+            bool(h.decorator) for h in program.helpers)
+        self.counts[prefix + "helpers as Python functions"] += sum(
+            not h.decorator for h in program.helpers)
+        module, path = load(program)
+        ways = boundary_ways(module, order)
+        for x, v, n in inputs:
+            self.counts[prefix + "inputs"] += 1
+            args = (x, list(v), n)
+            try:
+                closest = margin(module, x, v, n)[0]
+            except Exception:  # noqa: BLE001 - f raises (an empty list stacked): see below
+                closest = math.inf
+            compare = not 0 < closest < 1e-9  # (see `run`)
+            results = {}
+            for label, (way, reference, values) in ways.items():
+                if reference is None:
+                    continue  # (a graph reference)
+                if reference not in results:
+                    results[reference] = _outcome(ways[reference][0], x, v, n, values)
+                expected = results[reference]
+                if label == reference:
+                    continue
+                self.counts[prefix + "ways run"] += 1
+                got = _outcome(way, x, v, n, values)
+                if isinstance(got, Exception) and not (isinstance(expected, Exception) and (
+                        type(got) is type(expected) or _clear(got, path))):
+                    # as the undecorated program in a graph raises?
+                    graph_reference = GRAPH_REFERENCES[reference]
+                    if graph_reference not in results:
+                        results[graph_reference] = _outcome(ways[graph_reference][0], x, v, n,
+                                                            values)
+                    undecorated = results[graph_reference]
+                    if isinstance(undecorated, Exception) and (
+                            type(undecorated) is type(got) or isinstance(expected, Exception)
+                            and not _clear(undecorated, path)):
+                        self.counts[f"boundary: raised where {graph_reference} raises too "
+                                    "(not about the boundary)"] += 1
+                        continue
+                self.compare_way(program, path, args, label, reference, expected, got,
+                                 compare)
+            reference = results["tape around f_plain (undecorated, eager)"]
+            if isinstance(reference, Exception) and not _empty_list(reference):
+                self.fail("undecorated: eager tape raised (not about the boundary)", program,
+                          args, error=_describe(reference))
+            elif compare and closest >= MARGIN and not isinstance(reference, Exception):
+                self.counts[prefix + "inputs checked against finite differences"] += 1
+                numeric = finite_differences(module, x, v, n, order, module.f_plain)
+                eager_y, eager_g = reference[0], np.concatenate([g.reshape(-1)
+                                                                 for g in reference[1]])
+                rtol, atol = ((FD_RTOL, 1e-6 * (1 + abs(eager_y[0]))) if order == 1 else
+                              (FD2_RTOL, 1e-5 * (1 + abs(eager_y[1]))))
+                if not np.allclose(eager_g, numeric, rtol=rtol, atol=atol):
+                    self.fail("undecorated: eager vs finite differences (not about the "
+                              "boundary)", program, args, tape=eager_g,
+                              finite_differences=numeric, margin=closest)
+
+    def compare_way(self, program, path, args, label, reference, expected, got, compare):
+        if isinstance(expected, Exception):  # (an empty list stacked; rt.grad of a None)
+            if (not NONE_VS_ZEROS and not isinstance(got, Exception) and _of_none(expected)
+                    and not any(np.any(g) for g in got[1] if g is not None)):
+                # rt.grad(rt.grad(f_plain)): the inner rt.grad gave None (see NONE_VS_ZEROS)
+                self.counts["boundary: rt.grad: None where the reference has zeros, or the "
+                            "reverse (NONE_VS_ZEROS)"] += 1
+                return
+            if not isinstance(got, Exception):
+                self.fail(f"{label}: returned where {reference} raised", program, args,
+                          reference_error=_describe(expected), got=str(got))
+            elif _clear(got, path) or type(got) is type(expected):
+                self.counts[f"boundary: both raised ({type(expected).__name__})"] += 1
+            else:
+                self.fail(f"{label}: raised an unclear error where {reference} raised",
+                          program, args, reference_error=_describe(expected),
+                          error=_describe(got))
+            return
+        if isinstance(got, Exception):
+            if _documented(got):
+                self.counts[f"boundary: error, a documented limit ({type(got).__name__})"] += 1
+                return
+            clear = "a clear" if _clear(got, path) else "an unclear"
+            self.fail(f"{label}: raised {clear} error where {reference} returned", program,
+                      args, error=_describe(got))
+            return
+        if not compare:
+            self.counts["boundary: inputs within 1e-9 of a tie: not compared"] += 1
+            return
+        (e_values, e_grads), (g_values, g_grads) = expected, got
+        if not NONE_VS_ZEROS and any((e is None) != (g is None) and not np.any(
+                e if g is None else g) for e, g in zip(e_grads, g_grads)):
+            self.counts["boundary: rt.grad: None where the reference has zeros, or the "
+                        "reverse (NONE_VS_ZEROS)"] += 1
+            e_grads, g_grads = ([np.zeros_like(b) if a is None and b is not None else a
+                                 for a, b in zip(first, second)]
+                                for first, second in ((e_grads, g_grads), (g_grads, e_grads)))
+        if not np.allclose(g_values, e_values, **SAME):
+            self.fail(f"{label}: value differs from {reference}", program, args,
+                      expected=e_values, got=g_values)
+        elif len(e_grads) != len(g_grads) or any(
+                (e is None) != (g is None) or (e is not None and (
+                    e.shape != g.shape or not np.allclose(g, e, **SAME)))
+                for e, g in zip(e_grads, g_grads)):
+            self.fail(f"{label}: gradient differs from {reference}", program, args,
+                      expected=_show(e_grads), got=_show(g_grads))
+
     def both_raised(self, program, path, graph, args, eager_error):
         """Eager f raised: agreement only when it is an rt.stack / rt.concat of a list left
         empty (a program that may draw `l0 = []`) and the graph raises too: a clear error, or
@@ -1100,6 +1564,86 @@ class Tally:
                   eager_error=_describe(eager_error), graph=str(outputs))
 
 
+def _grad_of_grad(f):
+    """d2f/dx2 as `rt.grad(rt.grad(f))`."""
+    return rt.grad(rt.grad(f))
+
+
+# The undecorated program in a graph, for each reference: where a way raises and this raises
+# the same error (or, where the reference raised too, an unclear one), the error is not about
+# the boundary (the non-boundary test reports it). Found so: a `return` in a graph loop in a
+# graph `if` before `rt.stack` of an empty list raises "UnboundLocalError: '<return value>' is
+# used before it is assigned" (under tapes "TypeError: tape.gradient: the target must be a
+# tensor, got UndefinedReturn") where Python raises "stack needs at least one tensor"; a
+# `return` in a graph loop makes the Python `while i < 3` around it a graph loop, whose counter
+# (a tensor) then indexes a Python list: OperatorNotAllowedInGraphError (the writer's
+# `python_indices` takes that counter for a Python int).
+GRAPH_REFERENCES = {
+    "tape around f_plain (undecorated, eager)": "rt.function(tape around f_plain)",
+    "rt.grad(f_plain) (undecorated, eager)": "rt.function(rt.grad(f_plain))",
+    "rt.grad(rt.grad(f_plain)) (undecorated, eager)": "rt.function(rt.grad(rt.grad(f_plain)))",
+}
+
+
+def boundary_ways(module, order):
+    """{label: (function of x, v, n tensors, label of its reference, how many leading outputs
+    are values)}: the ways to differentiate the program with its boundaries, and their
+    references (the same way on the undecorated f_plain, eagerly; a reference is its own
+    reference); and the GRAPH_REFERENCES (reference None: run only when needed)."""
+    f, f_plain, F, V = module.f, module.f_plain, module.F, module.V
+    tape = "tape around f_plain (undecorated, eager)"
+    if order == 1:
+        grad = "rt.grad(f_plain) (undecorated, eager)"
+        return {
+            tape: (gradients(f_plain, V), tape, 1),
+            GRAPH_REFERENCES[tape]: (rt.function(gradients(f_plain, V)), None, 1),
+            GRAPH_REFERENCES[grad]: (rt.function(rt.grad(f_plain, argnums=(0, 1))), None, 0),
+            "tape around f (helpers as written), eager": (gradients(f, V), tape, 1),
+            "tape around F = rt.function(f), eager": (gradients(F, V), tape, 1),
+            "rt.function(tape around f)": (rt.function(gradients(f, V)), tape, 1),
+            "rt.function(tape around F)": (rt.function(gradients(F, V)), tape, 1),
+            grad: (rt.grad(f_plain, argnums=(0, 1)), grad, 0),
+            "rt.grad(F), eager": (rt.grad(F, argnums=(0, 1)), grad, 0),
+            "rt.function(rt.grad(F))": (rt.function(rt.grad(F, argnums=(0, 1))), grad, 0),
+        }
+    tape = "tape around f_plain (undecorated, eager)"
+    grad = "rt.grad(rt.grad(f_plain)) (undecorated, eager)"
+    return {
+        tape: (second_order(f_plain, V), tape, 2),
+        GRAPH_REFERENCES[tape]: (rt.function(second_order(f_plain, V)), None, 2),
+        GRAPH_REFERENCES[grad]: (rt.function(_grad_of_grad(f_plain)), None, 0),
+        "tape in tape around f (helpers as written), eager": (second_order(f, V), tape, 2),
+        "tape in tape around F = rt.function(f), eager": (second_order(F, V), tape, 2),
+        "rt.function(tape in tape around F)": (rt.function(second_order(F, V)), tape, 2),
+        grad: (_grad_of_grad(f_plain), grad, 0),
+        "rt.grad(rt.grad(F)), eager": (_grad_of_grad(F), grad, 0),
+        "rt.function(rt.grad(rt.grad(F)))": (rt.function(_grad_of_grad(F)), grad, 0),
+    }
+
+
+def _outcome(way, x, v, n, values):
+    """(values, [each gradient: a float64 array or None]) of a way, or the error it raised."""
+    try:
+        outputs = way(*_tensors(x, v, n))
+    except Exception as error:  # noqa: BLE001 - an outcome to compare
+        return error
+    if not isinstance(outputs, (tuple, list)):
+        outputs = (outputs,)
+    arrays = [None if t is None else np.asarray(t.numpy() if hasattr(t, "numpy") else t,
+                                                np.float64) for t in outputs]
+    return np.array([float(a) for a in arrays[:values]]), arrays[values:]
+
+
+def _of_none(error):
+    """The error of rt.grad of a function that returned None (rt.grad of an rt.grad)."""
+    return isinstance(error, TypeError) and "must be a tensor, got NoneType" in str(error)
+
+
+def _show(grads):
+    return [None if g is None else g.tolist() for g in grads]
+
+
+@pytest.mark.skipif(BOUNDARY == "only", reason="GRAD_FUZZ_BOUNDARY=only")
 def test_gradients_agree_on_random_programs():
     tally = Tally(strict=not REPORT)
 
@@ -1113,6 +1657,27 @@ def test_gradients_agree_on_random_programs():
     summary = {"counts": dict(tally.counts), "failures": tally.failures}
     if REPORT:
         with open(REPORT, "w") as file:
+            json.dump(summary, file, indent=1)
+    assert not tally.failures, json.dumps(summary["counts"], indent=1)
+
+
+@pytest.mark.skipif(BOUNDARY == "off", reason="GRAD_FUZZ_BOUNDARY=off")
+def test_gradients_agree_across_function_boundaries():
+    """Boundary mode (see the module's docstring)."""
+    tally = Tally(strict=not REPORT)
+
+    @settings(max_examples=BOUNDARY_PROGRAMS or 1, deadline=None, database=None,
+              derandomize=not RANDOM, report_multiple_bugs=False,
+              suppress_health_check=list(HealthCheck))
+    @given(case=boundary_cases())
+    def run(case):
+        tally.run_boundary(*case)
+
+    run()
+    summary = {"counts": dict(tally.counts), "failures": tally.failures}
+    if REPORT:
+        path = REPORT if BOUNDARY == "only" else REPORT + ".boundary.json"
+        with open(path, "w") as file:
             json.dump(summary, file, indent=1)
     assert not tally.failures, json.dumps(summary["counts"], indent=1)
 

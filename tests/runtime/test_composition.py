@@ -608,7 +608,11 @@ def test_outputs_behind_stop_gradient_or_a_comparison_have_no_gradient():
 
 def test_a_watched_non_trainable_variable_read_inside_a_callee_gets_its_gradient():
     v = rt.Variable(3.0, trainable=False)
-    for f in (lambda: v * v, rt.function(lambda: v * v)):
+
+    def square():
+        return v * v
+
+    for f in (square, rt.function(square)):
         with rt.GradientTape() as tape:
             tape.watch(v)
             y = f()
@@ -746,7 +750,10 @@ def test_functions_defined_inside_a_traced_one_read_its_tensors_every_way():
         returned = rt.function(lambda: box.attr)
         closure = rt.function(lambda: x * 1.0)
         two_levels = rt.function(lambda v: v + closure())
-        under_wrapper = rt.function(_twice(lambda: p[0]))
+        def first():
+            return p[0]
+
+        under_wrapper = rt.function(_twice(first))
         t = -1.5
         python_value = rt.function(lambda: t)
         t = python_value() + 1.0  # (the cell is f's own local: no guard of f)

@@ -926,7 +926,9 @@ def cases(draw):
 # A Python list that a graph `if` or loop changed in length is an rt.TensorList, and passing one
 # to an rt.function raises "TypeError: Argument q0 is a TensorList, which cannot be part of a
 # function's signature because it is unhashable" (where the undecorated program runs). Off: no
-# helper reads a list. GRAD_FUZZ_LIST_ARGUMENTS=1 turns it on.
+# helper reads a list. GRAD_FUZZ_LIST_ARGUMENTS=1 turns it on (then a loop index of `range(2)`,
+# a Python int, that an input_signature makes a tensor may index a Python list in the helper:
+# OperatorNotAllowedInGraphError, a documented limit, not a bug).
 LIST_ARGUMENTS = os.environ.get("GRAD_FUZZ_LIST_ARGUMENTS") == "1"
 # `rt.grad` gives None for an argument no op connects to the result, and eagerly Python's `if`
 # connects only the branch it takes; a graph `If` (or `While`) connects all its inputs, and its

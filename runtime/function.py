@@ -202,25 +202,13 @@ class Function:
         arguments = self._bind(args, kwargs)
         key = self._key(arguments, guard_values)
         if context.busy and context.current_graph() is not None:
-            if self._inside_caller or self._reads_tensors_being_traced():
-                return self._trace_in_caller(arguments)
-            try:
-                concrete = self._traced_for_caller(arguments, key)
-            except ForeignTensorError as e:  # it reads the caller's tensors some other way
-                if not context.building_graph(e.graph):
-                    raise
-                self._inside_caller = True
-                return self._trace_in_caller(arguments)
-            trace = context.current_trace()
-            if trace is not None and trace[0] is not self:
-                trace[0]._adopt_guards(self, trace[1])
-        else:
-            concrete = self._concrete_for(arguments, key)
-        leaves = [v for v in nest.flatten([v for _, v in arguments]) if is_tensor_leaf(v)]
+            return self._call_while_tracing(arguments, key)
+        concrete = self._concrete_for(arguments, key)
+        leaves = _tensor_leaves(arguments)
         if fast is not None and len(leaves) == len(fast[1]):  # no tensor came from a default
             self._fast[fast[0]] = concrete
-        if context.busy and (context.current_graph() is not None or context.recording_tapes()):
-            return calls.call_concrete(concrete, leaves)  # inlined, or recorded by a tape
+        if context.busy and context.recording_tapes():
+            return calls.call_concrete(concrete, leaves)  # recorded by a tape
         values = [_as_value(v) for v in leaves]
         result = concrete.call(*values)
         if self._check or config.checking_functions():
@@ -352,9 +340,26 @@ class Function:
                 concrete = self._cached(key) or self._trace(arguments, key)
         return concrete
 
-    def _trace_in_caller(self, arguments):
-        """Runs the Python function in the caller's graph, as a plain helper would be (for a
-        function defined inside the caller, which reads the caller's tensors)."""
+    def _call_while_tracing(self, arguments, key):
+        """A call while a caller is traced on this thread: this function's graph joins the
+        caller's; a function that reads the caller's tensors (defined inside it) runs its
+        Python there instead, as a plain helper would."""
+        if not (self._inside_caller or self._reads_tensors_being_traced()):
+            try:
+                concrete = self._traced_for_caller(arguments, key)
+            except ForeignTensorError as e:  # it reads the caller's tensors some other way
+                if not context.building_graph(e.graph):
+                    raise
+                self._inside_caller = True
+            else:
+                trace = context.current_trace()
+                if trace is not None and trace[0] is not self:
+                    trace[0]._adopt_guards(self, trace[1])
+                return calls.call_concrete(concrete, _tensor_leaves(arguments))
+        return self._run_python(arguments)
+
+    def _run_python(self, arguments):
+        """The Python function (converted) called with bound `arguments`."""
         fn = self._python_fn_for_tracing()
         return fn(*self._call_args(arguments), **self._call_kwargs(arguments))
 
@@ -443,7 +448,7 @@ class Function:
     def _retracer(self, arguments):
         """A function of the flat tensor inputs of the trace of `arguments` that runs the
         Python function on them (in the graph being built) and returns what it returns."""
-        fn, function = self._python_fn_for_tracing(), weakref.ref(self)  # (no cycle)
+        function = weakref.ref(self)  # (no cycle)
 
         def retrace(tensors):
             found = iter(tensors)
@@ -452,7 +457,7 @@ class Function:
                 for name, value in arguments]
             this = function()
             with context.tracing_function(this):
-                return fn(*this._call_args(traced), **this._call_kwargs(traced))
+                return this._run_python(traced)
 
         return retrace
 
@@ -656,6 +661,11 @@ def function(
 
 
 # ---- helpers -------------------------------------------------------------------------------------
+
+
+def _tensor_leaves(arguments) -> list:
+    """The tensor leaves of bound arguments, in the order of a trace's inputs."""
+    return [v for v in nest.flatten([v for _, v in arguments]) if is_tensor_leaf(v)]
 
 
 def _in_converted_code(fn) -> bool:

@@ -17,18 +17,21 @@ from autograph.anno import Anno, setanno
 def analyze(tree) -> None:
     for node in traversal.walk(tree):
         if isinstance(node, (gast.If, gast.While, gast.IfExp, gast.Assert)):
-            _mark(node.test)
+            mark(node.test)
         elif isinstance(node, gast.comprehension):
             for test in node.ifs:
-                _mark(test)
+                mark(test)
         elif isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
-            _mark(node.operand)
+            mark(node.operand)
 
 
-def _mark(expr) -> None:
+def mark(expr):
+    """Marks the `and` / `or` of `expr` (used only for its truth) and those of its operands;
+    converters call it on the tests they build after `analyze` ran. Returns `expr`."""
     stack = [expr]
     while stack:
         node = stack.pop()
         if isinstance(node, gast.BoolOp):
             setanno(node, Anno.TRUTH_ONLY, True)
             stack.extend(node.values)
+    return expr

@@ -15,6 +15,7 @@ from __future__ import annotations
 import gast
 
 from autograph import templates, traversal
+from autograph.analysis import truth
 from autograph.anno import Anno, getanno, setanno
 from autograph.converters._jumps import JumpLowering
 
@@ -37,15 +38,15 @@ class _Breaks(traversal.StatementTransformer):
         flag = self.ctx.namer.new("break_")
         node.body = JumpLowering.flagged(gast.Break, flag).block(node.body) or [gast.Pass()]
         if isinstance(node, gast.While):
-            node.test = templates.replace_expr("not flag and test", origin, flag=flag,
-                                               test=node.test)
+            node.test = truth.mark(templates.replace_expr("not flag and test", origin,
+                                                          flag=flag, test=node.test))
         else:
             extra = templates.replace_expr("not flag", origin, flag=flag)
             previous = getanno(node, Anno.LOOP_TEST)
             if previous is not None:
                 extra = templates.replace_expr("extra and previous", origin, extra=extra,
                                                previous=previous)
-            setanno(node, Anno.LOOP_TEST, extra)
+            setanno(node, Anno.LOOP_TEST, truth.mark(extra))
         stmts = templates.replace("flag = False", origin, flag=flag) + [node]
         if orelse:
             stmts += templates.replace("if not flag:\n    orelse", origin, flag=flag,

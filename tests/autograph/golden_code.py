@@ -56,7 +56,7 @@ def first_square_above(n, limit):
     break_ = False
 
     def loop_test(i, break_):
-        return ag__.and_(ag__.not_(break_), lambda: i < n)
+        return ag__.and_cond(ag__.not_(break_), lambda: i < n)
 
     def loop_body(i, break_):
 

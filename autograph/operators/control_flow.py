@@ -219,10 +219,11 @@ def _staged_loop(backend, construct, test, body, iterated=None):
 def _build_loop(backend, construct, plan, test, body, iterated):
     probed = []
 
-    def dry_iteration(staged_lists):
+    def dry_iteration(staged_lists, like=None):
         return construct.dry_run(
             backend, body,
-            lambda: tuple(probe_value(backend, v, staged_lists) for v in construct.initial),
+            lambda: tuple(probe_value(backend, v, staged_lists, like[i] if like else None)
+                          for i, v in enumerate(construct.initial)),
             lambda: () if iterated is None else (backend.item_placeholder(iterated),))
 
     def probe(i):
@@ -232,12 +233,17 @@ def _build_loop(backend, construct, plan, test, body, iterated):
                     probed.append(dry_iteration(staged_lists=False))
                 except Exception as first:
                     # A graph limit met on a Python list (indexed by a tensor): the body needs
-                    # its lists staged. Try that; if it fails too, the first error stands.
-                    if not (backends.is_graph_limit(first)
-                            and any(type(v) is list and v for v in construct.initial)):
+                    # its lists staged. Try that (an empty list takes the type of the items the
+                    # iteration appended before it raised); if it fails too, the first error
+                    # stands.
+                    taken = construct.taken
+                    appended = [*taken, *[None] * (len(construct.initial) - len(taken))]
+                    if not (backends.is_graph_limit(first) and any(
+                            type(v) is list and (v or a)
+                            for v, a in zip(construct.initial, appended))):
                         raise
                     try:
-                        probed.append(dry_iteration(staged_lists=True))
+                        probed.append(dry_iteration(staged_lists=True, like=appended))
                     except Exception:
                         raise first from None
             except Exception as e:

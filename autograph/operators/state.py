@@ -51,12 +51,15 @@ class Construct:
         self.names = ([RETURN_VALUE] if returns else list(names)) + [s.name for s in self.slots]
         self.initial = head + tuple(slot.get() for slot in self.slots)
         self.saved = [slot.snapshot() for slot in self.slots]
+        self.taken = ()
 
     def run(self, fn, values, lead=()):
         """The state after `fn(*lead, *variables)` starting from `values`. Its containers are
-        copies (later paths may change the originals, e.g. a dict that a slot writes to)."""
+        copies (later paths may change the originals, e.g. a dict that a slot writes to);
+        `taken` keeps the variables `fn` took (changed in place up to where a run raised)."""
         args = self.variables(values)
-        result = fn(*lead, *[_own(v) for v in args])
+        self.taken = [_own(v) for v in args]
+        result = fn(*lead, *self.taken)
         if self.returns or self.single:
             head = (result,)
         else:
@@ -444,13 +447,14 @@ def loop_step(backend, name, original, probed):
     return Defined(Carried(backend, name, [("before the loop", original)]))
 
 
-def probe_value(backend, value, staged_lists=False):
+def probe_value(backend, value, staged_lists=False, like=None):
     """A staged stand-in for a loop variable's value in the dry run of the body; a Python list
-    is a copy, or with `staged_lists` a staged list when its items can be staged."""
+    is a copy, or with `staged_lists` a staged list when its items can be staged (an empty one
+    takes the type of the items of `like`, the list an iteration appended to)."""
     if isinstance(value, list):
-        if staged_lists and value:
+        if staged_lists and (value or (type(like) is list and like)):
             try:
-                return backend.to_list(value, value)
+                return backend.to_list(value, value) if value else backend.empty_list_like(like)
             except Exception:  # noqa: BLE001 - items a staged list cannot hold: a Python list
                 pass
         return list(value)

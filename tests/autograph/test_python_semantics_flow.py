@@ -42,3 +42,30 @@ def test_a_loop_test_with_a_jump_is_used_only_for_its_truth():
         assert_agree(break_in_while_on_one_element, x)
         assert_agree(return_in_while_on_one_element, x)
     assert_agree(return_in_for_under_while_constant, 5)
+
+
+# ---- a list that starts empty, indexed by the loop's tensor index ------------------------------
+def set_item_at_loop_index(n):
+    out = []
+    for i in range(n):
+        out.append(i)
+        out[i] = out[i] * 3 + 1
+    return out
+
+
+def set_item_in_while(n):
+    out = []
+    i = 0
+    while i < n:
+        out.append(i * 2.0)
+        out[i] += out[-1]
+        i += 1
+    return out
+
+
+def test_an_empty_list_indexed_by_a_tensor_in_a_loop_is_staged():
+    # The items the first (Python-list) iteration appended before it met the tensor index
+    # give the staged list its item type.
+    for n in (4, 1, 0):
+        assert_agree(set_item_at_loop_index, n)
+        assert_agree(set_item_in_while, n)

@@ -55,13 +55,17 @@ def translate(exc: BaseException, registry) -> BaseException:
     new_tb = None
     for tb in reversed(kept):
         new_tb = types.TracebackType(new_tb, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
-    note = "Raised in code converted by autograph, at:\n" + "\n".join(notes)
-    if hasattr(exc, "add_note"):
-        exc.add_note(note)
-    else:  # Python 3.10: keep the note where 3.11 would put it
-        exc.__notes__ = [*getattr(exc, "__notes__", []), note]
+    add_note(exc, "Raised in code converted by autograph, at:\n" + "\n".join(notes))
     exc._ag_translated = True
     return exc.with_traceback(new_tb)
+
+
+def add_note(exc: BaseException, note: str) -> None:
+    """`exc.add_note(note)`, also on Python 3.10 (where the note is kept where 3.11 puts it)."""
+    if hasattr(exc, "add_note"):
+        exc.add_note(note)
+    else:
+        exc.__notes__ = [*getattr(exc, "__notes__", []), note]
 
 
 def _recursion_error(frames, registry) -> AutoGraphError:

@@ -182,7 +182,7 @@ def _staged_if(backend, cond, if_true, if_false, construct):
                     if not samples:
                         raise  # both paths raise: so does the `if`, as in Python
                     make_plan(samples)
-                _raise_on_path(backend, e, origin)
+                _raise_on_path(backend, plan, e, origin)
                 return plan.fill(backend)
             if not plan:
                 samples = [(label, out)]
@@ -288,7 +288,7 @@ def _build_loop(backend, construct, plan, test, body, iterated):
             origin = traced_paths.raised_by_user(e)
             if origin is None:
                 raise
-            _raise_on_path(backend, e, origin)
+            _raise_on_path(backend, plan, e, origin)
             out = values
         return plan.encode(backend, out, "after an iteration")
 
@@ -299,10 +299,12 @@ def _build_loop(backend, construct, plan, test, body, iterated):
                             init, LeafNames(plan))
 
 
-def _raise_on_path(backend, error, origin) -> None:
+def _raise_on_path(backend, plan, error, origin) -> None:
     """Makes `error`, raised while tracing a path as plain Python raises it there, an error
-    that the graph raises when it takes the path."""
+    that the graph raises when it takes the path (and the cause of the variables that `plan`
+    leaves unassigned on every path)."""
     traced_paths.staged_raise(origin)
+    plan.raised_on_a_path(error)
     backend.assert_(False, at(
         f"{type(error).__name__}: {error} (raised when the graph took this path; an `except` "
         "in the traced function cannot catch it)", origin))

@@ -1,6 +1,9 @@
 """Values that stand for "not assigned", and the reads that check them.
 
 - `Undefined('y')`: the variable `y` before its first assignment; any use raises like Python.
+  After a staged `if` or loop whose paths that complete leave it unassigned, and one of whose
+  paths raised while it was traced (the graph raises there when it takes that path), its
+  `cause` is that error, which a use raises: it is what stopped the variable being assigned.
 - `UndefinedReturn()`: the return slot of a function whose `return`s were lowered to flags,
   before a `return` ran. It is never read by user code: `return_value` turns it into None.
 - `MaybeUndefined(value, defined, name)`: after a staged `if` or loop, a variable assigned on
@@ -12,7 +15,7 @@
 from __future__ import annotations
 
 from autograph import backends
-from autograph.errors import at
+from autograph.errors import add_note, at
 from autograph.operators.traced_paths import python_semantics
 from autograph.origins import caller_origin
 
@@ -24,19 +27,30 @@ def _unbound_message(name: str) -> str:
 
 
 class Undefined:
-    """Stands for the variable `name` before its first assignment; any use raises."""
+    """Stands for the variable `name` before its first assignment; any use raises (`cause`,
+    if set: see the module doc)."""
 
-    __slots__ = ("name",)
+    __slots__ = ("name", "cause")
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, cause: Exception | None = None):
         self.name = name
+        self.cause = cause
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
 
     @python_semantics
     def _fail(self, *args, **kwargs):
-        raise UnboundLocalError(at(_unbound_message(self.name), caller_origin()))
+        if self.cause is None:
+            raise UnboundLocalError(at(_unbound_message(self.name), caller_origin()))
+        note = at(
+            f"'{self.name}' is read here unassigned because a path of the graph `if` or loop "
+            "before this line raised the error above while it was traced. Plain Python raises "
+            "that error where it takes that path, and UnboundLocalError here where it does not "
+            "(e.g. a loop that runs zero times).", caller_origin())
+        if note not in getattr(self.cause, "__notes__", ()):
+            add_note(self.cause, note)
+        raise self.cause
 
     def __getattr__(self, attr):
         self._fail()

@@ -368,6 +368,14 @@ class Plan:
         leaves = iter(leaves)
         return tuple(step.decode(leaves) for step in self.steps)
 
+    def raised_on_a_path(self, error) -> None:
+        """A path raised `error` while it was traced (the graph raises it there): a variable
+        that no path assigns is unassigned because of it (its `cause`, unless it has one)."""
+        for step in self.steps:
+            if type(step) is Absent and type(step.undefined) is Undefined \
+                    and step.undefined.cause is None:
+                step.undefined = Undefined(step.undefined.name, error)
+
     def fill(self, backend) -> tuple:
         """Staged leaves for a path that never completes."""
         return tuple(leaf for step in self.steps for leaf in step.fill(backend))

@@ -2,10 +2,19 @@
 gives, the converted function gives eagerly and the graph gives (or all three raise the same
 kind of error, at the user's line)."""
 
+import inspect
+
 import numpy as np
 from three_way import assert_agree
 
 import runtime as rt
+
+
+def located(error, fn, text):
+    """Whether `error` (its message and notes) names the line of `fn` that holds `text`."""
+    lines, start = inspect.getsourcelines(fn)
+    line = start + next(i for i, source in enumerate(lines) if text in source)
+    return f"line {line}" in "\n".join([str(error), *getattr(error, "__notes__", ())])
 
 
 # ---- a loop test used only for its truth -------------------------------------------------------
@@ -69,3 +78,40 @@ def test_an_empty_list_indexed_by_a_tensor_in_a_loop_is_staged():
     for n in (4, 1, 0):
         assert_agree(set_item_at_loop_index, n)
         assert_agree(set_item_in_while, n)
+
+
+# ---- an error a traced path raised, and the variable it left unassigned ------------------------
+def reshape_in_loop(x, n):
+    for i in range(n):
+        v = rt.reshape(x, [3, 5])
+    return v
+
+
+def index_in_loop(x, n):
+    d = {"items": []}
+    for i in range(n):
+        v = d["items"][-1]
+        d["items"].append(x)
+    return v
+
+
+def reshape_in_branch(x):
+    if rt.reduce_sum(x) > 0:
+        v = rt.reshape(x, [3, 5])
+    return v
+
+
+def test_a_variable_left_unassigned_by_a_path_that_raised_raises_that_error():
+    # Where plain Python raises in the loop body, the graph raises that error (its type and
+    # message, at its line), not the UnboundLocalError of reading `v` after the loop.
+    x = np.array([1.0, 2.0], np.float32)
+    for fn, args, text in ((reshape_in_loop, (x, 3), "v = rt.reshape"),
+                           (index_in_loop, (x, 3), 'v = d["items"][-1]'),
+                           (reshape_in_branch, (x,), "v = rt.reshape")):
+        python, eager, graph = assert_agree(fn, *args)
+        assert type(eager) is type(python) and type(graph) is type(python), (python, graph)
+        assert located(graph, fn, text) and located(graph, fn, "return v")
+        assert any("where it does not" in note for note in graph.__notes__)
+    # Where the path does not run, Python's UnboundLocalError is an error in the graph too.
+    assert_agree(reshape_in_loop, x, 0)
+    assert_agree(reshape_in_branch, -x)

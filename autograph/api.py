@@ -35,7 +35,7 @@ def converted_call(f, /, *args, **kwargs):
         fn, args = call, (f, *args)
     converted = _function(fn)
     if traced_paths.depth() and converted is not fn:
-        with traced_paths.Call(fn):
+        with traced_paths.Call(fn, args, kwargs):
             return converted(*args, **kwargs)
     return converted(*args, **kwargs)
 

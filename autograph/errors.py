@@ -20,6 +20,11 @@ class AutoGraphError(Exception):
     variable defined in only one branch of a staged `if`)."""
 
 
+class RecursionLimitError(AutoGraphError, RecursionError):
+    """Converted code recursed too deep to trace: a recursion that only a tensor could end, or
+    one deeper than Python's recursion limit (a RecursionError, as in plain Python)."""
+
+
 def at(message: str, origin) -> str:
     """`message` with the user's file, line and source text appended."""
     if origin is None:
@@ -50,7 +55,7 @@ def translate(exc: BaseException, registry) -> BaseException:
             kept.append(tb)
     if not notes:
         return exc
-    if isinstance(exc, RecursionError):
+    if isinstance(exc, RecursionError) and not isinstance(exc, AutoGraphError):
         return _recursion_error(frames, registry)
     new_tb = None
     for tb in reversed(kept):
@@ -68,12 +73,12 @@ def add_note(exc: BaseException, note: str) -> None:
         exc.__notes__ = [*getattr(exc, "__notes__", []), note]
 
 
-def _recursion_error(frames, registry) -> AutoGraphError:
+def _recursion_error(frames, registry) -> RecursionLimitError:
     """Python's recursion limit, reached in converted code: located at the innermost user line,
     with the cause (one converted call uses several Python frames) instead of ~1,000 frames."""
     found = [registry.lookup(tb.tb_frame.f_code.co_filename, tb.tb_lineno) for tb in frames]
     found = [origin for origin in found if origin is not None]
-    error = AutoGraphError(at(
+    error = RecursionLimitError(at(
         f"The recursion went deeper than Python's limit of {sys.getrecursionlimit()} frames in "
         "converted code. A converted call, and each graph `if`/loop it traces, uses several "
         "Python frames, so converted recursion stops at about a tenth of plain Python's depth. "

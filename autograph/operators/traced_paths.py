@@ -14,7 +14,8 @@ from __future__ import annotations
 import threading
 
 from autograph import backends
-from autograph.errors import AutoGraphError, at
+from autograph.errors import AutoGraphError, RecursionLimitError, at
+from autograph.operators import structures
 from autograph.origins import REGISTRY, caller_origin
 
 _state = threading.local()
@@ -115,33 +116,49 @@ def staged_raise(origin) -> None:
             body.staged_at = origin
 
 
-# A function may call itself through this many staged constructs (each level traces another
-# `if` or loop) before the recursion counts as one that only a tensor could end.
+# A function may call itself with the same Python arguments through this many staged
+# constructs (each level traces another `if` or loop) before the recursion counts as one that
+# only a tensor could end.
 RECURSION_LIMIT = 16
 
 
 class Call:
-    """`with Call(fn):` around a converted call made while staged paths are traced: raises
-    when `fn` is already active under RECURSION_LIMIT staged constructs that it entered."""
+    """`with Call(fn, args, kwargs):` around a converted call made while staged paths are
+    traced: raises when `fn` is already active, with the same Python values in its arguments,
+    under RECURSION_LIMIT staged constructs that it entered. (A recursion whose Python
+    arguments change, e.g. a depth argument, may end on them: it runs up to Python's limit.)"""
 
-    def __init__(self, fn):
+    def __init__(self, fn, args, kwargs):
         self.code = fn.__code__
         self.name = fn.__qualname__
+        self.key = _python_values((args, kwargs))
 
     def __enter__(self):
         calls = _state.__dict__.setdefault("calls", {})
-        self.depths = calls.setdefault(self.code, [])
+        self.active = calls.setdefault(self.code, [])
         level = depth()
-        if sum(1 for d in self.depths if d < level) >= RECURSION_LIMIT:
-            raise AutoGraphError(at(
+        if sum(1 for d, key in self.active if d < level and key == self.key) >= RECURSION_LIMIT:
+            raise RecursionLimitError(at(
                 f"{self.name} calls itself inside graph `if`s or loops ({RECURSION_LIMIT} levels "
                 "deep): what ends the recursion depends on a tensor, so tracing would unroll it "
                 "forever (a graph traces every path). Write it as a loop (a `while` on the "
                 "tensor condition), or end it with a Python value (e.g. a depth argument).",
                 caller_origin()))
-        self.depths.append(level)
+        self.active.append((level, self.key))
         return self
 
     def __exit__(self, kind, exc, tb):
-        self.depths.pop()
+        self.active.pop()
         return False
+
+
+_VALUE_TYPES = frozenset({bool, int, float, complex, str, bytes, type(None)})
+
+
+def _python_values(value) -> tuple:
+    """The Python values among the leaves of `value`, for comparing the arguments of two calls:
+    numbers and strings by value, other objects by identity, every tensor alike."""
+    leaves, _ = structures.flatten(value)
+    return tuple(v if type(v) in _VALUE_TYPES
+                 else None if backends.tensor_backend(v) is not None else (type(v), id(v))
+                 for v in leaves)

@@ -5,8 +5,9 @@ kind of error, at the user's line)."""
 import inspect
 
 import numpy as np
-from three_way import assert_agree
+from three_way import assert_agree, outcomes
 
+import autograph
 import runtime as rt
 
 
@@ -115,3 +116,40 @@ def test_a_variable_left_unassigned_by_a_path_that_raised_raises_that_error():
     # Where the path does not run, Python's UnboundLocalError is an error in the graph too.
     assert_agree(reshape_in_loop, x, 0)
     assert_agree(reshape_in_branch, -x)
+
+
+# ---- recursion inside graph `if`s ----------------------------------------------------------------
+def count_up(x, n):
+    if x > 1e9:
+        return x
+    if n == 0:
+        return x
+    return count_up(x + 1.0, n - 1)
+
+
+def count_up_forever(x):
+    if x > 1e9:
+        return x
+    return count_up_forever(x + 1.0)
+
+
+def count_up_40_times(x):
+    return count_up(x, 40)
+
+
+def test_recursion_that_a_python_value_ends_is_not_refused():
+    # 40 levels of graph `if`s: more than the 16 allowed to a recursion whose Python arguments
+    # repeat (only a tensor could end that one); this one ends on the Python int `n`.
+    assert_agree(count_up_40_times, 1.0)
+
+
+def test_recursion_that_only_a_tensor_could_end_is_a_recursion_error():
+    python, _, graph = outcomes(count_up_forever, 1.0)
+    assert isinstance(python, RecursionError)
+    assert isinstance(graph, RecursionError) and isinstance(graph, autograph.AutoGraphError)
+    assert "count_up_forever calls itself inside graph `if`s or loops" in str(graph)
+    assert located(graph, count_up_forever, "return count_up_forever(x + 1.0)")
+    try:
+        rt.function(count_up_forever)(rt.constant(1.0))
+    except RecursionError:  # what users catch
+        pass

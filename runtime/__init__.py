@@ -77,6 +77,9 @@ from runtime.ops.io_ops import print  # noqa: A004 - TensorFlow's name
 from runtime.ops.math_ops import (
     abs,  # noqa: A004 - TensorFlow's name
     add,
+    bitwise_and,
+    bitwise_or,
+    bitwise_xor,
     cast,
     ceil,
     clip_by_value,
@@ -88,6 +91,8 @@ from runtime.ops.math_ops import (
     floordiv,
     greater,
     greater_equal,
+    invert,
+    left_shift,
     less,
     less_equal,
     log,
@@ -104,6 +109,7 @@ from runtime.ops.math_ops import (
     not_equal,
     pow,  # noqa: A004 - TensorFlow's name
     relu,
+    right_shift,
     round,  # noqa: A004 - TensorFlow's name
     sigmoid,
     sign,

@@ -92,6 +92,15 @@ def _is_python_float(value) -> bool:
     return False
 
 
+def _is_python_int(value) -> bool:
+    """A Python int that is not a bool (or a list holding one)."""
+    if isinstance(value, int) and not isinstance(value, (bool, np.generic)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_is_python_int(v) for v in value)
+    return False
+
+
 def is_weak(value) -> bool:
     """Python scalars, nested lists of them and weak tensors: they adapt to the other operand's
     dtype."""
@@ -131,9 +140,12 @@ def weak_join(a: dtypes.DType, b: dtypes.DType) -> dtypes.DType:
 
 def weak_target(weak: dtypes.DType, strong: dtypes.DType) -> dtypes.DType:
     """The dtype of a weak value next to a strong tensor: the tensor's, except float32 for a
-    weak float next to an integer or bool tensor."""
+    weak float next to an integer or bool tensor and int32 for a weak int next to a bool tensor
+    (as numpy: `np.True_ == -1` is False, the bool becomes an int)."""
     if weak.is_floating and (strong.is_integer or strong.is_bool):
         return dtypes.float32
+    if weak.is_integer and strong.is_bool:
+        return dtypes.int32
     return strong
 
 
@@ -192,6 +204,9 @@ def binary_operands(x, y, op_name: str):
             dtype = tensor.dtype
             if _is_python_float(other) and (dtype.is_integer or dtype.is_bool):
                 dtype = dtypes.float32
+                tensor = _cast(tensor, dtype)
+            elif dtype.is_bool and _is_python_int(other):
+                dtype = dtypes.int32
                 tensor = _cast(tensor, dtype)
             other = convert_to_tensor(other, dtype)
         else:

@@ -50,12 +50,45 @@ class Tensor:
 
     __slots__ = ()
     __array_priority__ = 100  # numpy defers binary operators to us
-    __hash__ = object.__hash__  # `==` is elementwise, so hash by identity (like TensorFlow)
     weak = False  # see SymbolicTensor.weak; eager tensors are never weak
 
     @property
     def ndim(self) -> int:
         return len(self.shape)
+
+    def __hash__(self):
+        raise TypeError(
+            f"unhashable type: '{type(self).__name__}' ({self.dtype.name}"
+            f"{shape_str(self.shape)}): `==` on tensors is elementwise, so a tensor cannot be "
+            "a dict key or set item by value (as numpy arrays and TensorFlow tensors cannot). "
+            "Use `t.ref()` to key by the tensor object, or a Python value (`t.numpy().item()`) "
+            "to key by value.")
+
+    def ref(self) -> TensorRef:
+        """A hashable reference to this tensor object (equal only to a reference to the same
+        object), to key dicts and sets by tensor; `.deref()` gives the tensor back."""
+        return TensorRef(self)
+
+
+class TensorRef:
+    """What `Tensor.ref()` returns: hashes and compares by the identity of its tensor."""
+
+    __slots__ = ("_tensor",)
+
+    def __init__(self, tensor: Tensor):
+        self._tensor = tensor
+
+    def deref(self) -> Tensor:
+        return self._tensor
+
+    def __hash__(self) -> int:
+        return id(self._tensor)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, TensorRef) and other._tensor is self._tensor
+
+    def __repr__(self) -> str:
+        return f"<TensorRef of {self._tensor!r}>"
 
 
 class EagerTensor(Tensor):
@@ -74,6 +107,13 @@ class EagerTensor(Tensor):
     def numpy(self):
         """The value: a numpy array, numpy scalar, or `bytes` for a 0-d string."""
         return self._value
+
+    def __hash__(self):
+        """A 0-d tensor hashes as its value does (numpy scalars hash like Python numbers), so
+        `d.get(t)` finds what `==` matches; other shapes are unhashable, as numpy arrays are."""
+        if self.shape:
+            return Tensor.__hash__(self)
+        return hash(self._value)
 
     def __array__(self, dtype=None, copy=None):
         array = np.asarray(self._value)

@@ -344,6 +344,10 @@ register_rules(NUMBA, {
     math_ops.LOGICAL_OR: _function("np.logical_or"),
     math_ops.LOGICAL_XOR: _function("np.logical_xor"),
     math_ops.LOGICAL_NOT: _function("np.logical_not"),
+    math_ops.BITWISE_AND: _function("np.bitwise_and"),
+    math_ops.BITWISE_OR: _function("np.bitwise_or"),
+    math_ops.BITWISE_XOR: _function("np.bitwise_xor"),
+    math_ops.INVERT: _function("np.invert"),
     math_ops.NEG: _operator("(-{})"),
     math_ops.ABS: _function("np.abs"),
     math_ops.SIGN: _function("np.sign"),
@@ -377,6 +381,8 @@ register_rules(NUMBA, {
 })
 lacks(NUMBA, "the emitter writes it: an argument, a constant, an `if`, a `while`",
       PLACEHOLDER, CONST, IF, WHILE)
+lacks(NUMBA, "numba's shifts are undefined for counts past the width, numpy's give 0 or -1",
+      math_ops.LEFT_SHIFT, math_ops.RIGHT_SHIFT)
 lacks(NUMBA, "not lowered to numba yet", *[
     opdef for opdef in REGISTRY.values() if opdef.rule(NUMBA) is None and NUMBA not in
     opdef.lacking])

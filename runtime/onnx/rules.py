@@ -627,6 +627,10 @@ register_rules(ONNX, {
     math_ops.LOGICAL_AND: _same("And"),
     math_ops.LOGICAL_OR: _same("Or"),
     math_ops.LOGICAL_XOR: _same("Xor"),
+    math_ops.BITWISE_AND: _same("BitwiseAnd"),
+    math_ops.BITWISE_OR: _same("BitwiseOr"),
+    math_ops.BITWISE_XOR: _same("BitwiseXor"),
+    math_ops.INVERT: _same("BitwiseNot"),
     math_ops.LOGICAL_NOT: _same("Not"),
     math_ops.NEG: _neg,
     math_ops.ABS: _same("Abs"),
@@ -718,6 +722,8 @@ register_rules(ONNX, {
     control_flow_ops.WHILE: _while,
 })
 lacks(ONNX, "graph inputs become inputs of the ONNX graph", PLACEHOLDER)
+lacks(ONNX, "ONNX BitShift takes unsigned integers only", math_ops.LEFT_SHIFT,
+      math_ops.RIGHT_SHIFT)
 lacks(ONNX, "made by the fusion pass; export uses the graph before the passes", FUSED_ELEMENTWISE)
 lacks(ONNX, "ONNX random ops take a static shape; this one's shape is computed at run time",
       random_ops.DYNAMIC_UNIFORM)

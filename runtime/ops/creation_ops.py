@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime import context, dtypes
-from runtime.conversion import convert_to_tensor
+from runtime.conversion import convert_to_tensor, is_python_scalar, is_weak, python_scalar_fits
 from runtime.errors import InvalidArgumentError, with_origin
 from runtime.ops import array_ops, math_ops, reduction_ops, shapes
 from runtime.ops.registry import (
@@ -136,10 +136,24 @@ RANGE = define_op("Range", infer=_range_infer, kernel=_range_kernel)
 
 
 def _range_dtype(values):
-    """int32 for Python ints, float32 if any bound is a Python float, else the tensors'."""
-    kinds = [convert_to_tensor(v).dtype for v in values]
-    floating = [k for k in kinds if k.is_floating]
-    return floating[0] if floating else kinds[0]
+    """float32 if a bound is a Python float (else the float tensors'); otherwise the widest
+    integer tensor's, int32 for Python ints, and int64 when a Python int does not fit (the
+    counter holds every bound, as Python's unbounded ints do)."""
+    tensors = [convert_to_tensor(v) for v in values]
+    floating = [t.dtype for t in tensors if t.dtype.is_floating]
+    if floating:
+        return floating[0]
+    strong = ([t.dtype for v, t in zip(values, tensors) if not is_weak(v)]
+              or [v.dtype for v in values if isinstance(v, (EagerTensor, SymbolicTensor))]
+              or [dtypes.int32])
+    dtype = strong[0]
+    for other in strong[1:]:
+        if other.is_integer and dtype.is_integer:
+            dtype = dtypes.from_numpy(np.promote_types(dtype.np_dtype, other.np_dtype))
+    if dtype.is_integer and not all(python_scalar_fits(v, dtype) for v in values
+                                    if is_python_scalar(v)):
+        return dtypes.int64
+    return dtype
 
 
 def range(start, limit=None, delta=1, dtype=None):  # noqa: A001 - TensorFlow's name

@@ -126,6 +126,15 @@ FLOOR = _elementwise("Floor", np.floor, accepts=_FLOATS)
 CEIL = _elementwise("Ceil", np.ceil, accepts=_FLOATS)
 LOGICAL_NOT = _elementwise("LogicalNot", np.logical_not, lambda a, attrs: f"(~{a[0]})",
                           accepts=_BOOLS)
+# Python's `&`, `|`, `^`, `~`, `<<`, `>>` on integers (on bools the logical ops above run).
+_INTEGERS = frozenset(d for d in dtypes.ALL if d.is_integer)
+BITWISE_AND = _elementwise("BitwiseAnd", np.bitwise_and, _binary("{} & {}"), accepts=_INTEGERS)
+BITWISE_OR = _elementwise("BitwiseOr", np.bitwise_or, _binary("{} | {}"), accepts=_INTEGERS)
+BITWISE_XOR = _elementwise("BitwiseXor", np.bitwise_xor, _binary("{} ^ {}"), accepts=_INTEGERS)
+INVERT = _elementwise("Invert", np.invert, lambda a, attrs: f"(~{a[0]})", accepts=_INTEGERS)
+# No emit: numpy's shift ufuncs give 0 (or -1) for counts past the width, `<<` on scalars too.
+LEFT_SHIFT = _elementwise("LeftShift", np.left_shift, accepts=_INTEGERS)
+RIGHT_SHIFT = _elementwise("RightShift", np.right_shift, accepts=_INTEGERS)
 
 
 # How each op runs as ufunc steps inside a FusedElementwise kernel (ops/fused_ops.py): args are
@@ -150,6 +159,12 @@ register_rules(FUSED, {
     LOGICAL_OR: (("logical_or", "a", "b"),),
     LOGICAL_XOR: (("logical_xor", "a", "b"),),
     LOGICAL_NOT: (("logical_not", "a"),),
+    BITWISE_AND: (("bitwise_and", "a", "b"),),
+    BITWISE_OR: (("bitwise_or", "a", "b"),),
+    BITWISE_XOR: (("bitwise_xor", "a", "b"),),
+    INVERT: (("invert", "a"),),
+    LEFT_SHIFT: (("left_shift", "a", "b"),),
+    RIGHT_SHIFT: (("right_shift", "a", "b"),),
     NEG: (("negative", "a"),),
     ABS: (("absolute", "a"),),
     SIGN: (("sign", "a"),),
@@ -268,6 +283,47 @@ logical_and = _logical("logical_and", LOGICAL_AND)
 logical_or = _logical("logical_or", LOGICAL_OR)
 logical_xor = _logical("logical_xor", LOGICAL_XOR)
 logical_not = _unary("logical_not", LOGICAL_NOT, _BOOL)
+
+
+def _bitwise(name, opdef, logical_opdef=None):
+    """Python's `&`-style operator: on integer tensors the bitwise op; on bools the logical
+    one (`logical_opdef`); floats are refused, as numpy does."""
+
+    def bitwise(x, y):
+        weak = weak_result(x, y)
+        x, y = binary_operands(x, y, name)
+        if x.dtype.is_bool and logical_opdef is not None:
+            return apply(logical_opdef, [x, y])
+        if not x.dtype.is_integer:
+            raise TypeError(f"{name} takes integer (or bool) tensors, not {x.dtype.name}, as "
+                            "numpy's; use rt.cast(x, rt.int32) first.")
+        result = apply(opdef, [x, y])
+        if weak:
+            result.weak = True
+        return result
+
+    return _named(name, bitwise, "elementwise, numpy broadcasting")
+
+
+bitwise_and = _bitwise("bitwise_and", BITWISE_AND, LOGICAL_AND)
+bitwise_or = _bitwise("bitwise_or", BITWISE_OR, LOGICAL_OR)
+bitwise_xor = _bitwise("bitwise_xor", BITWISE_XOR, LOGICAL_XOR)
+left_shift = _bitwise("left_shift", LEFT_SHIFT)
+right_shift = _bitwise("right_shift", RIGHT_SHIFT)
+
+
+def invert(x):
+    """`~x`: bitwise not of an integer tensor, logical not of a bool one (as numpy's)."""
+    x = convert_to_tensor(x)
+    if x.dtype.is_bool:
+        return apply(LOGICAL_NOT, [x])
+    if not x.dtype.is_integer:
+        raise TypeError(f"invert (~) takes integer (or bool) tensors, not {x.dtype.name}, as "
+                        "numpy's; use rt.cast(x, rt.int32) first.")
+    result = apply(INVERT, [x])
+    if x.weak:
+        result.weak = True
+    return result
 
 negative = _unary("negative", NEG, _NUMERIC)
 abs = _unary("abs", ABS, _NUMERIC)  # noqa: A001 - TensorFlow's name
@@ -508,6 +564,8 @@ lacks(GRADIENT, "piecewise constant: no gradient (as in TensorFlow)", FLOORDIV)
 lacks(GRADIENT, "bool results", EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL,
       STRING_EQUAL, STRING_NOT_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR, LOGICAL_NOT)
 lacks(GRADIENT, "integer results (coordinates)", WHERE_INDICES)
+lacks(GRADIENT, "integer results", BITWISE_AND, BITWISE_OR, BITWISE_XOR, INVERT, LEFT_SHIFT,
+      RIGHT_SHIFT)
 
 
 @register_rule(GRADIENT, CLIP)

@@ -31,9 +31,11 @@ _BINARY = {
     "mod": math_ops.mod,
     "pow": math_ops.pow,
     "matmul": math_ops.matmul,
-    "and": math_ops.logical_and,
-    "or": math_ops.logical_or,
-    "xor": math_ops.logical_xor,
+    "and": math_ops.bitwise_and,
+    "or": math_ops.bitwise_or,
+    "xor": math_ops.bitwise_xor,
+    "lshift": math_ops.left_shift,
+    "rshift": math_ops.right_shift,
 }
 
 for _name, _fn in _BINARY.items():
@@ -50,5 +52,5 @@ _install("__ge__", math_ops.greater_equal)
 Tensor.__neg__ = math_ops.negative
 Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = math_ops.abs
-Tensor.__invert__ = math_ops.logical_not
+Tensor.__invert__ = math_ops.invert
 Tensor.__getitem__ = array_ops.getitem

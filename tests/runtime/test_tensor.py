@@ -81,15 +81,45 @@ def test_bool_operators(op, np_fn):
     check_op(lambda x: fn(x, True), lambda x: np_fn(x, True), a)
     check_op(lambda x: fn(False, x), lambda x: np_fn(False, x), a)
     check_op(lambda x: ~x, np.logical_not, a)
-    with pytest.raises(TypeError, match="bool"):
-        fn(rt.constant([1]), rt.constant([2]))
+    with pytest.raises(TypeError, match="integer .or bool. tensors, not float32"):
+        fn(rt.constant([1.0]), rt.constant([2.0]))
+
+
+@pytest.mark.parametrize("fn", [lambda a, b: a & b, lambda a, b: a | b, lambda a, b: a ^ b,
+                                lambda a, b: a << b, lambda a, b: a >> b,
+                                lambda a, b: ~a, lambda a, b: a & 6, lambda a, b: 5 ^ b],
+                         ids=["and", "or", "xor", "lshift", "rshift", "invert", "and-int",
+                              "int-xor"])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8])
+def test_integer_bitwise_operators_are_numpys(fn, dtype):
+    a, b = np.array([12, 7, 0, 127], dtype), np.array([10, 3, 1, 2], dtype)
+    check_op(fn, fn, a, b)
 
 
 def test_equality_and_hashing():
     t = rt.constant([1, 2])
     assert (t == t).numpy().tolist() == [True, True]
     assert (t == None) is False and (t != None) is True  # noqa: E711 - what is tested
-    assert len({t, t, rt.constant([1, 2])}) == 2  # hashed by identity
+    unhashable = r"unhashable type: 'EagerTensor' \(int32\[2\]\).*t\.ref\(\)"
+    with pytest.raises(TypeError, match=unhashable):
+        {t}  # noqa: B018 - what is tested
+    assert len({t.ref(), t.ref(), rt.constant([1, 2]).ref()}) == 2  # by identity
+    assert t.ref().deref() is t
+
+
+def test_a_scalar_hashes_as_its_value_as_numpy_scalars_do():
+    table = {1.5: "a", 3: "b", True: "c"}
+    assert table.get(rt.constant(1.5)) == table.get(np.float32(1.5)) == "a"
+    assert table.get(rt.constant(np.int64(3))) == "b"
+    assert table.get(rt.constant(2)) is None
+
+
+def test_a_graph_tensor_is_unhashable_where_the_user_hashes_it():
+    def lookup(x):
+        return {1.5: 2.0}.get(x, 0.0)
+
+    with pytest.raises(TypeError, match=r"unhashable type: 'SymbolicTensor' \(float32\[\]\)"):
+        rt.function(lookup)(rt.constant(1.5))
 
 
 def test_python_conversions_eagerly():

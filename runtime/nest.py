@@ -5,6 +5,8 @@ that it needs no tensor library.)"""
 
 from __future__ import annotations
 
+from autograph.operators.structures import mapping_like
+
 
 def _is_namedtuple(value) -> bool:
     return isinstance(value, tuple) and hasattr(type(value), "_fields")
@@ -92,7 +94,7 @@ _END = object()
 def _pack(structure, it):
     if isinstance(structure, dict):
         packed = {k: _pack(structure[k], it) for k in sorted_keys(structure)}
-        return type(structure)((k, packed[k]) for k in structure)
+        return mapping_like(structure, [(k, packed[k]) for k in structure])
     if _is_namedtuple(structure):
         return type(structure)(*[_pack(v, it) for v in structure])
     if isinstance(structure, (list, tuple)):

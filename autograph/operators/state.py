@@ -191,7 +191,8 @@ class _StagedLists:
                 self.found[path] = (shown or values)[0]
                 return
         kind = type(first)
-        if kind is dict and all(type(v) is dict and v.keys() == first.keys() for v in values):
+        if isinstance(first, dict) and all(type(v) is kind and list(v) == list(first)
+                                           for v in values):
             for key in first:
                 self._find(backend, [v[key] for v in values], (*path, key))
         elif (kind is list or isinstance(first, tuple)) and all(
@@ -230,8 +231,9 @@ def _replace(value, path, change):
     if not path:
         return change(value)
     key, rest = path[0], path[1:]
-    if type(value) is dict and key in value:
-        return {k: _replace(v, rest, change) if k == key else v for k, v in value.items()}
+    if isinstance(value, dict) and key in value:
+        return structures.mapping_like(value, [(k, _replace(v, rest, change) if k == key else v)
+                                               for k, v in value.items()])
     if isinstance(value, (list, tuple)) and isinstance(key, int) and key < len(value):
         items = [_replace(v, rest, change) if i == key else v for i, v in enumerate(value)]
         return type(value)(*items) if hasattr(type(value), "_fields") else type(value)(items)
@@ -504,8 +506,8 @@ def _check_alias(name, lst, root) -> None:
                 others.append(f"another place in '{variable}'")
         elif value is lst:
             others.append(f"'{local}'")
-        elif type(value) in (list, tuple, dict) and any(
-                v is lst for v in (value.values() if type(value) is dict else value)):
+        elif (type(value) in (list, tuple) or isinstance(value, dict)) and any(
+                v is lst for v in (value.values() if isinstance(value, dict) else value)):
             others.append(f"an item of '{local}'")
     if others:
         raise AutoGraphError(at(
@@ -519,7 +521,7 @@ def _occurrences(value, target) -> int:
     """How many times the object `target` is `value` or inside its containers."""
     if value is target:
         return 1
-    if type(value) is dict:
+    if isinstance(value, dict):
         return sum(_occurrences(v, target) for v in value.values())
     if type(value) in (list, tuple):
         return sum(_occurrences(v, target) for v in value)
@@ -528,7 +530,7 @@ def _occurrences(value, target) -> int:
 
 def _holds_list(value) -> bool:
     """Whether the structure `value` (a dict, tuple or list) holds a list."""
-    if type(value) is dict:
+    if isinstance(value, dict):
         return any(type(v) is list or _holds_list(v) for v in value.values())
     if isinstance(value, (tuple, list)):
         return any(type(v) is list or _holds_list(v) for v in value)

@@ -1,30 +1,33 @@
 """Nested Python values as flat leaves plus a `Tree` that rebuilds them.
 
-Tuples, namedtuples, lists and dicts are containers; everything else is a leaf. Staged control
-flow carries leaves (backends see flat tuples) and rebuilds the user's structure around them.
-autograph keeps this small copy so that it does not depend on a tensor library's.
+Tuples, namedtuples, lists and dicts are containers, dicts with their subclasses (OrderedDict,
+defaultdict, a user's dict subclass: rebuilt as the same type), as in `runtime/nest.py`;
+everything else is a leaf. A dict's keys, in their order, are part of its structure (Python
+code sees the order). Staged control flow carries leaves (backends see flat tuples) and rebuilds
+the user's structure around them. autograph keeps this small copy so that it does not depend on
+a tensor library's.
 """
 
 from __future__ import annotations
 
+import copy as _copy
+
 
 class Tree:
     """The shape of a nested value: `kind` is None for a leaf, else the container type;
-    `keys` are a dict's keys (in the order of the first value seen)."""
+    `keys` are a dict's keys (in its order); `like` is a dict subclass's value, whose type and
+    attributes (e.g. a defaultdict's factory) a rebuilt one takes."""
 
-    __slots__ = ("kind", "keys", "children")
+    __slots__ = ("kind", "keys", "children", "like")
 
-    def __init__(self, kind, keys, children):
-        self.kind, self.keys, self.children = kind, keys, children
+    def __init__(self, kind, keys, children, like=None):
+        self.kind, self.keys, self.children, self.like = kind, keys, children, like
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Tree) or self.kind is not other.kind:
             return False
-        if self.kind is dict and set(self.keys) != set(other.keys):
+        if self.keys != other.keys or _factory(self.like) is not _factory(other.like):
             return False
-        if self.kind is dict:
-            theirs = dict(zip(other.keys, other.children))
-            return all(c == theirs[k] for k, c in zip(self.keys, self.children))
         return self.children == other.children
 
     __hash__ = None
@@ -33,16 +36,19 @@ class Tree:
         """E.g. "a tuple of 2", "a dict with keys 'a', 'b'", "a single value"."""
         if self.kind is None:
             return "a single value"
-        if self.kind is dict:
-            return "a dict with keys " + ", ".join(map(repr, self.keys)) if self.keys else \
-                "an empty dict"
+        if self.keys is not None:
+            factory = _factory(self.like)
+            name = self.kind.__name__ + (
+                "" if factory is None else f"({getattr(factory, '__qualname__', factory)})")
+            return f"a {name} with keys " + ", ".join(map(repr, self.keys)) if self.keys else \
+                f"an empty {name}"
         return f"a {self.kind.__name__} of {len(self.children)}"
 
     def paths(self) -> list:
         """The suffix that names each leaf, in leaf order: "" for a leaf, "[0]", "['a']"..."""
         if self.kind is None:
             return [""]
-        if self.kind is dict:
+        if self.keys is not None:
             labels = [f"[{k!r}]" for k in self.keys]
         elif hasattr(self.kind, "_fields"):
             labels = [f".{f}" for f in self.kind._fields]
@@ -63,9 +69,10 @@ def flatten(value) -> tuple[list, Tree]:
 
 def _flatten(value, leaves) -> Tree:
     kind = type(value)
-    if kind is dict:
+    if kind is dict or isinstance(value, dict):
         keys = tuple(value)
-        return Tree(dict, keys, tuple(_flatten(value[k], leaves) for k in keys))
+        return Tree(kind, keys, tuple(_flatten(value[k], leaves) for k in keys),
+                    None if kind is dict else value)
     if kind is list or kind is tuple or (isinstance(value, tuple) and hasattr(kind, "_fields")):
         return Tree(kind, None, tuple(_flatten(v, leaves) for v in value))
     leaves.append(value)
@@ -77,17 +84,31 @@ def unflatten(tree: Tree, leaves) -> object:
     if tree.kind is None:
         return next(leaves)
     children = [unflatten(child, leaves) for child in tree.children]
-    if tree.kind is dict:
-        return dict(zip(tree.keys, children))
+    if tree.keys is not None:
+        return dict(zip(tree.keys, children)) if tree.like is None else \
+            mapping_like(tree.like, zip(tree.keys, children))
     if hasattr(tree.kind, "_fields"):
         return tree.kind(*children)
     return tree.kind(children)
 
 
+def mapping_like(value, items):
+    """A dict of `value`'s type and attributes (a defaultdict's factory...) holding `items`."""
+    if type(value) is dict:
+        return dict(items)
+    new = _copy.copy(value)
+    new.clear()
+    new.update(items)
+    return new
+
+
+def _factory(value):
+    return getattr(value, "default_factory", None)
+
 
 def copy(value):
     """`value` with new containers around the same leaves (a leaf is returned as it is)."""
-    if type(value) not in (dict, list, tuple) and not (
+    if type(value) not in (list, tuple) and not isinstance(value, dict) and not (
             isinstance(value, tuple) and hasattr(type(value), "_fields")):
         return value
     leaves, tree = flatten(value)

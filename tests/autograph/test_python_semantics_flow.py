@@ -2,6 +2,7 @@
 gives, the converted function gives eagerly and the graph gives (or all three raise the same
 kind of error, at the user's line)."""
 
+import collections
 import inspect
 
 import numpy as np
@@ -153,3 +154,77 @@ def test_recursion_that_only_a_tensor_could_end_is_a_recursion_error():
         rt.function(count_up_forever)(rt.constant(1.0))
     except RecursionError:  # what users catch
         pass
+
+
+# ---- dict subclasses and namedtuples as structures -------------------------------------------
+class Record(dict):
+    """A user's dict subclass."""
+
+
+Pair = collections.namedtuple("Pair", "first second")
+
+
+def ordered_dict_in_if(x):
+    d = collections.OrderedDict(a=x)
+    if x > 0:
+        d = collections.OrderedDict(a=x + 1)
+    return d["a"]
+
+
+def default_dict_in_if(x):
+    d = collections.defaultdict(list)
+    d["a"] = x
+    if x > 0:
+        d["a"] = x * 2.0
+    d["b"].append(1)
+    return d
+
+
+def record_in_loop(x, n):
+    r = Record(total=x)
+    for i in range(n):
+        r = Record(total=r["total"] + 1.0)
+    return r
+
+
+def ordered_dict_of_list_in_loop(n):
+    d = collections.OrderedDict(items=[])
+    for i in range(n):
+        d["items"].append(i)
+    return d
+
+
+def namedtuple_in_if(x):
+    p = Pair(x, "label")
+    if x > 0:
+        p = Pair(x + 1, "label")
+    return p
+
+
+def keys_in_another_order(x):
+    if x > 0:
+        d = {"a": x, "b": x * 2.0}
+    else:
+        d = {"b": x * 3.0, "a": x + 1}
+    return d
+
+
+def test_dict_subclasses_and_namedtuples_are_structures_of_their_own_type():
+    for fn, args in ((ordered_dict_in_if, (1.0,)), (ordered_dict_in_if, (-1.0,)),
+                     (default_dict_in_if, (1.0,)), (record_in_loop, (1.0, 3)),
+                     (record_in_loop, (1.0, 0)), (ordered_dict_of_list_in_loop, (3,)),
+                     (namedtuple_in_if, (2.0,))):
+        python, eager, graph = assert_agree(fn, *args)
+        if isinstance(python, (dict, tuple)):
+            assert type(eager) is type(python) and type(graph) is type(python), (python, graph)
+    assert assert_agree(default_dict_in_if, 1.0)[2].default_factory is list
+
+
+def test_keys_in_another_order_on_two_paths_are_a_located_error():
+    # Python code sees a dict's order (iteration), so it is part of the structure; the leaves
+    # once followed each path's order, and the graph swapped the values of 'a' and 'b'.
+    _, _, graph = outcomes(keys_in_another_order, -1.0)
+    assert isinstance(graph, autograph.AutoGraphError)
+    assert "a dict with keys 'b', 'a' in the false branch" in str(graph)
+    assert located(graph, keys_in_another_order, "if x > 0")
+

@@ -3,6 +3,7 @@ the runtime uses to map generated lines back to the user's (`user_location`)."""
 
 from __future__ import annotations
 
+import builtins
 import functools
 import sysconfig
 import types
@@ -31,6 +32,12 @@ def converted_call(f, /, *args, **kwargs):
         call = type(f).__call__ if callable(f) else None
         if not (type(call) is types.FunctionType and not isinstance(f, type)
                 and _should_convert(call)):
+            if f is builtins.locals or (f is builtins.vars and not args and not kwargs):
+                raise errors.AutoGraphError(errors.at(
+                    "locals() is called here under another name: converted code runs in "
+                    "generated functions, whose variables it would give. Call `locals()` by "
+                    "its name, which converted code turns into the function's variables.",
+                    origins.caller_origin()))
             return f(*args, **kwargs)
         fn, args = call, (f, *args)
     converted = _function(fn)

@@ -31,6 +31,7 @@ from autograph.converters import (
     exception_handlers,
     formatting,
     lists,
+    locals_calls,
     logical_expressions,
     match_statements,
     membership,
@@ -44,8 +45,9 @@ from autograph.parser import SourceUnavailable, parse_function
 class Context:
     """What the converters of one function share."""
 
-    def __init__(self, namer: Namer):
+    def __init__(self, namer: Namer, freevars=()):
         self.namer = namer
+        self.freevars = freevars  # the free variables of the function converted
         self.return_values = set()  # the generated variables that hold a return value
 
 
@@ -57,6 +59,9 @@ def convert_tree(node, ctx: Context, nodes=None):
     if gast.BoolOp in present:  # before the statements holding the tests are rewritten
         truth.analyze(node)
     loops = bool(present & {gast.While, gast.For})
+    # First: it lists the user's names, before converters add their own.
+    if gast.Call in present and any(locals_calls.is_locals_call(n) for n in nodes):
+        node = locals_calls.transform(node, ctx)
     if present & {gast.Yield, gast.YieldFrom, gast.Await}:
         node = unsupported.transform(node, ctx)
     # Before asserts, which hides assertion messages (they stay Python's) in a lambda.
@@ -126,9 +131,9 @@ def convert_function(fn) -> Converted:
     nodes = traversal.walk(node)
     namer = Namer.for_nodes(nodes)
     namer.new("ag__")
-    node = convert_tree(node, Context(namer), nodes)
-    factory_name = namer.new("create_converted")
     freevars = list(fn.__code__.co_freevars)
+    node = convert_tree(node, Context(namer, freevars), nodes)
+    factory_name = namer.new("create_converted")
     # The factory is never run; `global` keeps the function's own name (recursion) resolving
     # in the user's globals rather than to the factory's local.
     own_name = [] if node.name in freevars else [gast.Global(names=[node.name])]

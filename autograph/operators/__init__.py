@@ -19,6 +19,7 @@ from autograph.operators.special_values import (
     Undefined,
     UndefinedReturn,
     ld,
+    locals_,
     return_value,
 )
 from autograph.operators.traced_paths import TryBody
@@ -28,5 +29,5 @@ __all__ = [
     "MaybeUndefined", "TryBody", "Undefined", "UndefinedReturn", "and_", "assert_stmt", "for_stmt",
     "if_exp", "if_stmt", "ld", "list_append", "match_subject", "mutated", "not_", "or_",
     "python_value", "return_value", "while_stmt", "format_string", "percent_format", "in_",
-    "not_in",
+    "not_in", "locals_",
 ]

@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 from autograph import backends
-from autograph.errors import add_note, at
+from autograph.errors import AutoGraphError, add_note, at
 from autograph.operators.traced_paths import python_semantics
 from autograph.origins import caller_origin
 
@@ -130,3 +130,22 @@ def return_value(retval, do_return):
         "path the graph takes at run time, but returns a value on other paths; a graph must "
         "return the same structure on every path. Add a `return` at the end of the function.")
     return retval
+
+
+def locals_(thunks):
+    """`locals()` in converted code (converters/locals_calls.py): the variables among `thunks`
+    (name -> a function reading it) that are assigned."""
+    found = {}
+    for name, thunk in thunks.items():
+        try:
+            value = thunk()
+        except NameError:  # not assigned yet
+            continue
+        if isinstance(value, MaybeUndefined):
+            raise AutoGraphError(at(
+                f"locals() cannot tell whether '{name}' is assigned here: a graph `if` or loop "
+                "before this line assigns it on some paths only, which only the graph knows when "
+                f"it runs. Assign '{name}' before the `if`/loop.", caller_origin()))
+        if not isinstance(value, Undefined):
+            found[name] = value
+    return found

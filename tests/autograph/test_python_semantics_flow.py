@@ -228,3 +228,72 @@ def test_keys_in_another_order_on_two_paths_are_a_located_error():
     assert "a dict with keys 'b', 'a' in the false branch" in str(graph)
     assert located(graph, keys_in_another_order, "if x > 0")
 
+
+# ---- locals() ------------------------------------------------------------------------------------
+def read_from_locals(x):
+    y = x + 1
+    return locals()["y"]
+
+
+def locals_after_if(x):
+    y = x + 1
+    if x > 0:
+        z = y * 2
+    else:
+        z = y * 3
+    return locals()
+
+
+def locals_in_loop(x):
+    total = x
+    for i in range(3):
+        total = total + i
+        names = sorted(vars())
+    return total, names
+
+
+def locals_before_assignments(x):
+    early = locals()
+    late = x * 2
+    return sorted(early), late
+
+
+def locals_of_closure(x):
+    scale = 3.0
+
+    def inner(v):
+        return locals(), v * scale
+
+    found, value = inner(x)
+    return sorted(found), value
+
+
+def locals_under_another_name(x):
+    get = locals
+    return get()
+
+
+def locals_maybe_assigned(x):
+    if x > 0:
+        z = x
+    return locals()
+
+
+def test_locals_gives_the_users_variables():
+    assert_agree(read_from_locals, 1.5)
+    for x in (2.0, -2.0):
+        assert_agree(locals_after_if, x)
+    assert_agree(locals_in_loop, 1.0)
+    assert_agree(locals_before_assignments, 1.0)
+    assert_agree(locals_of_closure, 2.0)
+
+
+def test_locals_that_cannot_be_the_users_variables_is_a_located_error():
+    _, eager, graph = outcomes(locals_under_another_name, 1.0)
+    for error in (eager, graph):
+        assert isinstance(error, autograph.AutoGraphError) and "locals()" in str(error)
+        assert located(error, locals_under_another_name, "return get()")
+    _, _, graph = outcomes(locals_maybe_assigned, 1.0)
+    assert isinstance(graph, autograph.AutoGraphError)
+    assert "locals() cannot tell whether 'z' is assigned" in str(graph)
+    assert located(graph, locals_maybe_assigned, "return locals()")

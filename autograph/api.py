@@ -24,6 +24,8 @@ def converted_call(f, /, *args, **kwargs):
     overload = py_builtins.OVERLOADS.get(f) if type(f) in _BUILTIN_TYPES else None
     if overload is not None:
         return overload(*args, **kwargs)
+    if type(f) is types.BuiltinMethodType and type(f.__self__) is str and f.__name__ == "format":
+        return operators.format_string(f.__self__, *args, **kwargs)  # `template.format(...)`
     if type(f) is types.FunctionType:
         fn = f
     elif type(f) is types.MethodType and type(f.__func__) is types.FunctionType:

@@ -102,15 +102,16 @@ class Backend:
         raise NotImplementedError
 
     def cast(self, x, python_type):
-        """`int(x)` / `float(x)` / `bool(x)` of a staged value. `bool` follows Python's truth
-        rule (nonzero) for a value with exactly one element; other sizes raise ValueError as
-        numpy does (while tracing when the shape shows it, else when the graph runs)."""
+        """`int(x)` / `float(x)` / `bool(x)` of a staged value with exactly one element (other
+        sizes raise, while tracing when the shape shows it, else when the graph runs). `bool`
+        follows Python's truth rule (nonzero); `int` and `float` give Python's value or raise
+        where Python raises (`int` of nan), never a wrapped one."""
         raise NotImplementedError
 
-    def minimum(self, x, y):
-        raise NotImplementedError
-
-    def maximum(self, x, y):
+    def builtin(self, fn, args: tuple, kwargs: dict):
+        """`fn(*args, **kwargs)` where an argument is a staged value, as Python computes it:
+        for the builtins `max min sum all any round` and the `math` functions the backend
+        stages; any other `fn` raises an error that names it."""
         raise NotImplementedError
 
     def format(self, template: str, style: str, values: tuple):
@@ -121,6 +122,14 @@ class Backend:
         `%d`). A staged string that is computed every time the graph runs (so printing it
         prints every run); a Python `str` when the backend is not building a graph."""
         raise NotImplementedError
+
+    def staged_write(self, slot, saved, origin) -> None:
+        """A staged construct left staged values in `slot` (see operators/slots.py: a global,
+        a variable of an enclosing function, an attribute or item of an object); `saved` is
+        the slot's snapshot from before the construct, `origin` the construct's line. The
+        backend must not let a staged value stay where code outside the traced function reads
+        it: it refuses such a slot when the trace ends, and puts the value back. Slots of the
+        function's own objects are fine."""
 
     def contains(self, container, item):
         """`item in container` for a tensor `container` (eager or staged), as numpy's

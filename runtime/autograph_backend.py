@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 import autograph
-from runtime import context, dtypes
+from runtime import context, dtypes, outside_state, python_builtins
 from runtime.control_flow import cond, while_loop
 from runtime.conversion import (
     convert_to_tensor,
@@ -29,34 +29,12 @@ from runtime.errors import (
 from runtime.graph import Graph
 from runtime.ops import array_ops, creation_ops, io_ops, math_ops, reduction_ops, string_ops
 from runtime.ops.registry import constant_in_graph
+from runtime.python_builtins import one_element, to_float, to_int, truth
 from runtime.source_info import user_origin
 from runtime.tensor import SymbolicTensor, Tensor
 from runtime.tensor_list import TensorList, item_spec, present
 
 _PYTHON_DTYPES = {int: dtypes.int32, float: dtypes.float32, bool: dtypes.bool_}
-
-
-def _as_bool(value):
-    """Python's truth of a value as a scalar bool (`if x:`): a graph tensor must hold exactly
-    one element (else numpy's ambiguity error, at the user's line; checked when the graph runs
-    for unknown dims) and is true when nonzero; a TensorList is true when it has items."""
-    if isinstance(value, TensorList):
-        return math_ops.greater(value.size(), 0)
-    if not isinstance(value, SymbolicTensor):
-        return value
-    known = [d for d in value.shape if d is not None]
-    if any(d != 1 for d in known):
-        what = "an empty tensor" if 0 in known else "a tensor with more than one element"
-        raise ValueError(with_origin(
-            f"The truth value of {what} is ambiguous (shape {list(value.shape)}), as in numpy. "
-            "Use rt.reduce_any(x) or rt.reduce_all(x).", user_origin()))
-    if len(known) != len(value.shape):
-        io_ops.assert_true(math_ops.equal(array_ops.size(value), 1),
-                           "The truth value of a tensor with other than one element is "
-                           "ambiguous, as in numpy. Use rt.reduce_any(x) or rt.reduce_all(x).")
-    if value.shape:
-        value = array_ops.reshape(value, ())
-    return value if value.dtype.is_bool else math_ops.not_equal(value, 0)
 
 
 def _zeros(shape, dtype):
@@ -97,10 +75,10 @@ class RuntimeBackend(autograph.Backend):
         return isinstance(value, (SymbolicTensor, TensorList))
 
     def cond(self, pred, true_fn, false_fn, names):
-        return cond(_as_bool(pred), true_fn, false_fn, names=names)
+        return cond(truth(pred), true_fn, false_fn, names=names)
 
     def while_loop(self, test, body, loop_vars, names):
-        return while_loop(lambda *v: _as_bool(test(*v)), body, loop_vars, names=names)
+        return while_loop(lambda *v: truth(test(*v)), body, loop_vars, names=names)
 
     def for_loop(self, iterated, extra_test, body, loop_vars, names):
         if isinstance(iterated, TensorList):
@@ -147,7 +125,7 @@ class RuntimeBackend(autograph.Backend):
             more = extra_test(*current)
             if not isinstance(more, Tensor):
                 return ok if more else False
-            return math_ops.logical_and(ok, _as_bool(more))
+            return math_ops.logical_and(ok, truth(more))
 
         def loop_body(i, *current):
             return (i + delta, *body(item(i), *current))
@@ -212,15 +190,21 @@ class RuntimeBackend(autograph.Backend):
         return lst
 
     def logical_not(self, x):
-        return math_ops.logical_not(_as_bool(x))
+        return math_ops.logical_not(truth(x))
 
     def print(self, values, sep, end):
         return io_ops.print(*values, sep=sep, end=end)
 
     def assert_(self, cond, message):
-        return io_ops.assert_true(_as_bool(cond), message)
+        return io_ops.assert_true(truth(cond), message)
 
     def range(self, start, limit, delta):
+        start, limit, delta = (one_element(v, "range()") if isinstance(v, Tensor) and v.shape
+                               else v for v in (start, limit, delta))
+        if isinstance(delta, SymbolicTensor):
+            io_ops.assert_true(math_ops.not_equal(delta, 0), "range() arg 3 must not be zero")
+        elif delta == 0:
+            raise ValueError(with_origin("range() arg 3 must not be zero", user_origin()))
         return creation_ops.range(start, limit, delta)
 
     def len(self, x):
@@ -232,14 +216,14 @@ class RuntimeBackend(autograph.Backend):
 
     def cast(self, x, python_type):
         if python_type is bool:
-            return _as_bool(x)
-        return math_ops.cast(x, _PYTHON_DTYPES[python_type])
+            return truth(x)
+        return to_int(x) if python_type is int else to_float(x)
 
-    def minimum(self, x, y):
-        return math_ops.minimum(x, y)
+    def builtin(self, fn, args, kwargs):
+        return python_builtins.call(fn, args, kwargs)
 
-    def maximum(self, x, y):
-        return math_ops.maximum(x, y)
+    def staged_write(self, slot, saved, origin):
+        context.note_staged_write(outside_state.Write(slot, saved, origin))
 
     # Formatting, `bool(x)` and `x in t`.
     def format(self, template, style, values):

@@ -11,6 +11,7 @@ class _State(threading.local):
     def __init__(self):
         self.graphs = []
         self.trace_watchers = []
+        self.staged_writes = []
         self.tapes = []
         self.functions = []
 
@@ -95,6 +96,23 @@ def watching_variable_creation(created: list):
         yield created
     finally:
         _state.trace_watchers.pop()
+
+
+@contextlib.contextmanager
+def watching_staged_writes(writes: list):
+    """Appends to `writes` what `note_staged_write` reports inside the block (this trace's)."""
+    _state.staged_writes.append(writes)
+    try:
+        yield writes
+    finally:
+        _state.staged_writes.pop()
+
+
+def note_staged_write(record) -> None:
+    """Reports a staged value written to state outside the function being traced (see
+    runtime/outside_state.py) to the innermost trace."""
+    if _state.staged_writes:
+        _state.staged_writes[-1].append(record)
 
 
 def recording_tapes() -> list:

@@ -7,6 +7,7 @@ times faster than that of 0-d arrays.
 
 from __future__ import annotations
 
+import math
 import sys
 
 import numpy as np
@@ -122,16 +123,39 @@ class EagerTensor(Tensor):
     def __bool__(self) -> bool:
         return bool(self._value)
 
+    def _scalar(self, what: str):
+        """The value of a tensor with exactly one element, as a numpy scalar (any rank: one
+        rule for int(), float(), index and bool(), whatever numpy's version)."""
+        if not self.shape:
+            return self._value
+        if self._value.size != 1:
+            raise TypeError(f"{what} of a tensor of shape {shape_str(self.shape)}: only a tensor "
+                            "with exactly one element converts to a Python scalar.")
+        return self._value.reshape(())[()]
+
     def __int__(self) -> int:
-        return int(self._value)
+        return int(self._scalar("int()"))
 
     def __float__(self) -> float:
-        return float(self._value)
+        return float(self._scalar("float()"))
 
     def __index__(self) -> int:
         if not self.dtype.is_integer:
             raise TypeError(f"Only integer tensors can be used as an index, not {self.dtype.name}.")
-        return int(self._value)
+        return int(self._scalar("operator.index()"))
+
+    def __round__(self, ndigits=None):
+        """`round(t)`: Python's round of the numpy value (an int; with `ndigits`, numpy's)."""
+        return round(self._scalar("round()"), ndigits)
+
+    def __floor__(self) -> int:
+        return math.floor(self._scalar("math.floor()"))
+
+    def __ceil__(self) -> int:
+        return math.ceil(self._scalar("math.ceil()"))
+
+    def __trunc__(self) -> int:
+        return math.trunc(self._scalar("math.trunc()"))
 
     def __len__(self) -> int:
         if not self.shape:
@@ -260,6 +284,16 @@ class SymbolicTensor(Tensor):
 
     def numpy(self):
         self._not_allowed("Calling .numpy() on {}", "Return the tensor from the function instead.")
+
+    def __format__(self, spec: str) -> str:
+        self._not_allowed(
+            "Formatting {} as text",
+            "In code autograph converts, f-strings, str.format, format() and str() of a tensor "
+            "give its text when the graph runs; elsewhere use rt.strings.format (or `%` with a "
+            "literal template in converted code). repr(x) shows the graph placeholder.")
+
+    def __str__(self) -> str:
+        self.__format__("")
 
     def __array__(self, dtype=None, copy=None):
         self._not_allowed("Converting {} to a numpy array", "Use rt ops on the tensor instead.")

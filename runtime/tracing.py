@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import gc
 
-from runtime import config, context, nest
+from runtime import config, context, nest, outside_state
 from runtime.concrete_function import ConcreteFunction, translate_outputs
 from runtime.conversion import convert_to_tensor
 from runtime.graph import Graph
@@ -50,9 +50,15 @@ def _trace(fn, name, arguments, bind, optimize, jit_compile, defer):
 
     traced_args = [(n, nest.map_with_paths(placeholder, v, n)) for n, v in arguments]
     args, kwargs = bind(traced_args)
-    created: list = []
-    with graph.as_default(), context.watching_variable_creation(created):
-        outputs = fn(*args, **kwargs)
+    created, writes = [], []
+    with graph.as_default(), context.watching_variable_creation(created), \
+            context.watching_staged_writes(writes):
+        try:
+            outputs = fn(*args, **kwargs)
+        except BaseException:
+            outside_state.restore(writes)
+            raise
+        outside_state.check(writes, fn, arguments)
         outputs = nest.map_with_paths(lambda v, p: graph_output(graph, v, p), outputs, "output")
     graph.outputs = [t for t in nest.flatten(outputs) if isinstance(t, SymbolicTensor)]
     specs = [nest.map_with_paths(lambda x, p: spec_of(x), v, n) for n, v in arguments]

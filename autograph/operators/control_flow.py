@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from autograph import backends
 from autograph.errors import AutoGraphError, at
-from autograph.operators import decisions, traced_paths
+from autograph.operators import decisions, structures, traced_paths
 from autograph.operators.py_builtins import StagedZip
 from autograph.operators.state import (
     Construct,
@@ -201,7 +201,7 @@ def _staged_if(backend, cond, if_true, if_false, construct):
                                   LeafNames(plan))
     finally:
         construct.restore()
-    return construct.finish(plan.decode(_as_tuple(result)))
+    return _finish(backend, construct, plan.decode(_as_tuple(result)))
 
 
 def _staged_loop(backend, construct, test, body, iterated=None):
@@ -213,7 +213,7 @@ def _staged_loop(backend, construct, test, body, iterated=None):
             result = _build_loop(backend, construct, plan, test, body, iterated)
     finally:
         construct.restore()
-    return construct.finish(plan.decode(_as_tuple(result)))
+    return _finish(backend, construct, plan.decode(_as_tuple(result)))
 
 
 def _build_loop(backend, construct, plan, test, body, iterated):
@@ -297,6 +297,18 @@ def _build_loop(backend, construct, plan, test, body, iterated):
         return backend.while_loop(staged_test, staged_body, init, LeafNames(plan))
     return backend.for_loop(iterated, staged_test if test is not None else None, staged_body,
                             init, LeafNames(plan))
+
+
+def _finish(backend, construct, values):
+    """`construct.finish(values)`; each slot left holding staged values (a global, a variable
+    of an enclosing function, an attribute or item of an object) is reported to the backend,
+    which refuses it where code outside the traced function could read the placeholder."""
+    result = construct.finish(values)
+    for slot, saved in zip(construct.slots, construct.saved):
+        if backends.staging(slot.holder) is None and backends.staging_any(
+                structures.flatten(slot.get())[0]) is not None:  # (a staged list's item: its own)
+            backend.staged_write(slot, saved, caller_origin())
+    return result
 
 
 def _raise_on_path(backend, plan, error, origin) -> None:

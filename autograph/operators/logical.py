@@ -10,8 +10,11 @@ gives truth values (a tensor `b` counts as `b != 0`), whatever the operands' typ
 
 from __future__ import annotations
 
+import operator
+
 from autograph import backends
 from autograph.errors import AutoGraphError, at
+from autograph.operators import py_builtins
 from autograph.operators.control_flow import staged_choice
 from autograph.origins import caller_origin
 
@@ -82,3 +85,6 @@ def _staged_operand(backend, a, if_true, if_false, op):
             f"here cannot be one graph value ({e}). Where only its truth matters, use it as a "
             "condition (`if a and b:`); else make the operands one dtype (rt.cast) or compare "
             "explicitly (`a != 0`).", caller_origin())) from None
+
+
+py_builtins.OVERLOADS[operator.not_] = not_  # `operator.not_(x)` is `not x`

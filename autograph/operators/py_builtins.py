@@ -1,15 +1,21 @@
 """Overloads of the builtins that meet tensors: `print`, `len`, `range`, `enumerate`, `zip`,
-`int`, `float`, `bool`, `str`, `repr`, `format`, `min`, `max`. `converted_call` routes calls of
-the builtins to them; plain Python values take the builtin itself. `abs` works on tensors
-through the tensor type."""
+`int`, `float`, `bool`, `str`, `repr`, `format`; `min`, `max`, `sum`, `all`, `any`, `round`
+and the `math` functions the backend stages (`Backend.builtin`); `operator.truth`, `contains`
+and `index` (logical.py adds `operator.not_`). `converted_call` routes calls of them here;
+plain Python values take the builtin itself. Builtins that cannot take a staged value (`hex`,
+`id`, ...) are refused with an error that names them. `abs`, `divmod`, `pow`, `round` and
+`math.floor` work on tensors through the tensor type too."""
 
 from __future__ import annotations
 
 import builtins
+import math
+import operator
 
 from autograph import backends
 from autograph.errors import at
 from autograph.operators.formatting import format_string
+from autograph.operators.membership import in_
 from autograph.origins import caller_origin
 
 
@@ -112,22 +118,50 @@ def format_(value, format_spec=""):
     return format_string("{:{}}", value, format_spec)
 
 
-def _extremum(name, python_fn):
-    def extremum(*args, **kwargs):
+def _staged_builtin(python_fn):
+    """`python_fn` itself on Python values and eager tensors; where an argument (or an item of
+    its one list or tuple argument) is staged, the backend's (`Backend.builtin`)."""
+
+    def call(*args, **kwargs):
         backend = backends.staging_any(args)
-        if backend is None or len(args) < 2 or kwargs:
+        if backend is None and len(args) == 1 and type(args[0]) in (list, tuple):
+            backend = backends.staging_any(args[0])
+        if backend is None:
             return python_fn(*args, **kwargs)
-        result = args[0]
-        for value in args[1:]:
-            result = getattr(backend, name)(result, value)
-        return result
+        return backend.builtin(python_fn, args, kwargs)
 
-    extremum.__name__ = f"{python_fn.__name__}_"
-    return extremum
+    call.__name__ = f"{python_fn.__name__}_"
+    return call
 
 
-min_ = _extremum("minimum", min)
-max_ = _extremum("maximum", max)
+def index_(x):
+    """`operator.index(x)`: an integer tensor with one element stays a tensor in a graph."""
+    backend = backends.staging(x)
+    if backend is None:
+        return operator.index(x)
+    return backend.cast(x, int) if backend.is_tensor(x) and x.dtype.is_integer else (
+        operator.index(x))
+
+
+def truth_(x):
+    return bool_(x)
+
+
+def contains_(container, item):
+    return in_(item, container)
+
+
+# Staged as Python computes them.
+_STAGED = (builtins.min, builtins.max, builtins.sum, builtins.all, builtins.any, builtins.round,
+           math.sqrt, math.log, math.exp, math.sin, math.cos, math.tanh, math.fabs, math.floor,
+           math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite)
+# Builtins whose result on a staged value cannot be computed from it (the text of its digits,
+# its identity) and `math` functions not staged yet: the backend refuses them by name.
+_REFUSED = (builtins.hex, builtins.oct, builtins.bin, builtins.chr, builtins.ord, builtins.id,
+            builtins.ascii, math.tan, math.atan, math.atan2, math.asin, math.acos, math.log10,
+            math.log2, math.log1p, math.expm1, math.pow, math.hypot, math.copysign, math.fmod,
+            math.sinh, math.cosh, math.isclose)
+
 
 # Builtin -> overload, used by converted_call.
 OVERLOADS = {
@@ -142,6 +176,8 @@ OVERLOADS = {
     builtins.str: str_,
     builtins.repr: repr_,
     builtins.format: format_,
-    builtins.min: min_,
-    builtins.max: max_,
+    **{fn: _staged_builtin(fn) for fn in (*_STAGED, *_REFUSED)},
+    operator.truth: truth_,
+    operator.contains: contains_,
+    operator.index: index_,
 }

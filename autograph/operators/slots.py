@@ -24,6 +24,7 @@ class Slot:
     """One place that holds a value; `name` is its source text, for messages."""
 
     name: str
+    kind: str  # "nonlocal", "global", "item" or "attribute"
     composite = False  # a subscript or attribute (not a variable)
 
     def bind(self, functions) -> Slot:
@@ -44,9 +45,17 @@ class Slot:
     def reset(self, snapshot) -> None:
         self.set(snapshot)
 
+    @property
+    def holder(self):
+        """The object that holds the value: a cell, a module's namespace, or the object whose
+        item or attribute it is."""
+        raise NotImplementedError
+
 
 class Nonlocal(Slot):
     """A variable of the converted function that nested functions share."""
+
+    kind = "nonlocal"
 
     def __init__(self, name: str):
         self.name = name
@@ -62,6 +71,10 @@ class Nonlocal(Slot):
                 bound.cell = fn.__closure__[code.co_freevars.index(self.name)]
                 return bound
         raise AssertionError(f"no generated function declares nonlocal {self.name}")
+
+    @property
+    def holder(self):
+        return self.cell
 
     def get(self):
         try:
@@ -82,6 +95,8 @@ class Nonlocal(Slot):
 class Global(Slot):
     """A variable declared `global` in the converted function."""
 
+    kind = "global"
+
     def __init__(self, name: str):
         self.name = name
         self.namespace = None
@@ -92,6 +107,10 @@ class Global(Slot):
         bound = Global(self.name)
         bound.namespace = functions[0].__globals__
         return bound
+
+    @property
+    def holder(self):
+        return self.namespace
 
     def get(self):
         return self.namespace.get(self.name, Undefined(self.name))
@@ -106,10 +125,15 @@ class Global(Slot):
 class Item(Slot):
     """`obj[key]`, written by the body."""
 
+    kind = "item"
     composite = True
 
     def __init__(self, obj, key, name: str):
         self.obj, self.key, self.name = obj, key, name
+
+    @property
+    def holder(self):
+        return self.obj
 
     def get(self):
         try:
@@ -160,10 +184,15 @@ def _fields(obj) -> tuple:
 class Attr(Slot):
     """`obj.attr`, written by the body."""
 
+    kind = "attribute"
     composite = True
 
     def __init__(self, obj, attr: str, name: str):
         self.obj, self.attr, self.name = obj, attr, name
+
+    @property
+    def holder(self):
+        return self.obj
 
     def get(self):
         try:

@@ -54,3 +54,6 @@ Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = math_ops.abs
 Tensor.__invert__ = math_ops.invert
 Tensor.__getitem__ = array_ops.getitem
+Tensor.__divmod__ = lambda self, other: (math_ops.floordiv(self, other), math_ops.mod(self, other))
+Tensor.__rdivmod__ = lambda self, other: (math_ops.floordiv(other, self),
+                                          math_ops.mod(other, self))

@@ -173,8 +173,5 @@ class FakeBackend(autograph.Backend):
     def cast(self, x, python_type):
         return Sym(python_type(unwrap(x)))
 
-    def minimum(self, x, y):
-        return Sym(min(unwrap(x), unwrap(y)))
-
-    def maximum(self, x, y):
-        return Sym(max(unwrap(x), unwrap(y)))
+    def builtin(self, fn, args, kwargs):
+        return Sym(fn(*[unwrap(a) for a in args], **kwargs))

@@ -597,17 +597,6 @@ def test_recursion_ended_by_a_python_value_unrolls():
 
 
 # ---- class 11: global / nonlocal -----------------------------------------------------------------
-COUNTER = 0
-
-
-def global_in_staged_loop(n):
-    global COUNTER
-    COUNTER = 0
-    for i in rt.range(n):
-        COUNTER = COUNTER + i
-    return COUNTER * 1
-
-
 def nonlocal_in_staged_branch(x):
     y = 0
 
@@ -622,9 +611,7 @@ def nonlocal_in_staged_branch(x):
     return y
 
 
-def test_global_and_nonlocal_assigned_in_staged_code_are_carried():
-    assert_agree(global_in_staged_loop, 4)
-    assert_agree(global_in_staged_loop, 0)
+def test_a_variable_of_the_function_shared_with_a_nested_one_is_carried():
     assert_agree(nonlocal_in_staged_branch, 3)
     assert_agree(nonlocal_in_staged_branch, -3)
 

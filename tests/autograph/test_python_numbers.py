@@ -1,0 +1,401 @@
+"""Python's numbers and builtins over tensors, three ways (plain Python on numpy values, the
+converted function on eager tensors, the graph): integers wider than 32 bits, conversions,
+bool/int mixes, bitwise operators, `max`/`min` with nan, the builtins and `math` functions over
+scalars, lists and vectors; and the refusals by design, each with its message."""
+
+import math
+import operator
+
+import numpy as np
+import pytest
+from three_way import assert_agree, outcomes
+
+import runtime as rt
+
+I64, F32, F64 = np.int64, np.float32, np.float64
+
+
+# ---- integers wider than 32 bits -------------------------------------------------------------
+def last_of_range(x):
+    s = 0
+    for i in range(x - 3, x):
+        s = i
+    return s
+
+
+def count_wide_steps(a):
+    s = 0
+    for _ in range(0, a, 2**31):
+        s += 1
+    return s
+
+
+def to_int(x):
+    return int(x)
+
+
+def to_float(x):
+    return float(x)
+
+
+def range_with_step(a, b, step):
+    s = 0
+    for i in range(a, b, step):
+        s += i
+    return s
+
+
+@pytest.mark.parametrize("x", [I64(2**31 + 3), I64(-(2**40)), I64(5)])
+def test_a_loop_counter_takes_the_widest_bound(x):
+    assert_agree(last_of_range, x)
+
+
+def test_steps_beyond_int32():
+    assert_agree(count_wide_steps, I64(2**33))
+    assert rt.range(0, I64(2**33), I64(2**31)).numpy().tolist() == [0, 2**31, 2**32, 3 * 2**31]
+    assert rt.range(2**40, 2**40 + 2).dtype == rt.int64
+
+
+@pytest.mark.parametrize("x", [I64(2**40), F64(1e10), F64(-2.7), F32(3.9), np.True_, np.int8(-3),
+                               F64(np.nan), F64(np.inf), F64(-np.inf), F64(-2.0**63)])
+def test_int_gives_pythons_value_or_raises(x):
+    python, _, graph = assert_agree(to_int, x)
+    if not isinstance(python, Exception):
+        assert graph.numpy() == python
+
+
+def test_int_of_a_float_beyond_int64_is_refused_when_the_graph_runs():
+    assert int(F64(1e30)) == 10**30 - 10**30 % 2**50 + int(F64(1e30)) % 2**50  # Python: exact
+    with pytest.raises(rt.errors.InvalidArgumentError, match="int.. of a float beyond int64"):
+        rt.function(to_int)(rt.constant(F64(1e30)))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="cannot convert float NaN"):
+        rt.function(to_int)(rt.constant(F64(np.nan)))
+
+
+@pytest.mark.parametrize("x", [I64(2**53 + 1), np.int32(7), F32(0.1), np.True_])
+def test_float_gives_pythons_value(x):
+    python, _, graph = assert_agree(to_float, x)
+    assert graph.numpy() == python
+
+
+@pytest.mark.parametrize("step", [0, 2, -1])
+def test_range_with_a_zero_step_raises_as_python(step):
+    assert_agree(range_with_step, np.int32(1), np.int32(6), np.int32(step))
+    assert_agree(range_with_step, np.int32(6), np.int32(1), np.int32(step))
+
+
+def test_a_zero_step_message():
+    with pytest.raises(rt.errors.InvalidArgumentError, match="range.. arg 3 must not be zero"):
+        rt.function(range_with_step)(rt.constant(1), rt.constant(6), rt.constant(0))
+
+
+# ---- conversions of one-element tensors: one rule -------------------------------------------
+def conversions(x):
+    return int(x), float(x), bool(x), operator.index(x), len(range(x))
+
+
+def test_one_element_of_any_rank_converts_like_bool():
+    """numpy 2.4 refuses int() of a one-element 1-D array while bool() takes it; tensors take
+    one rule for all of them, whatever numpy's version."""
+    for value in (np.int32(3), np.array([3], np.int32), np.array([[3]], np.int32)):
+        eager = conversions(rt.constant(value))
+        graph = rt.function(conversions)(rt.constant(value))
+        assert eager == (3, 3.0, True, 3, 3)
+        assert [t.numpy().item() for t in graph] == [3, 3.0, True, 3, 3]
+
+
+def test_other_sizes_do_not_convert():
+    for fn in (int, float):
+        with pytest.raises(TypeError, match=r"shape \[2\]: only a tensor with exactly one"):
+            fn(rt.constant([1, 2]))
+    with pytest.raises(TypeError, match=r"int\(\) of a tensor of shape \[2\]"):
+        rt.function(to_int)(rt.constant([1, 2]))
+
+
+# ---- bool and int -----------------------------------------------------------------------------
+def bool_and_ints(b):
+    return b == -1, b == 1, b + 1, b * 3, b == True  # noqa: E712 - what is tested
+
+
+@pytest.mark.parametrize("b", [np.True_, np.False_])
+def test_a_bool_next_to_a_python_int_is_an_int(b):
+    """numpy makes `b + 1` int64; a Python int next to a bool tensor is int32 here (as a
+    Python int alone is): the values agree."""
+    python, eager, graph = outcomes(bool_and_ints, b)
+    for results in (eager, graph):
+        assert [np.asarray(r).item() for r in results] == [np.asarray(p).item() for p in python]
+        assert [np.asarray(r).dtype.kind for r in results] == ["b", "b", "i", "i", "b"]
+
+
+# ---- hashing -------------------------------------------------------------------------------
+def lookup(t):
+    return {1.5: 10.0, 3: 20.0}.get(t, 0.0)
+
+
+def test_a_scalar_finds_its_key_eagerly_and_a_graph_tensor_is_unhashable():
+    python, eager, graph = outcomes(lookup, F32(1.5))
+    assert python == 10.0 and eager == 10.0
+    assert isinstance(graph, TypeError) and "unhashable type: 'SymbolicTensor'" in str(graph)
+
+
+# ---- formatting ----------------------------------------------------------------------------
+def format_by_variable(t):
+    template = "v={}"
+    return template.format(t)
+
+
+def percent_by_variable(t):
+    template = "v=%s"
+    return template % t
+
+
+def test_a_template_in_a_variable_formats_the_value():
+    assert rt.function(format_by_variable)(rt.constant(1.5)).numpy() == b"v=1.5"
+
+
+def test_formatting_a_placeholder_as_text_is_refused():
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
+                       match=r"Formatting a symbolic tensor \(t:0, float32\[\]\) as text"):
+        rt.function(percent_by_variable)(rt.constant(1.5))
+
+
+# ---- bitwise ---------------------------------------------------------------------------------
+def bitwise(a, b):
+    c = a
+    c &= b
+    c |= 1
+    c <<= 2
+    c >>= 1
+    c ^= a
+    return a & b, a | b, a ^ b, ~a, a << 3, a >> 2, c, a & 5, 6 ^ b
+
+
+@pytest.mark.parametrize("a, b", [(np.int32(12), np.int32(10)), (np.int32(-7), np.int32(3)),
+                                  (I64(2**40 + 5), I64(2**33 + 1)), (np.uint8(200), np.uint8(7))])
+def test_bitwise_operators_on_integers(a, b):
+    assert_agree(bitwise, a, b)
+
+
+# ---- max and min -----------------------------------------------------------------------------
+def two_extrema(a, b):
+    return max(a, b), min(a, b)
+
+
+def extrema_of_a_list(a, b, c):
+    return max([a, b, c]), min((a, b, c)), max(a, b, c), min(a, 0.5)
+
+
+def extrema_of_a_vector(v):
+    return max(v), min(v)
+
+
+NAN = F32(np.nan)
+
+
+@pytest.mark.parametrize("a, b", [(F32(1.5), NAN), (NAN, F32(1.5)), (F32(0.0), F32(-0.0)),
+                                  (F32(-0.0), F32(0.0)), (F32(2.0), F32(2.0))])
+def test_max_and_min_compare_in_pythons_order(a, b):
+    assert_agree(two_extrema, a, b)
+
+
+@pytest.mark.parametrize("a, b, c", [(F32(1.0), NAN, F32(3.0)), (NAN, F32(1.0), F32(3.0)),
+                                     (F32(-1.0), F32(-0.0), F32(0.0))])
+def test_max_and_min_of_several(a, b, c):
+    assert_agree(extrema_of_a_list, a, b, c)
+
+
+@pytest.mark.parametrize("v", [np.float32([1.0, np.nan, 3.0, 2.0]), np.float32([np.nan, 1.0]),
+                               np.float32([0.0, -0.0, -1.0]), np.float32([-0.0, 0.0]),
+                               np.int32([4, -2, 9]), np.array([False, True])])
+def test_max_and_min_of_a_vector(v):
+    assert_agree(extrema_of_a_vector, v)
+
+
+def test_max_of_an_empty_vector_raises():
+    assert_agree(extrema_of_a_vector, np.float32([]))
+    with pytest.raises(ValueError, match=r"max\(\) arg is an empty sequence"):
+        rt.function(extrema_of_a_vector, input_signature=[rt.TensorSpec([None])])(
+            rt.constant(np.float32([])))
+
+
+def test_bools_compare():
+    assert_agree(two_extrema, np.True_, np.False_)
+
+
+# ---- sum, all, any ---------------------------------------------------------------------------
+def folds(a, b, c):
+    return sum([a, b, c]), sum((a, b), 10), all([a, b]), any([a, c]), all([]), any(())
+
+
+def folds_of_a_vector(v):
+    return sum(v), all(v), any(v)
+
+
+@pytest.mark.parametrize("a, b, c", [(F32(1.0), F32(0.0), F32(2.5)), (np.int32(0), np.int32(0),
+                                                                        np.int32(3))])
+def test_sum_all_any_of_lists(a, b, c):
+    assert_agree(folds, a, b, c)
+
+
+@pytest.mark.parametrize("v", [np.float32([0.1, 0.7, 1e8, -1e8, 0.3, 0.2, 0.9, 1.1, 1e-3]),
+                               np.int32([3, 0, -4]), np.float32([])])
+def test_sum_all_any_of_a_vector_add_in_pythons_order(v):
+    assert_agree(folds_of_a_vector, v)
+
+
+# ---- abs, round, divmod, pow, math -----------------------------------------------------------
+def arithmetic(a, b):
+    return abs(a), round(a), round(a, 1), divmod(a, b), pow(a, 2), round(b)
+
+
+@pytest.mark.parametrize("a, b", [(F32(-2.56), F32(2.0)), (F32(2.5), F32(-0.5)),
+                                  (F64(7.25), F64(3.0)), (np.int32(-7), np.int32(2))])
+def test_abs_round_divmod_pow(a, b):
+    assert_agree(arithmetic, a, b)
+
+
+def maths(a):
+    return (math.sqrt(a), math.floor(a), math.ceil(a), math.trunc(a), math.fabs(a),
+            math.exp(a), math.log(a), math.log(a, 2), math.sin(a), math.cos(a), math.tanh(a),
+            math.isnan(a), math.isinf(a), math.isfinite(a))
+
+
+@pytest.mark.parametrize("a", [F64(2.5), F32(0.75), np.int32(3), F64(np.inf), F64(np.nan),
+                               F64(-1.0), F64(0.0), F64(800.0)])
+def test_math_functions_of_scalars(a):
+    assert_agree(maths, a)
+
+
+def truths(a, v):
+    return operator.truth(a), operator.not_(a), operator.contains(v, a), operator.index(3)
+
+
+@pytest.mark.parametrize("a", [F32(2.0), F32(0.0)])
+def test_operator_functions(a):
+    assert_agree(truths, a, np.float32([1.0, 2.0]))
+
+
+def hex_of(a):
+    return hex(a)
+
+
+def test_builtins_that_cannot_take_a_graph_value_say_so():
+    assert rt.function(hex_of)(5) == "0x5"  # a Python value stays Python
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
+                       match=r"hex\(\) of a graph tensor is not supported"):
+        rt.function(hex_of)(rt.constant(5))
+
+
+# ---- state outside the function, written under tensor control flow ----------------------------
+COUNTER = 0
+TABLE = {"k": 0.0}
+
+
+def global_in_staged_loop(n):
+    global COUNTER
+    COUNTER = 0
+    for i in rt.range(n):
+        COUNTER = COUNTER + i
+    return COUNTER * 1
+
+
+def item_of_a_module_dict(x):
+    if x > 0:
+        TABLE["k"] = x
+    return x
+
+
+class Counter:
+    def __init__(self):
+        self.count = 0
+        self.state = {"total": 0.0}
+
+    @rt.function
+    def step(self, x):
+        if x > 0:
+            self.count = 1
+        return x
+
+    @rt.function
+    def accumulate(self, x):
+        for _ in rt.range(3):
+            self.state["total"] = self.state["total"] + x
+        return x
+
+
+PLACEHOLDER = "so after tracing it would hold the graph's placeholder"
+
+
+def test_a_global_written_in_a_graph_loop_is_refused_and_left_as_it_was():
+    global COUNTER
+    COUNTER = 7
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
+                       match=f"COUNTER is assigned in a graph `if`/loop here, {PLACEHOLDER}.*"
+                       "a global variable.*rt.Variable") as caught:
+        rt.function(global_in_staged_loop)(rt.constant(4))
+    assert COUNTER == 0  # as the trace's Python code (`COUNTER = 0`, before the loop) left it
+    assert "test_python_numbers.py\", line" in str(caught.value)
+    assert global_in_staged_loop(4) == 6 and COUNTER == 6  # Python
+
+
+def test_an_item_of_a_module_dict_is_refused_and_left_as_it_was():
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match=r"TABLE\['k'\] is "):
+        rt.function(item_of_a_module_dict)(rt.constant(2.0))
+    assert TABLE == {"k": 0.0}
+
+
+def test_attributes_of_self_are_refused_and_left_as_they_were():
+    counter = Counter()
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="self.count is "):
+        counter.step(rt.constant(1.0))
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
+                       match=r"self.state\['total'\] is "):
+        counter.accumulate(rt.constant(1.0))
+    assert counter.count == 0 and counter.state == {"total": 0.0}
+
+
+def test_a_variable_of_an_enclosing_function_is_refused():
+    total = 0.0
+
+    @rt.function
+    def add(x):
+        nonlocal total
+        if x > 0:
+            total = x
+        return x
+
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="a variable of an "
+                       "enclosing function"):
+        add(rt.constant(1.0))
+    assert total == 0.0
+
+
+class Box:
+    pass
+
+
+def own_objects(x):
+    box, table = Box(), {"a": 0.0}
+    box.v = 0.0
+    for _ in rt.range(3):
+        box.v = box.v + x
+        table["a"] = table["a"] + 1.0
+    return box.v + table["a"]
+
+
+def test_the_functions_own_objects_are_carried():
+    assert_agree(own_objects, F32(2.0))
+
+
+def test_no_placeholder_is_left_when_the_trace_fails_later():
+    counter = Counter()
+
+    @rt.function
+    def step_then_fail(obj, x):
+        if x > 0:
+            obj.count = 1
+        return rt.reshape(x, [3])
+
+    with pytest.raises(rt.errors.InvalidArgumentError):
+        step_then_fail(counter, rt.constant(1.0))
+    assert counter.count == 0

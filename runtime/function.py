@@ -243,7 +243,7 @@ class Function:
         return [(n, self._match_spec(s, a, n)) for n, s, a in zip(names, specs, args)]
 
     def _match_spec(self, spec, value, path):
-        from runtime.conversion import convert_to_tensor
+        from runtime.conversion import convert_to_tensor, weak_fits
 
         if isinstance(spec, (list, tuple)):
             if not isinstance(value, (list, tuple)) or len(value) != len(spec):
@@ -254,7 +254,9 @@ class Function:
             return type(spec)(
                 self._match_spec(s, v, f"{path}[{i}]") for i, (s, v) in enumerate(zip(spec, value))
             )
-        tensor = convert_to_tensor(value, spec.dtype if not isinstance(value, Tensor) else None)
+        # (a Python number, or a weak tensor standing for one, takes the signature's dtype)
+        tensor = convert_to_tensor(value, spec.dtype if not isinstance(value, Tensor) or (
+            value.weak and weak_fits(value.dtype, spec.dtype)) else None)
         if not spec.is_compatible_with(tensor):
             raise TypeError(with_origin(
                 f"{self.__name__}: argument {path} is {a_or_an(tensor.dtype.name)} tensor of shape "

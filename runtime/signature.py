@@ -15,24 +15,29 @@ from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorShape, sha
 
 
 class TensorSpec:
-    """The dtype and shape (dims may be None) a tensor argument must have."""
+    """The dtype and shape (dims may be None) a tensor argument must have. `weak` (set only for
+    a call inside a caller's trace) marks the stand-in of a Python number, which takes the
+    dtype of the tensors it meets (runtime.conversion)."""
 
-    __slots__ = ("shape", "dtype", "name")
+    __slots__ = ("shape", "dtype", "name", "weak")
 
     def __init__(self, shape, dtype=dtypes.float32, name=None):
         self.shape = TensorShape(() if shape is None else tuple(shape))
         self.dtype = dtypes.as_dtype(dtype)
         self.name = name
+        self.weak = False
 
     @classmethod
     def from_tensor(cls, tensor, name=None):
-        return cls(tensor.shape, tensor.dtype, name)
+        spec = cls(tensor.shape, tensor.dtype, name)
+        spec.weak = tensor.weak
+        return spec
 
     def is_compatible_with(self, tensor) -> bool:
         return tensor.dtype is self.dtype and self.shape.is_compatible_with(tensor.shape)
 
     def key(self):
-        return (self.dtype, tuple(self.shape))
+        return _spec_key(self.dtype, self.shape, self.weak)
 
     def __eq__(self, other):
         return isinstance(other, TensorSpec) and self.key() == other.key()
@@ -47,8 +52,8 @@ class TensorSpec:
         return f"{self.dtype.name} Tensor, shape={tuple(self.shape)}"
 
 
-def _spec_key(dtype, shape):
-    return (dtype, tuple(shape))
+def _spec_key(dtype, shape, weak=False):
+    return (dtype, tuple(shape), "weak") if weak else (dtype, tuple(shape))
 
 
 def value_key(value, path: str):
@@ -58,7 +63,7 @@ def value_key(value, path: str):
     if isinstance(value, TensorSpec):
         return value.key()
     if isinstance(value, SymbolicTensor):
-        return _spec_key(value.dtype, value.shape)
+        return _spec_key(value.dtype, value.shape, value.weak)
     if isinstance(value, np.ndarray) or _is_numpy_number(value):
         return _spec_key(dtypes.from_numpy(value.dtype), value.shape)
     if hasattr(value, "read_value") and hasattr(value, "assign"):  # rt.Variable

@@ -46,7 +46,9 @@ def _trace(fn, name, arguments, bind, optimize, jit_compile, defer):
         if not is_tensor_leaf(value):
             return value
         spec = spec_of(value)
-        return graph.add_input(spec.dtype, spec.shape, name=path)
+        tensor = graph.add_input(spec.dtype, spec.shape, name=path)
+        tensor.weak = spec.weak  # (a Python number's stand-in from a caller stays one)
+        return tensor
 
     traced_args = [(n, nest.map_with_paths(placeholder, v, n)) for n, v in arguments]
     args, kwargs = bind(traced_args)

@@ -399,3 +399,27 @@ def test_no_placeholder_is_left_when_the_trace_fails_later():
     with pytest.raises(rt.errors.InvalidArgumentError):
         step_then_fail(counter, rt.constant(1.0))
     assert counter.count == 0
+
+
+# ---- a Python number carried by a graph loop, passed to an rt.function ----------------------
+add_doubled_sum = rt.function(lambda s, v: s + rt.reduce_sum(v * 2.0))
+add_doubled_sum_f64 = rt.function(lambda s, v: s + rt.reduce_sum(v * 2.0),
+                                  input_signature=[rt.TensorSpec([], rt.float64),
+                                                   rt.TensorSpec([2], rt.float64)])
+
+
+def carry_through_a_callee(v, n):
+    s1, s2 = 0.0, 0
+    for _ in rt.range(n):
+        s1 = add_doubled_sum(s1, v)
+        s2 = add_doubled_sum_f64(s2, v)
+    return s1, s2
+
+
+def test_a_python_numbers_stand_in_stays_one_across_a_call():
+    """`s1 = 0.0` carried by the loop stands for a Python number: in the callee it takes the
+    float64 of `v`, as the undecorated callee's arithmetic gives."""
+    v = np.array([1.0, 2.0])
+    graph = rt.function(carry_through_a_callee)(rt.constant(v), rt.constant(3))
+    assert [t.dtype for t in graph] == [rt.float64, rt.float64]
+    assert [t.numpy() for t in graph] == [18.0, 18.0]

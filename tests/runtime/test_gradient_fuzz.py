@@ -73,7 +73,7 @@ and around F inside rt.function (inlined), `rt.grad(F)` and `rt.function(rt.grad
 respect to x and v; reference `rt.grad(f_plain)`); for second-order programs a tape in a tape
 around f and around F, that inside rt.function, `rt.grad(rt.grad(F))` and its rt.function
 (d2f/dx2; reference `rt.grad(rt.grad(f_plain))`). Forms that known bugs make fail are off
-(LIST_ARGUMENTS, WEAK_ARGUMENTS), and so is a None gradient against zeros (NONE_VS_ZEROS).
+(LIST_ARGUMENTS), and so is a None gradient against zeros (NONE_VS_ZEROS).
 
 CI runs 40 programs, the same ones every time (derandomized), and 20% as many (8) in boundary
 mode. More:
@@ -944,13 +944,9 @@ LIST_ARGUMENTS = os.environ.get("GRAD_FUZZ_LIST_ARGUMENTS") == "1"
 NONE_VS_ZEROS = os.environ.get("GRAD_FUZZ_NONE_VS_ZEROS") == "1"
 # A Python number that a graph loop carries (`s1 = 0.0` or `a0 = 0.0` before
 # `for i in rt.range(n): s1 = h(s1, v)`) is weak: it takes the dtype the body gives it
-# (float64). Passed to an rt.function it becomes a float32 (int32 for `0`) tensor instead, and
-# the helper's float64 arithmetic raises "TypeError: add: operands have different dtypes,
-# float32 and float64" (with an input_signature of float64: "argument s is a float32 tensor
-# ..., which does not match its input_signature"), where the undecorated program runs. Off: no
-# helper takes a variable that started as a Python number. GRAD_FUZZ_WEAK_ARGUMENTS=1 turns
-# it on.
-WEAK_ARGUMENTS = os.environ.get("GRAD_FUZZ_WEAK_ARGUMENTS") == "1"
+# (float64), also when it is passed to an rt.function (fixed: it used to become a float32
+# tensor there). On; GRAD_FUZZ_WEAK_ARGUMENTS=0 turns it off.
+WEAK_ARGUMENTS = os.environ.get("GRAD_FUZZ_WEAK_ARGUMENTS", "1") == "1"
 # Names a helper reads as module globals (or builtins), never as parameters
 _GLOBAL_NAMES = frozenset({"rt", "W", "C", "V", "len", "range", "None"})
 # Expression nodes a helper may compute (not leaves, not conditions)

@@ -100,7 +100,7 @@ class RuntimeBackend(autograph.Backend):
                 )
 
             def item(i):
-                return i
+                return python_builtins.weak(i) if iterated.weak else i
         else:  # dim 0 of a tensor, or of several in lockstep (zip: the shortest ends the loop)
             tensors = iterated if isinstance(iterated, tuple) else (iterated,)
             if any(len(t.shape) == 0 for t in tensors):  # as eagerly (numpy: a 0-d array)
@@ -205,7 +205,22 @@ class RuntimeBackend(autograph.Backend):
             io_ops.assert_true(math_ops.not_equal(delta, 0), "range() arg 3 must not be zero")
         elif delta == 0:
             raise ValueError(with_origin("range() arg 3 must not be zero", user_origin()))
-        return creation_ops.range(start, limit, delta)
+        for value in (start, limit, delta):
+            kind = value.dtype if isinstance(value, Tensor) else None
+            if (kind is not None and not (kind.is_integer or kind.is_bool)) or isinstance(
+                    value, float):
+                shown = f"numpy.{kind.np_dtype.name}" if kind is not None else "float"
+                raise TypeError(with_origin(
+                    f"'{shown}' object cannot be interpreted as an integer (range() takes "
+                    "integers; rt.range takes floats too)", user_origin()))
+        # Python's range gives Python ints: weak, at least int32 (int64 for int64 bounds)
+        dtype = creation_ops.range_dtype([start, limit, delta])
+        if dtype.is_bool or dtype.np_dtype.itemsize < 4:
+            dtype = dtypes.int32
+        result = creation_ops.range(start, limit, delta, dtype=dtype)
+        if isinstance(result, SymbolicTensor):
+            result.weak = True
+        return result
 
     def len(self, x):
         if isinstance(x, TensorList):

@@ -140,12 +140,12 @@ def weak_join(a: dtypes.DType, b: dtypes.DType) -> dtypes.DType:
 
 def weak_target(weak: dtypes.DType, strong: dtypes.DType) -> dtypes.DType:
     """The dtype of a weak value next to a strong tensor: the tensor's, except float32 for a
-    weak float next to an integer or bool tensor and int32 for a weak int next to a bool tensor
-    (as numpy: `np.True_ == -1` is False, the bool becomes an int)."""
+    weak float next to an integer or bool tensor and int64 for a weak int next to a bool tensor
+    (as numpy: `np.True_ + 1` is an int64, and `np.True_ == -1` is False)."""
     if weak.is_floating and (strong.is_integer or strong.is_bool):
         return dtypes.float32
     if weak.is_integer and strong.is_bool:
-        return dtypes.int32
+        return dtypes.int64
     return strong
 
 
@@ -174,8 +174,17 @@ def python_scalar_fits(value, dtype: dtypes.DType) -> bool:
 
 
 def _cast(tensor: Tensor, dtype: dtypes.DType) -> Tensor:
-    from runtime.ops import math_ops
+    """`tensor` as `dtype`; a weak integer narrowed (an int64 stand-in of a Python int next to
+    an int32 tensor) is checked when the graph runs, as numpy raises OverflowError for a Python
+    int that does not fit: it never wraps."""
+    from runtime.ops import io_ops, math_ops
 
+    if (tensor.weak and tensor.dtype.is_integer and dtype.is_integer
+            and not np.can_cast(tensor.dtype.np_dtype, dtype.np_dtype)):
+        info = np.iinfo(dtype.np_dtype)
+        io_ops.assert_true(math_ops.logical_and(math_ops.greater_equal(tensor, int(info.min)),
+                                                math_ops.less_equal(tensor, int(info.max))),
+                           f"Python integer out of bounds for {dtype.name}")
     return math_ops.cast(tensor, dtype)
 
 
@@ -206,7 +215,7 @@ def binary_operands(x, y, op_name: str):
                 dtype = dtypes.float32
                 tensor = _cast(tensor, dtype)
             elif dtype.is_bool and _is_python_int(other):
-                dtype = dtypes.int32
+                dtype = dtypes.int64  # (numpy's: a bool next to a Python int is its default int)
                 tensor = _cast(tensor, dtype)
             other = convert_to_tensor(other, dtype)
         else:

@@ -200,6 +200,9 @@ class Function:
 
     def _call_general(self, args, kwargs, fast=None, guard_values=None):
         arguments = self._bind(args, kwargs)
+        if context.busy and context.current_graph() is not None and any(
+                isinstance(v, TensorList) for _, value in arguments for v in nest.flatten(value)):
+            return self._run_python(arguments)  # a caller's staged list: traced as its part
         key = self._key(arguments, guard_values)
         if context.busy and context.current_graph() is not None:
             return self._call_while_tracing(arguments, key)

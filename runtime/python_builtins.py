@@ -71,7 +71,7 @@ def truth(value):
     return value if value.dtype.is_bool else math_ops.not_equal(value, 0)
 
 
-def _weak(tensor: Tensor) -> Tensor:
+def weak(tensor: Tensor) -> Tensor:
     """`tensor` as a Python number's stand-in (a weak tensor, see runtime.conversion)."""
     if not tensor.weak:
         tensor = apply(math_ops.CAST, [tensor], {"dtype": tensor.dtype})
@@ -84,13 +84,12 @@ def _check(condition, message: str) -> None:
 
 
 def to_int(value: Tensor) -> Tensor:
-    """`int(x)`: the integer of a one-element tensor; a float truncates toward zero into int64,
-    raising (when the graph runs) for nan, infinities and values int64 cannot hold."""
+    """`int(x)`: the integer of a one-element tensor, as int64 (the widest a graph holds for a
+    Python int); a float truncates toward zero, raising (when the graph runs) for nan,
+    infinities and values int64 cannot hold."""
     value = one_element(value, "int()")
-    if value.dtype.is_bool:
-        return _weak(math_ops.cast(value, dtypes.int32))
-    if value.dtype.is_integer:
-        return _weak(value)
+    if value.dtype.is_bool or value.dtype.is_integer:
+        return weak(math_ops.cast(value, dtypes.int64))
     if not value.dtype.is_floating:
         raise TypeError(with_origin(f"int() of a {value.dtype.name} tensor is not supported in "
                                     "a graph.", user_origin()))
@@ -101,19 +100,16 @@ def to_int(value: Tensor) -> Tensor:
     _check(math_ops.logical_and(math_ops.greater_equal(wide, float(_INT64.min)),
                                 math_ops.less(wide, -float(_INT64.min))),
            "int() of a float beyond int64: Python's result is wider than a graph can hold")
-    return _weak(math_ops.cast(wide, dtypes.int64))
+    return weak(math_ops.cast(wide, dtypes.int64))
 
 
 def to_float(value: Tensor) -> Tensor:
-    """`float(x)`: a float tensor keeps its dtype (its value is exact); integers and bools
-    become float64, as Python floats are."""
+    """`float(x)`: float64, as Python floats are."""
     value = one_element(value, "float()")
-    if value.dtype.is_floating:
-        return _weak(value)
     if value.dtype.is_string:
         raise TypeError(with_origin("float() of a string tensor is not supported in a graph; "
                                     "use rt.strings.to_number.", user_origin()))
-    return _weak(math_ops.cast(value, dtypes.float64))
+    return weak(math_ops.cast(value, dtypes.float64))
 
 
 def to_index(value: Tensor) -> Tensor:
@@ -122,7 +118,7 @@ def to_index(value: Tensor) -> Tensor:
         raise TypeError(with_origin(
             f"only integer tensors can be used as an index, not {value.dtype.name}",
             user_origin()))
-    return _weak(one_element(value, "operator.index()"))
+    return weak(one_element(value, "operator.index()"))
 
 
 def round_(value: Tensor, ndigits=None) -> Tensor:
@@ -186,6 +182,34 @@ def _items(args, name: str):
     return list(iterable)
 
 
+def _extremum_call(name):
+    def call(*args, key=None, default=_NO_DEFAULT):
+        if key is not None:
+            raise TypeError(with_origin(
+                f"{name}(..., key=...) of graph tensors is not supported: the key's results "
+                "would be compared in Python. Compare the keys with rt ops (rt.where).",
+                user_origin()))
+        if default is not _NO_DEFAULT:
+            if len(args) != 1:
+                raise TypeError(f"Cannot specify a default for {name}() with multiple "
+                                "positional arguments")
+            items = _items(args, name)
+            if isinstance(items, Tensor):
+                raise TypeError(with_origin(
+                    f"{name}(tensor, default=...) in a graph: whether the tensor is empty is "
+                    "known only when the graph runs. Test rt.size(x) > 0 instead.",
+                    user_origin()))
+            if not items:
+                return default
+            args = (items,)
+        return extremum(name, args)
+
+    return call
+
+
+_NO_DEFAULT = object()
+
+
 def extremum(name: str, args) -> Tensor:
     """`max(...)` / `min(...)` as Python computes it: the first item, replaced by each later
     one that compares greater (smaller). So a nan is kept only where it comes first, and of
@@ -198,6 +222,9 @@ def extremum(name: str, args) -> Tensor:
     better = math_ops.greater if name == "max" else math_ops.less
     result = items[0]
     for item in items[1:]:
+        if not isinstance(item, Tensor) and not isinstance(result, Tensor):
+            result = item if (item > result if name == "max" else item < result) else result
+            continue
         item, result = binary_operands(item, result, name)
         if item.shape != result.shape:
             raise TypeError(with_origin(
@@ -239,7 +266,7 @@ def sum_(args, start=0) -> Tensor:
         return total
     if not items.dtype.is_floating:  # integer sums do not depend on the order
         return math_ops.add(start, reduction_ops.reduce_sum(
-            math_ops.cast(items, dtypes.int32) if items.dtype.is_bool else items))
+            math_ops.cast(items, dtypes.int64) if items.dtype.is_bool else items))
     count = array_ops.shape(items)[0]
     first = math_ops.add(start, math_ops.cast(0, items.dtype))
     _, total = while_loop(lambda i, total: math_ops.less(i, count),
@@ -281,7 +308,7 @@ def _domain(condition) -> None:
 def _math_sqrt(x):
     x = _float64(x)
     _domain(math_ops.logical_not(math_ops.less(x, 0.0)))
-    return _weak(math_ops.sqrt(x))
+    return weak(math_ops.sqrt(x))
 
 
 def _math_log(x, base=None):
@@ -289,8 +316,10 @@ def _math_log(x, base=None):
     _domain(math_ops.logical_not(math_ops.less_equal(x, 0.0)))
     result = math_ops.log(x)
     if base is not None:
-        result = math_ops.divide(result, _math_log(base))
-    return _weak(result)
+        divisor = _math_log(base)
+        _check(math_ops.not_equal(divisor, 0.0), "float division by zero")
+        result = math_ops.divide(result, divisor)
+    return weak(result)
 
 
 def _math_exp(x):
@@ -298,7 +327,7 @@ def _math_exp(x):
     result = math_ops.exp(x)
     _check(math_ops.logical_or(math_ops.not_equal(result, np.inf), math_ops.equal(x, np.inf)),
            "math range error")
-    return _weak(result)
+    return weak(result)
 
 
 def _periodic(op):
@@ -306,7 +335,7 @@ def _periodic(op):
         x = _float64(x)
         _domain(math_ops.logical_or(math_ops.not_equal(math_ops.abs(x), np.inf),
                                     math_ops.not_equal(x, x)))
-        return _weak(op(x))
+        return weak(op(x))
     return fn
 
 
@@ -330,8 +359,8 @@ MATH = {
     math.exp: _math_exp,
     math.sin: _periodic(math_ops.sin),
     math.cos: _periodic(math_ops.cos),
-    math.tanh: lambda x: _weak(math_ops.tanh(_float64(x))),
-    math.fabs: lambda x: _weak(math_ops.abs(_float64(x))),
+    math.tanh: lambda x: weak(math_ops.tanh(_float64(x))),
+    math.fabs: lambda x: weak(math_ops.abs(_float64(x))),
     math.floor: floor_,
     math.ceil: ceil_,
     math.trunc: trunc_,
@@ -351,18 +380,21 @@ def call(fn, args, kwargs):
         rule = MATH.get(fn)
         if rule is None:
             name = getattr(fn, "__qualname__", repr(fn))
-            module = getattr(fn, "__module__", None)
-            shown = f"{module}.{name}" if module not in (None, "builtins") else name
+            if getattr(fn, "__module__", None) == "math":
+                raise OperatorNotAllowedInGraphError(with_origin(
+                    f"math.{name}() of a graph tensor is not staged yet (the staged ones: "
+                    f"{', '.join(sorted('math.' + f.__name__ for f in MATH))}). Compute it with "
+                    "rt ops, or outside the rt.function.", user_origin()))
             raise OperatorNotAllowedInGraphError(with_origin(
-                f"{shown}() of a graph tensor is not supported: its value is not known until "
-                "the graph runs. Use rt ops on the tensor, or compute it outside the "
-                "rt.function.", user_origin()))
+                f"{name}() of a graph tensor is not supported: its result depends on the "
+                "tensor's value (or identity), which is not known until the graph runs. Return "
+                "the tensor and call it on the result.", user_origin()))
     return rule(*args, **kwargs)
 
 
 _BUILTINS = {
-    builtins.max: lambda *args: extremum("max", args),
-    builtins.min: lambda *args: extremum("min", args),
+    builtins.max: _extremum_call("max"),
+    builtins.min: _extremum_call("min"),
     builtins.sum: lambda iterable, start=0: sum_((iterable,), start),
     builtins.all: all_,
     builtins.any: any_,

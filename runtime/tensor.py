@@ -288,12 +288,9 @@ class SymbolicTensor(Tensor):
     def __format__(self, spec: str) -> str:
         self._not_allowed(
             "Formatting {} as text",
-            "In code autograph converts, f-strings, str.format, format() and str() of a tensor "
-            "give its text when the graph runs; elsewhere use rt.strings.format (or `%` with a "
-            "literal template in converted code). repr(x) shows the graph placeholder.")
-
-    def __str__(self) -> str:
-        self.__format__("")
+            "In code autograph converts, f-strings, str.format, `%`, format() and str() of a "
+            "tensor give its text when the graph runs; elsewhere use rt.strings.format. "
+            "repr(x) shows the graph placeholder.")
 
     def __array__(self, dtype=None, copy=None):
         self._not_allowed("Converting {} to a numpy array", "Use rt ops on the tensor instead.")

@@ -57,11 +57,12 @@ def _trace(fn, name, arguments, bind, optimize, jit_compile, defer):
             context.watching_staged_writes(writes):
         try:
             outputs = fn(*args, **kwargs)
+            outputs = nest.map_with_paths(lambda v, p: graph_output(graph, v, p), outputs,
+                                          "output")
+            outside_state.check(writes, outputs)  # (after the outputs: containers are new)
         except BaseException:
             outside_state.restore(writes)
             raise
-        outside_state.check(writes, fn, arguments)
-        outputs = nest.map_with_paths(lambda v, p: graph_output(graph, v, p), outputs, "output")
     graph.outputs = [t for t in nest.flatten(outputs) if isinstance(t, SymbolicTensor)]
     specs = [nest.map_with_paths(lambda x, p: spec_of(x), v, n) for n, v in arguments]
     names = [n for n, _ in arguments]

@@ -4,11 +4,13 @@ tensor's text is made from its value (when the graph runs), not from the graph v
     f"x is {x:.3f} ({n!r})"   ->   ag__.format_string('x is {:.3f} ({!r})', x, n)
     "{} of {}".format(a, b)   ->   ag__.format_string('{} of {}', a, b)
     "%d items" % n            ->   ag__.percent_format('%d items', n)
+    template % n              ->   ag__.mod(template, n)   (a str formats; else `%` itself)
 The template of an f-string is its `str.format` equivalent: literal text with braces doubled,
 one automatically numbered field per expression (nested fields of a format spec after it), in
-the order Python evaluates them. Only a str literal left of `%` or before `.format` is
-converted (a variable might not hold a str). Assertion messages are left to Python: a graph
-assertion's message is text fixed while tracing.
+the order Python evaluates them. `template.format(...)` with the template in a variable is
+routed by converted_call; `a % b` with a constant on either side is left alone (no tensor to
+format, or a number on the left). Assertion messages are left to Python: a graph assertion's
+message is text fixed while tracing.
 """
 
 from __future__ import annotations
@@ -72,9 +74,14 @@ class _Formatting(traversal.Transformer):
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
-        if not (isinstance(node.op, gast.Mod) and _is_str(node.left)):
+        if not isinstance(node.op, gast.Mod):
             return node
-        return gast.copy_location(_ag_call("percent_format", [node.left, node.right]), node)
+        if _is_str(node.left):
+            return gast.copy_location(_ag_call("percent_format", [node.left, node.right]), node)
+        if isinstance(node.right, gast.Constant) or isinstance(node.left, gast.Constant):
+            return node  # (`n % 2`: no tensor to format on the right; a number on the left)
+        # `a % b`: `a` may be a template in a variable (formatted as a literal one is).
+        return gast.copy_location(_ag_call("mod", [node.left, node.right]), node)
 
     def visit_Call(self, node):
         self.generic_visit(node)

@@ -10,7 +10,7 @@ from autograph.operators.control_flow import (
 )
 from autograph.operators.data_structures import list_append, mutated
 from autograph.operators.exceptions import assert_stmt, reraise_staged
-from autograph.operators.formatting import format_string, percent_format
+from autograph.operators.formatting import format_string, mod, percent_format
 from autograph.operators.logical import and_, and_cond, not_, or_, or_cond
 from autograph.operators.membership import in_, not_in
 from autograph.operators.slots import Attr, Global, Item, Nonlocal
@@ -28,6 +28,6 @@ __all__ = [
     "Attr", "Global", "Item", "Nonlocal", "reraise_staged", "and_cond", "or_cond",
     "MaybeUndefined", "TryBody", "Undefined", "UndefinedReturn", "and_", "assert_stmt", "for_stmt",
     "if_exp", "if_stmt", "ld", "list_append", "match_subject", "mutated", "not_", "or_",
-    "python_value", "return_value", "while_stmt", "format_string", "percent_format", "in_",
+    "python_value", "return_value", "while_stmt", "format_string", "percent_format", "mod", "in_",
     "not_in", "locals_",
 ]

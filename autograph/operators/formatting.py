@@ -41,6 +41,11 @@ def percent_format(template: str, values):
     return _fill(*_percent_fields(template, values), "%")
 
 
+def mod(a, b):
+    """`a % b`; a string `a` is a template (in a variable) that formats `b`."""
+    return percent_format(a, b) if isinstance(a, str) else a % b
+
+
 def _fill(template: str, tensors: list, style: str):
     """The text of `template` (its plain values formatted in already) with `tensors` in its
     fields: a backend's string, or a `str` when nothing is left to fill."""

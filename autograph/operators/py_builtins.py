@@ -101,14 +101,14 @@ def bool_(x=False):
 
 def str_(*args, **kwargs):
     """`str(x)`; of a tensor, the text of its value (computed when the graph runs)."""
-    if len(args) != 1 or kwargs or backends.tensor_backend(args[0]) is None:
+    if len(args) != 1 or kwargs:
         return str(*args, **kwargs)
-    return format_string("{!s}", args[0])
+    return format_string("{!s}", args[0])  # (a container holding a graph tensor: an error)
 
 
 def repr_(x):
     """`repr(x)`; of a tensor, the repr of its value (`np.float32(1.5)`), as Python's on it."""
-    return repr(x) if backends.tensor_backend(x) is None else format_string("{!r}", x)
+    return format_string("{!r}", x)
 
 
 def format_(value, format_spec=""):
@@ -120,9 +120,15 @@ def format_(value, format_spec=""):
 
 def _staged_builtin(python_fn):
     """`python_fn` itself on Python values and eager tensors; where an argument (or an item of
-    its one list or tuple argument) is staged, the backend's (`Backend.builtin`)."""
+    its one iterable argument) is staged, the backend's (`Backend.builtin`). An iterator
+    (a generator expression) is read as Python reads it: `all` / `any` stop at the first
+    Python item that decides them."""
 
     def call(*args, **kwargs):
+        if len(args) == 1 and _is_iterator(args[0]):
+            if python_fn in (builtins.all, builtins.any):
+                return _decide(python_fn, args[0])
+            args = (list(args[0]),)
         backend = backends.staging_any(args)
         if backend is None and len(args) == 1 and type(args[0]) in (list, tuple):
             backend = backends.staging_any(args[0])
@@ -132,6 +138,23 @@ def _staged_builtin(python_fn):
 
     call.__name__ = f"{python_fn.__name__}_"
     return call
+
+
+def _is_iterator(value) -> bool:
+    return hasattr(type(value), "__next__") and backends.tensor_backend(value) is None
+
+
+def _decide(python_fn, items):
+    """`all(items)` / `any(items)` of an iterator: Python's, until a staged item; from there
+    the backend's over it and the rest."""
+    decisive = python_fn is builtins.any  # the truth that ends it
+    for item in items:
+        backend = backends.staging(item)
+        if backend is not None:
+            return backend.builtin(python_fn, ([item, *items],), {})
+        if bool(item) is decisive:
+            return decisive
+    return not decisive
 
 
 def index_(x):

@@ -135,7 +135,7 @@ def _range_kernel(start, limit, delta, *, length):
 RANGE = define_op("Range", infer=_range_infer, kernel=_range_kernel)
 
 
-def _range_dtype(values):
+def range_dtype(values):
     """float32 if a bound is a Python float (else the float tensors'); otherwise the widest
     integer tensor's, int32 for Python ints, and int64 when a Python int does not fit (the
     counter holds every bound, as Python's unbounded ints do)."""
@@ -165,7 +165,7 @@ def range(start, limit=None, delta=1, dtype=None):  # noqa: A001 - TensorFlow's 
     if limit is None:
         start, limit = 0, start
     values = [start, limit, delta]
-    dtype = _range_dtype(values) if dtype is None else dtypes.as_dtype(dtype)
+    dtype = range_dtype(values) if dtype is None else dtypes.as_dtype(dtype)
     if dtype.is_bool or dtype.is_string:
         raise TypeError(f"range: dtype must be numeric, not {dtype.name}.")
     values = [math_ops.cast(v, dtype) if isinstance(v, (EagerTensor, SymbolicTensor))

@@ -84,14 +84,14 @@ def test_an_empty_list_indexed_by_a_tensor_in_a_loop_is_staged():
 
 # ---- an error a traced path raised, and the variable it left unassigned ------------------------
 def reshape_in_loop(x, n):
-    for i in range(n):
+    for _ in range(n):
         v = rt.reshape(x, [3, 5])
     return v
 
 
 def index_in_loop(x, n):
     d = {"items": []}
-    for i in range(n):
+    for _ in range(n):
         v = d["items"][-1]
         d["items"].append(x)
     return v
@@ -182,7 +182,7 @@ def default_dict_in_if(x):
 
 def record_in_loop(x, n):
     r = Record(total=x)
-    for i in range(n):
+    for _ in range(n):
         r = Record(total=r["total"] + 1.0)
     return r
 

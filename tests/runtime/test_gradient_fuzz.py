@@ -72,8 +72,8 @@ each call one recorded operation), a tape around F (F one recorded operation), a
 and around F inside rt.function (inlined), `rt.grad(F)` and `rt.function(rt.grad(F))` (with
 respect to x and v; reference `rt.grad(f_plain)`); for second-order programs a tape in a tape
 around f and around F, that inside rt.function, `rt.grad(rt.grad(F))` and its rt.function
-(d2f/dx2; reference `rt.grad(rt.grad(f_plain))`). Forms that known bugs make fail are off
-(LIST_ARGUMENTS), and so is a None gradient against zeros (NONE_VS_ZEROS).
+(d2f/dx2; reference `rt.grad(rt.grad(f_plain))`). A None gradient against zeros is off
+(NONE_VS_ZEROS).
 
 CI runs 40 programs, the same ones every time (derandomized), and 20% as many (8) in boundary
 mode. More:
@@ -923,13 +923,13 @@ def cases(draw):
 
 # ---- boundary mode: helpers in rt.function, f differentiated from outside ---------------------
 
-# A Python list that a graph `if` or loop changed in length is an rt.TensorList, and passing one
-# to an rt.function raises "TypeError: Argument q0 is a TensorList, which cannot be part of a
-# function's signature because it is unhashable" (where the undecorated program runs). Off: no
-# helper reads a list. GRAD_FUZZ_LIST_ARGUMENTS=1 turns it on (then a loop index of `range(2)`,
-# a Python int, that an input_signature makes a tensor may index a Python list in the helper:
-# OperatorNotAllowedInGraphError, a documented limit, not a bug).
-LIST_ARGUMENTS = os.environ.get("GRAD_FUZZ_LIST_ARGUMENTS") == "1"
+# A Python list that a graph `if` or loop changed in length is an rt.TensorList; passed to an
+# rt.function while a caller is traced, the callee is traced as part of the caller (it used to
+# raise "Argument q0 is a TensorList, which cannot be part of a function's signature"). On;
+# GRAD_FUZZ_LIST_ARGUMENTS=0 turns it off. (A loop index of `range(2)`, a Python int, that an
+# input_signature makes a tensor may index a Python list in the helper:
+# OperatorNotAllowedInGraphError, a documented limit, not a bug.)
+LIST_ARGUMENTS = os.environ.get("GRAD_FUZZ_LIST_ARGUMENTS", "1") == "1"
 # `rt.grad` gives None for an argument no op connects to the result, and eagerly Python's `if`
 # connects only the branch it takes; a graph `If` (or `While`) connects all its inputs, and its
 # gradient gives zeros for one the result does not depend on. So `rt.grad(rt.function(f))` gives

@@ -89,23 +89,23 @@ def eager_scope():
 
 
 @contextlib.contextmanager
+def _innermost(stack: list, collected: list):
+    """`collected` on top of `stack` inside the block."""
+    stack.append(collected)
+    try:
+        yield collected
+    finally:
+        stack.pop()
+
+
 def watching_variable_creation(created: list):
     """Appends every rt.Variable created inside the block to `created`."""
-    _state.trace_watchers.append(created)
-    try:
-        yield created
-    finally:
-        _state.trace_watchers.pop()
+    return _innermost(_state.trace_watchers, created)
 
 
-@contextlib.contextmanager
 def watching_staged_writes(writes: list):
     """Appends to `writes` what `note_staged_write` reports inside the block (this trace's)."""
-    _state.staged_writes.append(writes)
-    try:
-        yield writes
-    finally:
-        _state.staged_writes.pop()
+    return _innermost(_state.staged_writes, writes)
 
 
 def note_staged_write(record) -> None:

@@ -230,8 +230,8 @@ class RuntimeBackend(autograph.Backend):
         return array_ops.shape(x)[0]
 
     def cast(self, x, python_type):
-        if python_type is bool:
-            return truth(x)
+        if python_type is bool:  # (a Python bool: weak, `bool(x) + 1` is an int)
+            return python_builtins.weak(truth(x))
         return to_int(x) if python_type is int else to_float(x)
 
     def builtin(self, fn, args, kwargs):

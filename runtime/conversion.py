@@ -5,7 +5,8 @@ Python scalars are weak (JAX's rule): next to a tensor they take the tensor's dt
 tensor next to a Python float becomes float32). A weak tensor (`SymbolicTensor.weak`, e.g. a loop
 variable that starts as `0`) stands for a Python scalar and behaves exactly like one; arithmetic
 on weak values only stays weak. Two strong tensors of different dtypes are an error that says to
-use `rt.cast`.
+use `rt.cast`, except that a bool tensor takes the other's dtype (numpy's promotion: its values
+are 0 and 1 in any type).
 """
 
 from __future__ import annotations
@@ -198,6 +199,9 @@ def binary_operands(x, y, op_name: str):
             else:
                 dtype = weak_target(x.dtype, y.dtype) if x.weak else weak_target(y.dtype, x.dtype)
             return _cast(x, dtype), _cast(y, dtype)
+        if x.dtype is not y.dtype and (x.dtype.is_bool or y.dtype.is_bool) and not (
+                x.dtype.is_string or y.dtype.is_string):  # numpy: a bool is 0 or 1 of any type
+            return (_cast(x, y.dtype), y) if x.dtype.is_bool else (x, _cast(y, x.dtype))
         if x.dtype is not y.dtype:
             raise TypeError(
                 f"{op_name}: operands have different dtypes, {x.dtype.name} and {y.dtype.name}; "

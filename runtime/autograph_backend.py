@@ -190,7 +190,9 @@ class RuntimeBackend(autograph.Backend):
         return lst
 
     def logical_not(self, x):
-        return math_ops.logical_not(truth(x))
+        result = math_ops.logical_not(truth(x))
+        result.weak = True  # `not x` is a Python bool: `(not x) + 1` is a Python int
+        return result
 
     def print(self, values, sep, end):
         return io_ops.print(*values, sep=sep, end=end)

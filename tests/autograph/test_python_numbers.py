@@ -538,3 +538,21 @@ def test_a_python_int_that_an_int32_cannot_hold_raises_instead_of_wrapping():
     assert_agree(weak_int_narrowed, F64(3.0), np.int32(1))
     with pytest.raises(rt.errors.InvalidArgumentError, match="Python integer out of bounds"):
         rt.function(weak_int_narrowed)(rt.constant(F64(3e9)), rt.constant(1))
+
+
+def not_plus_one(x):
+    return x < (operator.not_(x) + 1), (not x) + 1, bool(x) + x
+
+
+@pytest.mark.parametrize("x", [np.int32(0), np.int32(5)])
+def test_not_and_bool_give_python_bools(x):
+    assert_agree(not_plus_one, x)
+
+
+def bool_tensor_arithmetic(x, y):
+    return (x < y) + x, (x > y) & x, (x < y) * y
+
+
+def test_a_bool_tensor_takes_the_other_operands_dtype():
+    assert_agree(bool_tensor_arithmetic, np.int32(3), np.int32(4))
+    assert_agree(bool_tensor_arithmetic, I64(2**40), I64(1))

@@ -30,29 +30,51 @@ of a list, `rt.stack(L)` or `rt.concat(lv, 0)` in the return structure. Lists of
 where an op wants a tensor: `rt.reduce_sum([v, w])`, `rt.concat([[v], q[1:]], 0)`. The oracle's
 `rt.stack`, `rt.concat` and `rt.reduce_sum` are numpy's (test_differential.PLAIN_RUNTIME).
 
-Expressions are typed (int, float, vector) so that the numpy oracle never promotes where the
-runtime raises by design (int32 with float32, Python float with int32). Values stay small and
-float arithmetic exact, so the three runs can be compared bit for bit: assignments wrap with
-`% 53 - 26`, `+=`/`-=` add only values that never grow (arguments, literals, loop indices), and
-floats are multiplied only by small integers. Every `while` is bounded by a counter that is
-incremented first in its body. Draws shrink towards fewer and simpler statements.
+Python numbers and builtins over tensors (issue 24), each family behind a flag (the flags at
+the top say which are off and why): int64 values beyond 2**31 (`big`, `np.int64(2**33)`, Python
+ints such as `2**32`) with Python ints and int64 values (`+ - * // %`, comparisons, conditional
+expressions, `big += 2**32`), and `for i in range(big, big + 3 * 2**31, 2**31)` (or `rt.range`,
+or a negative step); `int(e)` of ints, floats (nan and inf, where Python raises; floats times
+2**32) and int64 values; a bool next to an int (`(x < y) == -1`, `bool(u) != 1`, `(x < y) + 1`)
+and `bool(e)`; nan and inf among the floats (`u * 0.0 / 0.0`, `u / 0.0`: u and p are numpy
+floats, so Python makes them without a ZeroDivisionError); `max`/`min` of 1-3 values, of a list
+of them or of a vector; `sum` of a list or a vector and `all`/`any` (conditions); the same
+builtins over the program's lists; `& | ^ ~ << >>` and `&= |= ^= >>= <<=` on ints and int64
+values (shift counts 0-4); `abs`, `pow(e, 2)`, `round(f)`, `round(f, 1)`, `divmod(a, b)` (b
+never zero), also as `a, b = divmod(...)`; `math.floor/ceil/fabs/trunc/sqrt/exp`;
+`operator.truth/not_` (conditions). Outside state: the module-level dict item `OUT['k']`, the
+global `G` and `OBJ.attr` (written by `put(OBJ, x + e)`, a module-level helper, for the object
+passed in) written under a graph `if` or loop; test_differential compares that state after each
+run too. `FUZZ_FLAGS=NAME,...` turns flags on for one run (see `_override_flags`).
+
+Expressions are typed (int, float, vector, int64) so that the numpy oracle never promotes where
+the runtime raises by design (int32 with float32, Python float with int32, int64 with int32).
+Values stay small and float arithmetic exact, so the three runs can be compared bit for bit:
+assignments wrap with `% 53 - 26` (int64 values with `% 2**36 - 2**35`: large, far from
+overflow), `+=`/`-=` (and `&= |= ^=`) add only values that never grow (arguments, literals,
+loop indices), `<<=` is followed by a wrap, floats are multiplied only by small integers, `pow`
+squares a wrapped value, `math.sqrt` takes the root of a square, `math.exp` is floored (of a
+value in [-2, 2)) and `round(f, 1)`, whose value is inexact, is only compared. Every `while` is
+bounded by a counter that is incremented first in its body. Draws shrink towards fewer and
+simpler statements.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from typing import NamedTuple
 
 import numpy as np
 from hypothesis import strategies as st
 
-INT, FLOAT, VEC = "int", "float", "vec"
+INT, FLOAT, VEC, I64 = "int", "float", "vec", "int64"
 # Lists: of ints, of floats, of vectors, of int lists; ITEM gives the kind of their items.
 LINT, LFLOAT, LVEC, LROWS = "list[int]", "list[float]", "list[vec]", "list[list[int]]"
 LISTS = (LINT, LFLOAT, LVEC, LROWS)
 ITEM = {LINT: INT, LFLOAT: FLOAT, LVEC: VEC, LROWS: LINT}
-KINDS = (INT, FLOAT, VEC, *LISTS)
+KINDS = (INT, FLOAT, VEC, I64, *LISTS)
 # Forms that known bugs make fail, off so that CI passes (turn one on to fuzz it; each comment
 # gives a minimal program):
 #
@@ -86,36 +108,166 @@ ALIASED_ROWS = False
 # list packs as float32, so `rt.concat(rows + [[n]], 0)` raises a dtype error eagerly where
 # numpy concatenates. Off: rows are never empty.
 EMPTY_ROWS = False
+#
+# Python numbers and builtins over tensors (issue 24). Each flag adds one family of forms (see
+# the module docstring); an off flag's comment gives a minimal program where the family fails,
+# with its outcomes (python / converted eager / graph; "boundary": in boundary mode). Programs
+# are the same as without these forms while their flags are off.
+#
+# int64 values beyond 2**31 (`big`, `np.int64(2**33)`, big Python ints) with Python ints and
+# other int64 values: `+ - * // %`, comparisons, conditional expressions, `big += 2**32`.
+INT64_VALUES = True
+# An int64 value next to an int32 one (`np.int64(2**33) + x`). Not a bug: two tensors of
+# different dtypes raise a TypeError that says to cast (DESIGN.md, Semantics) where numpy
+# promotes, as int32 with float32 does: `return np.int64(2**33) + x` gives np.int64(8589934593)
+# / TypeError "add: operands have different dtypes, int64 and int32" / the same. Off: int64
+# values meet Python ints and int64 values only.
+INT64_WITH_INT32 = False
+# `for i in range(big, big + 3 * 2**31, 2**31)`, `rt.range(...)`, negative steps: int64 bounds
+# beyond 2**31, a few iterations; the index is an int64 value.
+INT64_RANGE = True
+# `int(e)` of an int, a float (nan and inf raise in Python) and an int64 value: `int(f)`,
+# `int(big % 53)`, `int(f * 2**32) % 53`, `int(u * 0.0 / 0.0)` as ints, `int(big)`, `int(f *
+# 2**32)` as int64 values. A Python int made from a tensor is an int64 tensor in a graph, which
+# packs as int64 where Python ints pack as int32: `return rt.stack([int(u)])` (u=0.5) gives
+# array([0], int32) / int32 [0] / int64 [0] ("graph differs").
+INT_CONVERSION = False
+# A bool next to an int in a comparison (`(x < y) == -1`, `bool(u) != 1`) and `bool(e)` as a
+# condition.
+BOOL_COMPARE = True
+# A bool in int arithmetic: `(x < y) + 1`, `(x < y) * 3`, `bool(u) - x`. A bool tensor next to
+# an int32 one raises: `return (n < 1) + y` (n=2, y=2) gives np.int32(2) / TypeError "add:
+# operands have different dtypes, bool and int32" / the same; `return bool(u) + x` (u=0.5, x=1)
+# gives np.int32(2) / 2 / that TypeError (not located: "unclear").
+BOOL_ARITHMETIC = False
+# nan and inf float values: `(u * 0.0 / 0.0)`, `(u / 0.0)` among the float atoms (u and p are
+# numpy floats, so the oracle gives nan or inf, never a ZeroDivisionError).
+NAN_VALUES = True
+# `max(a, b)`, `min(a, b, c)`, `max([a, b])`, `min(p)` of ints, floats (nan too with
+# NAN_VALUES), int64 values and vectors. Boundary: min/max (also any, below) in an rt.function
+# traced from converted code run eagerly, of the caller's tensors, uses a placeholder as a
+# Python bool: `g = rt.function(lambda: min(n, 1))`, `return g()` (n=2) gives 1 (without the
+# rt.function) / OperatorNotAllowedInGraphError "Using a symbolic tensor (greater_2:0, bool[])
+# as a Python bool" (decorated converted) / 1 (decorated graph).
+MIN_MAX = False
+# `sum([a, b])`, `sum(p)`, and `all(...)` / `any(...)` of a list of values or a vector (as
+# conditions). `return sum([1, u])` (u=0.5) gives np.float32(1.5) / float32 1.5 / TypeError
+# "add: operands have different dtypes, int32 and float32" (not located). Boundary: `@rt.function
+# def inner(v): if any(p): return 1`, `return 2`, then `return inner(x)` in `f`: 1 / (decorated
+# converted) OperatorNotAllowedInGraphError "Using a symbolic tensor (unpack_1:0, float32[]) as
+# a Python bool" / 1.
+SUM_ALL_ANY = False
+# The builtins of MIN_MAX and SUM_ALL_ANY over the program's lists: `(max(la) if la else 0)`,
+# `sum(lst)`, `sum(lv, p * 0)`, `any(la)`, `all(lst)`. Boundary, as MIN_MAX: `lst = [0.5, u]`,
+# `inner = rt.function(lambda v: max(lst))`, `return inner(x)`: 0.5 / (decorated converted)
+# OperatorNotAllowedInGraphError "Using a symbolic tensor (greater_2:0, bool[]) as a Python
+# bool" / 0.5.
+LIST_BUILTINS = False
+# `& | ^ << >>` and `~` on ints and int64 values (shift counts 0-4).
+BITWISE = True
+# `&= |= ^= >>= <<=` (a `<<=` is followed by a wrap, so values stay small).
+AUG_BITWISE = True
+# `abs(e)` and `pow(e, 2)` of ints, floats and vectors (`abs` of int64 values too).
+ABS_POW = True
+# `round(f)`, an int. As INT_CONVERSION: `return rt.reduce_sum([round(u), 1])` (u=0.5) gives
+# np.int32(1) / int32 1 / int64 1.
+ROUND = False
+# `round(f, 1) < e` (only compared: its value is inexact).
+ROUND_DIGITS = True
+# `divmod(a, b)` of ints and floats, by a divisor that is never zero: `divmod(x, y % 5 + 1)[0]`,
+# `a, b = divmod(...)`.
+DIVMOD = True
+# `math.floor`, `math.ceil`, `math.fabs`, `math.sqrt(abs(w * w))`, `math.floor(math.exp(e % 4 -
+# 2))` on scalars. As INT_CONVERSION, their results are int64 / float64 tensors in a graph:
+# `return rt.stack([math.floor(x)])` (x=1) gives array([1], int32) / int32 [1] / int64 [1];
+# `return rt.reduce_sum([math.fabs(u), 0.0])` gives np.float32(0.5) / float32 / float64 0.5.
+MATH_FUNCTIONS = False
+# `math.trunc(e)`: on a numpy value Python raises TypeError (numpy scalars have no __trunc__):
+# `return math.trunc(u)` gives TypeError "type numpy.float32 doesn't define __trunc__ method" /
+# the same / int64 0 ("Python raised, graph returned a value"); and an index of `rt.range` is a
+# numpy int in converted code where Python's `range` gives ints: `for j in rt.range(2): r =
+# math.trunc(j)`, `return r`: 1 / TypeError "type numpy.int32 doesn't define __trunc__".
+MATH_TRUNC = False
+# `operator.truth(e)` and `operator.not_(e)` as conditions.
+OPERATOR_TRUTH = True
+# Outside state written under a graph `if` or loop: the module-level dict item `OUT['k']` and the
+# global `G` (`global_`; then written there only) under `if x < e:` or `for j in rt.range(n):`
+# (conditions on the arguments, so tensors in a graph), and `put(OBJ, x + e)`, a module-level
+# helper that writes an attribute of the object passed in under `if v ...:` or `for j in
+# rt.range(v % 3):`. test_differential compares that state after each run too (`outside()`,
+# reset by `reset_outside()` before each run): plain Python's, or an error (the graph refuses
+# these writes with a located error, which the rule allows). Read after a write in a graph `if`:
+# `def put(obj, v): if v > 0: obj.attr = v`, and in `f`: `if x < 0: a = 1`, `else: put(OBJ,
+# x)`, `return OBJ.attr` (x=1) gives 1 (OBJ.attr 1) / the same / ForeignTensorError "The
+# function returns if_6:0 (output), a symbolic tensor of another graph." (not located).
+OUTSIDE_STATE = False
+# Outside state written anywhere, also where the graph runs the write as plain Python while it
+# traces (at the top of `f`, under a Python `if`): `OUT['k']`, `G` and `OBJ.attr` are targets
+# of every assignment (with OUTSIDE_STATE). The graph leaves its placeholder there: `OUT['k'] =
+# x`, `return 1` gives 1 (OUT['k'] 1) / the same / 1 with OUT['k'] a SymbolicTensor 'x:0'.
+OUTSIDE_STATE_ANYWHERE = False
+
+def _override_flags(text):
+    """FUZZ_FLAGS=NAME,NAME=0,...: turns flags of this module on (`NAME`, `NAME=1`) or off
+    (`NAME=0`) for a fuzzing run, e.g. `FUZZ_FLAGS=BITWISE,ROUND FUZZ_PROGRAMS=1000 pytest
+    tests/autograph/test_differential.py`."""
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, _, value = item.partition("=")
+        if not isinstance(globals().get(name), bool):
+            raise ValueError(f"FUZZ_FLAGS: {name!r} is not a flag of program_grammar")
+        globals()[name] = value.strip() not in ("0", "false", "False", "off")
+
+
+_override_flags(os.environ.get("FUZZ_FLAGS", ""))
 DECLARED_LISTS = ("lst", "la", "lv", "rows")
 GUARDS = {LINT: "0", LFLOAT: "0.5", LVEC: "p", LROWS: "[n]"}  # what `L + [v]` adds
 MAX_DEPTH = 3  # compound statements nest at most this deep
 MAX_LOOPS = 3  # loops per program
-LITERALS = {INT: ("1", "0", "2", "-3"), FLOAT: ("0.5", "1", "-2.25", "1.5"), VEC: ()}
+LITERALS = {INT: ("1", "0", "2", "-3"), FLOAT: ("0.5", "1", "-2.25", "1.5"), VEC: (),
+            I64: ("np.int64(2**33)", "2**32", "np.int64(-3 * 2**31)", "5")}
 INITS = {INT: ("x", "0", "y", "2", "n"), FLOAT: ("u", "0", "0.5", "p[0]", "-1.5"),
-         VEC: ("p", "p * 2", "p + u")}
+         VEC: ("p", "p * 2", "p + u"),
+         I64: ("np.int64(2**33)", "2**32 + 1", "np.int64(-2**31) * 3",
+               "(np.int64(2**33) if x < y else np.int64(-2**32 - 1))")}
 JUMPS = ("return", "break", "continue")
 _LOOP_NAMES = tuple(f"{k}{d}" for k in "ik" for d in range(MAX_DEPTH + 1))
 # Every name a choice may pick, in a fixed order (see `_Writer.choose`).
-NAMES = {INT: ("x", "y", "n", "a", "b", "G", "d['k']", "box.attr", "c", "z", "v", *_LOOP_NAMES),
+_OUTSIDE = ("OUT['k']", "OBJ.attr") if OUTSIDE_STATE else ()  # module-level state
+_OUTSIDE_TARGETS = _OUTSIDE if OUTSIDE_STATE_ANYWHERE else ()
+NAMES = {INT: ("x", "y", "n", "a", "b", "G", "d['k']", "box.attr", "c", "z", "v", *_LOOP_NAMES,
+               *_OUTSIDE),
          FLOAT: ("u", "p[0]", "p[-1]", "s", "t", "q[1]", "lst[-1]", *_LOOP_NAMES),
          VEC: ("p", "q", *_LOOP_NAMES), LINT: ("la", *_LOOP_NAMES), LFLOAT: ("lst",),
-         LVEC: ("lv",), LROWS: ("rows",)}
-TARGETS = {INT: ("a", "b", "G", "d['k']", "d['j']", "box.attr", "z"),
+         LVEC: ("lv",), LROWS: ("rows",), I64: ("big", *_LOOP_NAMES)}
+TARGETS = {INT: ("a", "b", "G", "d['k']", "d['j']", "box.attr", "z", *_OUTSIDE_TARGETS),
            FLOAT: ("s", "t", "lst[0]", "lst[1]"), VEC: ("q",), LINT: ("la",), LFLOAT: ("lst",),
-           LVEC: ("lv",), LROWS: ("rows",)}
-STABLE = {INT: ("x", "y", "n", *_LOOP_NAMES), FLOAT: ("u", "p[0]", "p[1]", *_LOOP_NAMES), VEC: ()}
-CALLS = {INT: ("g()", "inner({arg})", "hi"), FLOAT: ("g()", "hf"), VEC: ("hv",)}
+           LVEC: ("lv",), LROWS: ("rows",), I64: ("big",)}
+STABLE = {INT: ("x", "y", "n", *_LOOP_NAMES), FLOAT: ("u", "p[0]", "p[1]", *_LOOP_NAMES), VEC: (),
+          I64: _LOOP_NAMES}
+CALLS = {INT: ("g()", "inner({arg})", "hi"), FLOAT: ("g()", "hf"), VEC: ("hv",), I64: ()}
+# The forms of issue 24 that are calls, a bool value or `~` (see `_Writer.number_forms`).
+NUMBER_FORMS = ("abs", "pow", "round", "divmod", "max", "min", "sum", "list_max", "list_sum",
+                "int", "floor", "ceil", "floor_exp", "fabs", "sqrt", "trunc", "bool", "invert")
+CONDITION_FORMS = ("all", "any", "list_any", "bool", "bool_compare", "truth", "not_", "round")
+_NUMBER_FLAGS = (INT64_VALUES, INT_CONVERSION, BOOL_ARITHMETIC, MIN_MAX, SUM_ALL_ANY,
+                 LIST_BUILTINS, BITWISE, ABS_POW, ROUND, DIVMOD, MATH_FUNCTIONS, MATH_TRUNC)
+_CONDITION_FLAGS = (SUM_ALL_ANY, LIST_BUILTINS, BOOL_COMPARE, OPERATOR_TRUTH, ROUND_DIGITS)
 EXPRESSIONS = ("atom", "atom", "binary", "binary", "ifexp", "boolop", "call", "item", "len",
-               "reduce", "pack")
-CONDITIONS = ("compare", "compare", "compare", "not", "and", "or", "truth", "python", "list")
+               "reduce", "pack") + (("number",) * 2 if any(_NUMBER_FLAGS) else ())
+CONDITIONS = ("compare", "compare", "compare", "not", "and", "or", "truth", "python",
+              "list") + (("number",) * 2 if any(_CONDITION_FLAGS) else ())
 STATEMENTS = ("assign", "assign", "augassign", "return", "if", "if", "while", "for", "for",
-              "try", "break", "continue", "bump", "list", "list", "row", "call")
+              "try", "break", "continue", "bump", "list", "list", "row", "call") + (
+    ("augbit",) if AUG_BITWISE else ()) + (("divmod",) if DIVMOD else ()) + (
+    ("outside",) if OUTSIDE_STATE else ())
 LIST_CHANGES = ("append", "append", "pop", "plus", "prepend", "iadd", "extend", "setitem", "pop",
                 "clear", "append_to_item")
 INDICES = ("0", "-1", "1", "-2", "{atom} % 3", "len({lst}) - 1", "-len({lst})")
 SAFE_INDICES = ("0", "-1", "{atom} % len({lst})", "len({lst}) - 1", "-len({lst})")
 DEFAULTS = {INT: "0", FLOAT: "0.5", VEC: "p"}  # `(L[i] if L else default)`
-FOR_FORMS = ("range", "rt.range", "vector", "list", "items", "range_len")
+FOR_FORMS = ("range", "rt.range", "vector", "list", "items", "range_len") + (
+    ("range64",) if INT64_RANGE else ())
+NAN_ATOMS = ("(u * 0.0 / 0.0)", "(u / 0.0)", "(p[-1] * 0.0 / 0.0)")  # u and p are numpy floats
 # Values of list items: they never grow (so a loop over a list is a loop over stable values).
 # Float items are written so that a list of Python numbers is a float list (`- 26.0`).
 LIST_INITS = {INT: ("0", "x", "1", "n", "-3", "y"), FLOAT: ("0.5", "u", "-1.5", "p[0]", "1.0"),
@@ -238,6 +390,7 @@ class Features:
     rows: bool = False  # `rows`, a list of int lists
     decorated: bool = False  # decorated helpers `hi`, `hf`, `hv`; `inner` and `g` decorated too
     decorated_f: bool = False  # `f` itself decorated
+    outside: bool = False  # `OUT`, `OBJ` and `put` (OUTSIDE_STATE); `G` only written there
 
 
 RARE_FEATURES = ("global_", "nonlocal_", "decorated_f")  # drawn one time in four
@@ -287,7 +440,9 @@ def _indent(lines):
     return ["    " + line for line in lines]
 
 
-def _wrap(expr):
+def _wrap(expr, kind=INT):
+    if kind == I64:  # large, and far from overflowing int64
+        return f"{expr} % 2**36 - 2**35"
     return f"{expr} % 53 - 26"
 
 
@@ -300,7 +455,22 @@ class _Writer:
         self.template = template
         self.loops = 0
         self.helpers = []  # module-level lines: the decorated helpers
+        self.outside_lines = []  # module-level lines: the outside state (OUTSIDE_STATE)
         self.f_decorators = []
+
+    @property
+    def helpers(self):
+        """The module-level lines before `f`: the imports the forms of issue 24 need, the
+        outside state, the decorated helpers (boundary_programs writes its own modules, so what
+        `f` needs goes here)."""
+        imports = [line for line, on in (
+            ("import math", MATH_FUNCTIONS or MATH_TRUNC), ("import operator", OPERATOR_TRUTH),
+            ("import numpy as np", INT64_VALUES or INT64_RANGE)) if on]
+        return (["", *imports] if imports else []) + self.outside_lines + self._helpers
+
+    @helpers.setter
+    def helpers(self, lines):
+        self._helpers = lines
 
     def pick(self, options):
         return self.draw(st.sampled_from(options))
@@ -329,14 +499,20 @@ class _Writer:
 
     # ---- expressions -------------------------------------------------------------------------
     def atom(self, scope, kind):
+        if kind == FLOAT and NAN_VALUES and "u" in scope.atoms[FLOAT] and self.chance(6):
+            return self.pick(NAN_ATOMS)
         return self.choose(NAMES[kind] + LITERALS[kind], scope.atoms[kind] + LITERALS[kind])
 
     def expr(self, scope, kind, depth=0):
         forms = {"atom"}
         if depth < 2:
-            forms |= {"binary", "ifexp", "pack"}
+            forms |= {"binary", "ifexp"}
+            if kind != I64:
+                forms.add("pack")
             if kind != VEC:  # a vector's truth value is ambiguous
                 forms.add("boolop")
+            if self.number_forms(scope, kind):
+                forms.add("number")
             if scope.calls[kind]:
                 forms.add("call")
             if self.item_lists(scope, kind):
@@ -350,12 +526,23 @@ class _Writer:
             return self.atom(scope, kind)
         if form in ("item", "len", "reduce", "pack"):
             return getattr(self, "list_" + form)(scope, kind, depth)
+        if form == "number":
+            return self.number(scope, kind, depth)
         if form == "binary":
-            op = self.pick(["+", "-", "*"])
+            ops = ["+", "-", "*"] + (["//", "%"] if kind == I64 else [])
+            if BITWISE and kind in (INT, I64):
+                ops += ["&", "|", "^", "<<", ">>"]
+            op = self.pick(ops)
             left = self.expr(scope, kind, depth + 1)
             if op == "*":
                 return f"({left} * {self.draw(st.integers(-3, 3))})"
+            if op in ("//", "%"):  # an int64 value by a Python int, never zero
+                return f"({left} {op} {self.pick(['3', '-7', '2**31 + 1', '2**33'])})"
+            if op in ("<<", ">>"):
+                return f"({left} {op} {self.shift_count(scope, kind)})"
             right_kind = self.pick([VEC, FLOAT]) if kind == VEC else kind
+            if kind == I64 and INT64_WITH_INT32 and self.chance(3):
+                right_kind = INT
             return f"({left} {op} {self.expr(scope, right_kind, depth + 1)})"
         if form == "ifexp":
             body, orelse = self.expr(scope, kind, depth + 1), self.expr(scope, kind, depth + 1)
@@ -397,11 +584,15 @@ class _Writer:
             forms.add("python")
         if scope.lists():
             forms.add("list")
+        if depth < 2 and self.condition_forms(scope):
+            forms.add("number")
         form = self.choose(CONDITIONS, [f for f in CONDITIONS if f in forms])
         if form == "list":  # a list's truth value: not empty
             return self.a_list(scope)[1]
+        if form == "number":
+            return self.number_condition(scope, depth)
         if form == "compare":
-            kind = self.pick([INT, FLOAT])
+            kind = self.pick([INT, FLOAT] + ([I64] if INT64_VALUES else []))
             op = self.pick(["<", ">", "<=", ">=", "==", "!="])
             return f"{self.expr(scope, kind, 1)} {op} {self.expr(scope, kind, 1)}"
         if form == "not":
@@ -412,6 +603,150 @@ class _Writer:
             name = self.choose(_LOOP_NAMES, scope.python_ints)
             return f"{name} % 2 == {self.draw(st.integers(0, 1))}"
         return f"({self.condition(scope, depth + 1)}) {form} ({self.condition(scope, depth + 1)})"
+
+    # ---- Python numbers and builtins (issue 24) --------------------------------------------
+    def number_forms(self, scope, kind):
+        """The forms of NUMBER_FORMS that the flags allow for a value of `kind`."""
+        if kind == I64 and not INT64_VALUES:
+            return []
+        listed = bool(self.listed(scope, kind))
+        on = {"abs": ABS_POW, "pow": ABS_POW and kind != I64, "round": ROUND and kind == INT,
+              "divmod": DIVMOD and kind in (INT, FLOAT), "max": MIN_MAX and kind != VEC,
+              "min": MIN_MAX and kind != VEC,
+              "sum": SUM_ALL_ANY and (kind != VEC or bool(scope.atoms[VEC])),
+              "list_max": LIST_BUILTINS and kind in (INT, FLOAT) and listed,
+              "list_sum": LIST_BUILTINS and listed,
+              "int": INT_CONVERSION and kind in (INT, I64),
+              "floor": MATH_FUNCTIONS and kind == INT, "ceil": MATH_FUNCTIONS and kind == INT,
+              "floor_exp": MATH_FUNCTIONS and kind == INT, "fabs": MATH_FUNCTIONS and kind == FLOAT,
+              "sqrt": MATH_FUNCTIONS and kind == FLOAT, "trunc": MATH_TRUNC and kind == INT,
+              "bool": BOOL_ARITHMETIC and kind == INT, "invert": BITWISE and kind in (INT, I64)}
+        return [form for form in NUMBER_FORMS if on[form]]
+
+    def listed(self, scope, kind):
+        """The lists (of the program's) whose items are of `kind`."""
+        return scope.lists([k for k in (LINT, LFLOAT, LVEC) if ITEM[k] == kind])
+
+    def number(self, scope, kind, depth):
+        """A value of `kind` made by a builtin, a `math` function, a bool or `~`."""
+        forms = self.number_forms(scope, kind)
+        form = self.choose(NUMBER_FORMS, forms)
+
+        def value(of=kind):
+            return self.expr(scope, of, depth + 1)
+
+        def scalar():  # an int or a float argument, mostly a float
+            return value(self.pick([FLOAT, FLOAT, INT]))
+
+        if form == "abs":
+            return f"abs({value()})"
+        if form == "pow":  # of a wrapped value, so that it stays small
+            return f"pow({_wrap(value())}, 2)"
+        if form == "round":
+            return f"round({value(FLOAT)})"
+        if form == "divmod":
+            return f"divmod({value()}, {self.divisor(scope, kind)})[{self.draw(st.integers(0, 1))}]"
+        if form in ("max", "min"):
+            if kind == FLOAT and scope.atoms[VEC] and self.chance(3):
+                return f"{form}({value(VEC)})"
+            if self.draw(st.booleans()):  # a list of 1-3 values
+                items = [value() for _ in range(self.draw(st.integers(1, 3)))]
+                return f"{form}([{', '.join(items)}])"
+            items = [value() for _ in range(self.draw(st.integers(2, 3)))]
+            return f"{form}({', '.join(items)})"
+        if form == "sum":
+            if kind == FLOAT and scope.atoms[VEC] and self.chance(3):
+                return f"sum({value(VEC)})"
+            items = [value() for _ in range(self.draw(st.integers(1, 3)))]
+            return f"sum([{', '.join(items)}])"
+        if form in ("list_max", "list_sum"):
+            _, name = self.choose(self.listed(scope, kind), self.listed(scope, kind))
+            if form == "list_sum":
+                return f"sum({name}, p * 0)" if kind == VEC else f"sum({name})"
+            return f"({self.pick(['max', 'min'])}({name}) if {name} else {DEFAULTS[kind]})"
+        if form == "int":
+            if kind == I64:
+                return self.pick([f"int({value()})", f"int({value(FLOAT)} * 2**32)"])
+            if INT64_VALUES and self.chance(3):
+                return f"int({value(I64)} % 53)"
+            if "u" in scope.atoms[FLOAT] and self.chance(4):  # Python raises (nan, inf), or
+                return self.pick([f"int({self.pick(NAN_ATOMS)})",  # the int is beyond int32
+                                  f"(int({value(FLOAT)} * 2**32) % 53)"])
+            return f"int({scalar()})"
+        if form in ("floor", "ceil", "trunc"):
+            return f"math.{form}({scalar()})"
+        if form == "floor_exp":  # exp of a value in [-2, 2): its floor is exact in float32 too
+            return f"math.floor(math.exp({value(FLOAT)} % 4 - 2))"
+        if form == "fabs":
+            return f"math.fabs({scalar()})"
+        if form == "sqrt":  # of a square, so that the float32 root is exact
+            root = _wrap(scalar())
+            return f"math.sqrt(abs(({root}) * ({root})))"
+        if form == "bool":
+            if self.draw(st.booleans()):
+                return f"({self.bool_value(scope, depth)} * {self.draw(st.integers(-3, 3))})"
+            return f"({self.bool_value(scope, depth)} {self.pick(['+', '-'])} {value()})"
+        return f"(~{value()})"  # invert
+
+    def divisor(self, scope, kind):
+        """A divisor of `kind` (an int or a float) that is never zero."""
+        if kind == FLOAT:  # (u, the argument, is never nan)
+            return self.choose(("0.5", "-1.5", "(u * u + 0.25)", "-(u * u + 0.75)"),
+                               ("0.5", "-1.5") + (("(u * u + 0.25)", "-(u * u + 0.75)")
+                                                  if "u" in scope.atoms[FLOAT] else ()))
+        atom = self.atom(scope, INT)
+        return self.choose(("3", "-2", "(n + 1)", f"({atom} % 5 + 1)", f"-({atom} % 4 + 1)"),
+                           ("3", "-2", f"({atom} % 5 + 1)", f"-({atom} % 4 + 1)")
+                           + (("(n + 1)",) if "n" in scope.atoms[INT] else ()))
+
+    def shift_count(self, scope, kind):
+        """A small non-negative shift count (a Python int for an int64 value)."""
+        if kind == I64:
+            return str(self.draw(st.integers(0, 3)))
+        return self.pick([str(self.draw(st.integers(0, 3))), "n", f"({self.atom(scope, INT)} % 4)"])
+
+    def bool_value(self, scope, depth):
+        """A bool: a comparison (a numpy bool in the oracle), `bool(e)` or `operator.truth(e)`
+        (a Python bool)."""
+        kind = self.pick([INT, FLOAT])
+        form = self.draw(st.integers(0, 2 if OPERATOR_TRUTH else 1))
+        value = self.expr(scope, kind, depth + 1)
+        if form == 0:
+            op = self.pick(["<", ">", "==", "!="])
+            return f"({value} {op} {self.expr(scope, kind, depth + 1)})"
+        if form == 1:
+            return f"bool({value})"
+        return f"operator.{self.pick(['truth', 'not_'])}({value})"
+
+    def condition_forms(self, scope):
+        on = {"all": SUM_ALL_ANY, "any": SUM_ALL_ANY,
+              "list_any": LIST_BUILTINS and bool(scope.lists((LINT, LFLOAT))),
+              "bool": BOOL_COMPARE, "bool_compare": BOOL_COMPARE, "truth": OPERATOR_TRUTH,
+              "not_": OPERATOR_TRUTH, "round": ROUND_DIGITS}
+        return [form for form in CONDITION_FORMS if on[form]]
+
+    def number_condition(self, scope, depth):
+        forms = self.condition_forms(scope)
+        form = self.choose(CONDITION_FORMS, forms)
+        kind = self.pick([INT, FLOAT])
+        if form in ("all", "any"):
+            if scope.atoms[VEC] and self.chance(3):
+                return f"{form}({self.expr(scope, VEC, depth + 1)})"
+            items = [self.expr(scope, kind, depth + 1) for _ in range(self.draw(st.integers(1, 3)))]
+            return f"{form}([{', '.join(items)}])"
+        if form == "list_any":
+            _, name = self.a_list(scope, (LINT, LFLOAT))
+            return f"{self.pick(['any', 'all'])}({name})"
+        if form == "bool":
+            return f"bool({self.expr(scope, kind, depth + 1)})"
+        if form == "bool_compare":
+            op = self.pick(["==", "!=", "<", ">="])
+            return f"{self.bool_value(scope, depth)} {op} {self.pick(['-1', '0', '1', '2'])}"
+        if form in ("truth", "not_"):
+            return f"operator.{form}({self.expr(scope, kind, depth + 1)})"
+        op = self.pick(["<", ">", "==", "!=", "<=", ">="])  # round: its value is inexact
+        rounded = f"round({self.expr(scope, FLOAT, depth + 1)}, 1)"
+        return f"{rounded} {op} {self.expr(scope, FLOAT, depth + 1)}"
 
     # ---- lists -------------------------------------------------------------------------------
     def a_list(self, scope, kinds=LISTS, mutable=False):
@@ -599,6 +934,9 @@ class _Writer:
         # lists are lists", adds it back.
         if self.features.nonlocal_:
             kinds.add("bump")
+        if self.features.outside:
+            kinds.add("outside")
+        kinds |= {"augbit", "divmod"} & set(STATEMENTS)
         if scope.lists(mutable=True):
             kinds.add("list")
         if scope.targets[LROWS] and "rows" not in scope.frozen and scope.depth < MAX_DEPTH \
@@ -625,14 +963,15 @@ class _Writer:
         return getattr(self, "write_" + kind)(scope)
 
     def write_assign(self, scope):
-        kind = self.pick([INT, FLOAT, VEC])
+        kind = self.pick([INT, FLOAT, VEC] + ([I64] if INT64_VALUES else []))
         target = self.choose(TARGETS[kind], scope.targets[kind])
         if target.startswith("lst["):  # a float item (see LIST_INITS)
             return [f"{target} = {self.list_value(scope, FLOAT)}"], scope
-        return [f"{target} = {_wrap(self.expr(scope, kind))}"], scope
+        return [f"{target} = {_wrap(self.expr(scope, kind), kind)}"], scope
 
     def write_augassign(self, scope):
-        kind = self.pick([INT, FLOAT])  # `q += ...` would change p in place in numpy
+        # (`q += ...` would change p in place in numpy)
+        kind = self.pick([INT, FLOAT] + ([I64] if INT64_VALUES else []))
         target = self.choose(TARGETS[kind], scope.targets[kind])
         value = self.choose(STABLE[kind] + LITERALS[kind], scope.stable[kind] + LITERALS[kind])
         return [f"{target} {self.pick(['+=', '-='])} {value}"], scope
@@ -651,6 +990,51 @@ class _Writer:
 
     def write_bump(self, scope):
         return [f"bump({self.expr(scope, INT, 1)})"], scope
+
+    def write_outside(self, scope):
+        """A write of outside state under a graph `if` or loop (OUTSIDE_STATE): `OUT['k']` or
+        `G` under `if <argument> <op> e:` or `for j in rt.range(n):`, or `put(OBJ, x + e)`."""
+        form = self.draw(st.integers(0, 2))
+        if form == 2:
+            return [f"put(OBJ, ({self.pick(['x', 'y', 'n'])} + {self.expr(scope, INT, 1)}))"], scope
+        target = self.pick(["OUT['k']", "G"] if self.features.global_ else ["OUT['k']"])
+        if form == 0:
+            argument, kind = self.pick([("x", INT), ("y", INT), ("n", INT), ("u", FLOAT)])
+            op = self.pick(["<", ">", "==", "!="])
+            header = f"if {argument} {op} {self.expr(scope, kind, 1)}:"
+            body = scope
+        else:
+            self.loops += 1
+            index = f"i{scope.depth}"
+            header = f"for {index} in rt.range(n):"
+            body = scope.nested(in_loop=True).add(INT, index, stable=True)
+        if self.draw(st.booleans()):
+            value = self.choose(STABLE[INT] + LITERALS[INT], body.stable[INT] + LITERALS[INT])
+            return [header, f"    {target} {self.pick(['+=', '-='])} {value}"], scope
+        return [header, f"    {target} = {_wrap(self.expr(body, INT, 1))}"], scope
+
+    def write_augbit(self, scope):
+        """`T &= v`, `T |= v`, `T ^= v` (v never grows), `T >>= k`, `T <<= k` then a wrap."""
+        kind = self.pick([INT] + ([I64] if INT64_VALUES else []))
+        target = self.choose(TARGETS[kind], scope.targets[kind])
+        op = self.pick(["&=", "|=", "^=", ">>=", "<<="])
+        if op in (">>=", "<<="):
+            line = f"{target} {op} {self.shift_count(scope, kind)}"
+        else:
+            value = self.choose(STABLE[kind] + LITERALS[kind], scope.stable[kind] + LITERALS[kind])
+            line = f"{target} {op} {value}"
+        return [line] + ([f"{target} = {_wrap(target, kind)}"] if op == "<<=" else []), scope
+
+    def write_divmod(self, scope):
+        """`a, b = divmod(e, d)` of ints or floats (d is never zero)."""
+        kind = self.pick([INT, FLOAT])
+        targets = [t for t in scope.targets[kind] if not t.startswith("lst[")]  # (a, b, s, t)
+        call = f"divmod({self.expr(scope, kind)}, {self.divisor(scope, kind)})"
+        first = self.choose(TARGETS[kind], targets)
+        rest = [t for t in targets if t != first]
+        if not rest or self.chance(3):
+            return [f"{first} = {call}[{self.draw(st.integers(0, 1))}]"], scope
+        return [f"{first}, {self.choose(TARGETS[kind], rest)} = {call}"], scope
 
     def write_if(self, scope):
         inner = scope.nested()
@@ -689,7 +1073,10 @@ class _Writer:
         index = f"i{scope.depth}"
         forms = ["range", "rt.range", "vector", "list"] + (["items", "range_len"]
                                                             if scope.lists() else [])
+        forms += ["range64"] if INT64_RANGE else []
         form = self.choose(FOR_FORMS, forms)
+        if INT64_RANGE and self.chance(3):  # else seldom drawn
+            form = "range64"
         kind, python, body = INT, False, scope.nested(in_loop=True)
         if form == "range":
             bound = self.pick([str(self.draw(st.integers(0, 4))), "n"])
@@ -702,13 +1089,20 @@ class _Writer:
             kind = self.pick([INT, FLOAT])
             items = [self.atom(scope, kind) for _ in range(self.draw(st.integers(0, 3)))]
             iterable = f"[{', '.join(items)}]"
+        elif form == "range64":  # int64 bounds beyond 2**31, 0-3 iterations
+            start = "big" if INT64_VALUES else self.pick(["np.int64(2**33)", "np.int64(-2**33)"])
+            count, call = self.draw(st.integers(0, 3)), self.pick(["range", "rt.range"])
+            sign = self.pick(["+", "-"])
+            step = "2**31" if sign == "+" else "-2**31"
+            iterable = f"{call}({start}, {start} {sign} {count} * 2**31, {step})"
+            kind, python = I64, call == "range" and start != "big"
         elif form == "items":  # the list is not lengthened or shortened in place in the body
             list_kind, iterable = self.a_list(scope)
             kind = ITEM[list_kind]
             body = dataclasses.replace(body, frozen=body.frozen + (iterable,))
         else:
             iterable = f"range(len({self.a_list(scope)[1]}))"
-        body = body.add(kind, index, stable=kind in (INT, FLOAT), python=python)
+        body = body.add(kind, index, stable=kind in (INT, FLOAT, I64), python=python)
         lines = [f"for {index} in {iterable}:", *_indent(self.block(body)), *self.loop_else(scope)]
         if self.chance(4):  # the index is read after the loop too
             scope = scope.add(kind, index, stable=True)
@@ -734,7 +1128,7 @@ def templates(draw, depth=0):
     """The structure every `return` of a program fills: a leaf type (`container` is `d` or
     `lst` itself; `("staged", i, form)` the i-th list the program declares, as it is, stacked or
     concatenated), or a tuple, list or dict of structures."""
-    leaves = [INT, FLOAT, VEC, "none", "container", "staged"]
+    leaves = [INT, FLOAT, VEC, "none", "container", "staged"] + ([I64] if INT64_VALUES else [])
     if depth >= 2 or draw(st.integers(0, 2)) < 2:
         leaf = draw(st.sampled_from(leaves))
         if leaf == "staged":
@@ -766,8 +1160,13 @@ def _prologue(writer):
                   stable={**none, INT: ("x", "y", "n"), FLOAT: ("u", "p[0]", "p[1]")},
                   targets={**none, INT: ("a", "b"), FLOAT: ("s", "t"), VEC: ("q",)},
                   calls=none)
-    if writer.features.global_:
-        scope = scope.add(INT, "G", target=True)
+    if writer.features.global_:  # (with OUTSIDE_STATE, G is written under graph control flow)
+        scope = scope.add(INT, "G", target=not OUTSIDE_STATE or OUTSIDE_STATE_ANYWHERE)
+    if INT64_VALUES:
+        lines.append(f"big = {pick(INITS[I64])}")
+        scope = scope.add(I64, "big", target=True)
+    if OUTSIDE_STATE and writer.flag("outside"):
+        writer.outside_lines, scope = writer.span(_declare_outside, writer, scope)
     on = writer.flag("decorated")  # before `inner` and `lambda_`, which it decorates
     helpers, declared = writer.span(_declare_helpers, writer, scope)
     if on:
@@ -785,6 +1184,30 @@ def _prologue(writer):
     if writer.flag("undefined"):
         scope = scope.add(INT, "z", target=True, readable=writer.draw(st.booleans()))
     return lines, scope
+
+
+def _declare_outside(writer, scope):
+    """Module-level lines: the dict `OUT`, the object `OBJ`, `put(obj, v)` (writes `obj.attr`
+    under an `if` or a loop on `v`), `reset_outside()` and `outside()` (the state after a run,
+    which test_differential compares); and the body's scope, which reads and writes them."""
+    none = {kind: () for kind in KINDS}
+    local = Scope(atoms={**none, INT: ("v",)}, stable=none, targets=none, calls=none)
+    if writer.draw(st.booleans()):  # (on `v`: the `if` and the loop are staged in a graph)
+        op = writer.pick(["<", ">", "==", "!="])
+        body = [f"    if v {op} {writer.expr(local, INT, 1)}:",
+                f"        obj.attr = {_wrap(writer.expr(local, INT, 1))}"]
+    else:
+        loop = local.add(INT, "j").add(INT, "obj.attr")
+        body = ["    for j in rt.range(v % 3):",
+                f"        obj.attr = {_wrap(writer.expr(loop, INT, 1))}"]
+    g = writer.features.global_
+    lines = ["", "OUT = {'k': 1}", "", "", "class State:", "    pass", "", "", "OBJ = State()",
+             "OBJ.attr = 1", "", "", "def put(obj, v):", *body, "", "", "def reset_outside():",
+             *(["    global G", "    G = 0"] if g else []), "    OUT['k'] = 1", "    OBJ.attr = 1",
+             "", "", "def outside():",
+             "    return {'OUT': OUT['k'], 'attr': OBJ.attr" + (", 'G': G}" if g else "}")]
+    return lines, scope.add(INT, "OUT['k']", target=OUTSIDE_STATE_ANYWHERE).add(
+        INT, "OBJ.attr", target=OUTSIDE_STATE_ANYWHERE)
 
 
 def _declare_dict(writer, scope):

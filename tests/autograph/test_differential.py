@@ -12,7 +12,13 @@ A failure shows the (shrunk) program, the arguments and the three outcomes. Each
 written to a file of its own (conversion needs real source) and imported twice: once as is, and
 once with `rt` bound to `PLAIN_RUNTIME` for the plain-Python run: Python's `range` for
 `rt.range`, and numpy for `rt.stack`, `rt.concat` and `rt.reduce_sum`. Programs that use the
-module global `G` reset it first, so runs are independent.
+module global `G` reset it first, so runs are independent. Programs that write outside state
+(program_grammar.OUTSIDE_STATE) define `reset_outside()`, called before each run, and
+`outside()`, the state a run left: their outcome is a WithState (result, state), so a graph that
+leaves its placeholder in a module's dict or an object's attribute differs from Python. A nan
+equals a nan, whatever its sign bit. Flags of program_grammar can be turned on for one run:
+
+    FUZZ_FLAGS=BITWISE,ROUND FUZZ_PROGRAMS=1000 pytest tests/autograph/test_differential.py -q
 
 Boundary mode (boundary_programs.py): the same programs with `rt.function` boundaries: `f`
 decorated, the module-level helpers, the nested function `inner` and the lambda `g` wrapped in
@@ -45,13 +51,14 @@ import re
 import tempfile
 import traceback
 import types
+from typing import NamedTuple
 
 import numpy as np
 import pytest
 from boundary_programs import boundary_cases
 from hypothesis import HealthCheck, given, settings
 from program_grammar import cases
-from three_way import as_tensor_args, outcomes, same
+from three_way import as_numpy_args, as_tensor_args, same
 
 import autograph
 import runtime as rt
@@ -66,6 +73,9 @@ if BOUNDARY not in ("mix", "only", "off"):
 BOUNDARY_SHARE = 0.15  # of PROGRAMS, in boundary mode too with FUZZ_BOUNDARY=mix
 BOUNDARY_PROGRAMS = {"mix": max(1, round(PROGRAMS * BOUNDARY_SHARE)), "only": PROGRAMS,
                      "off": 0}[BOUNDARY]
+# numpy's warnings where a program makes nan or inf on purpose (program_grammar.NAN_VALUES)
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:(invalid value|divide by zero|overflow) encountered:RuntimeWarning")
 
 
 def _leaves(value):
@@ -127,15 +137,17 @@ def _import(name, path):
 
 
 def load(source):
-    """(oracle, f, path): the program's `f` as written, and a copy of it (from a second module)
-    whose `rt.range` is Python's `range`, to run as plain Python."""
+    """(oracle, f, path, modules): the program's `f` as written, and a copy of it (from a second
+    module) whose `rt.range` is Python's `range`, to run as plain Python; `modules` is (the
+    copy's module, f's)."""
     name = f"differential_program_{next(_COUNTER)}"
     path = os.path.join(_DIRECTORY.name, name + ".py")
     with open(path, "w") as file:
         file.write(source)
     plain = _import(name + "_plain", path)
     plain.rt = PLAIN_RUNTIME
-    return plain.f, _import(name, path).f, path
+    module = _import(name, path)
+    return plain.f, module.f, path, (plain, module)
 
 
 def is_clear_error(error, path):
@@ -151,9 +163,33 @@ def is_clear_error(error, path):
 
 def _same(actual, expected):
     try:
-        return same(actual, expected)
+        return _same_nan(actual, expected)
     except Exception:  # noqa: BLE001 - e.g. a symbolic tensor returned by mistake
         return False
+
+
+def _same_nan(actual, expected):
+    """three_way.same, where a nan equals a nan whatever their signs (a nan's sign bit depends
+    on how it was made), a Python float nan included (`math.fabs(nan)`)."""
+    if isinstance(expected, (tuple, list)):
+        return (isinstance(actual, type(expected)) and len(actual) == len(expected)
+                and all(_same_nan(a, e) for a, e in zip(actual, expected)))
+    if isinstance(expected, dict):
+        return (isinstance(actual, dict) and actual.keys() == expected.keys()
+                and all(_same_nan(actual[k], expected[k]) for k in expected))
+    e = np.asarray(expected) if expected is not None else None
+    if e is None or e.dtype.kind not in "fc" or not np.isnan(e).any():
+        return same(actual, expected)
+    a = np.asarray(actual)
+    if type(expected) is float:  # weak: any float dtype (see three_way.same)
+        dtype_ok = a.dtype.kind == "f"
+    else:
+        dtype_ok = a.dtype == e.dtype
+    if not dtype_ok or a.shape != e.shape or not np.array_equal(np.isnan(a), np.isnan(e)):
+        return False
+    kept = ~np.isnan(e)
+    return np.array_equal(a[kept], e[kept]) and np.array_equal(np.signbit(a[kept]),
+                                                               np.signbit(e[kept]))
 
 
 def disagreement(results, path):
@@ -192,12 +228,46 @@ def report(problem, source, args, results):
     return "\n".join(lines)
 
 
+def _run(call):
+    try:
+        return call()
+    except Exception as error:  # noqa: BLE001 - an error is an outcome to compare
+        return error
+
+
+class WithState(NamedTuple):
+    """A run's result and the outside state it left (programs that write it: see
+    program_grammar.OUTSIDE_STATE)."""
+
+    result: object
+    outside: dict
+
+
+def _with_state(module, call):
+    """`call()`'s outcome; for a program with outside state (`module` defines `outside`), the
+    state is reset first and the outcome is a WithState."""
+    if not hasattr(module, "outside"):
+        return _run(call)
+    module.reset_outside()
+    result = _run(call)
+    return result if isinstance(result, Exception) else WithState(result, module.outside())
+
+
+def state_outcomes(fn, args, python, modules):
+    """three_way.outcomes (python, converted, graph), with the outside state each run left
+    (`modules`: python's module and fn's)."""
+    tensors = as_tensor_args(args)
+    return (_with_state(modules[0], lambda: python(*as_numpy_args(args))),
+            _with_state(modules[1], lambda: autograph.to_graph(fn)(*tensors)),
+            _with_state(modules[1], lambda: rt.function(fn)(*tensors)))
+
+
 def run_case(case):
     """[(args, results, problem)] for each argument tuple of `case`."""
-    oracle, fn, path = load(case.source)
+    oracle, fn, path, modules = load(case.source)
     runs = []
     for args in case.arg_sets:
-        results = outcomes(fn, *args, python=oracle)
+        results = state_outcomes(fn, args, oracle, modules)
         runs.append((args, results, disagreement(results, path)))
     return runs
 
@@ -214,32 +284,26 @@ def test_generated_programs_agree_three_ways(case):
 # ---- boundary mode ------------------------------------------------------------------------------
 
 def load_boundary(case):
-    """(oracle, plain f, plain path, decorated f, decorated path)."""
-    oracle, plain, plain_path = load(case.plain_source)
+    """(oracle, plain f, plain path, their modules, decorated module, decorated path)."""
+    oracle, plain, plain_path, modules = load(case.plain_source)
     name = f"differential_boundary_{next(_COUNTER)}"
     path = os.path.join(_DIRECTORY.name, name + ".py")
     with open(path, "w") as file:
         file.write(case.source)
-    return oracle, plain, plain_path, _import(name, path).f, path
+    return oracle, plain, plain_path, modules, _import(name, path), path
 
 
-def boundary_outcomes(fn):
-    """(converted eager, graph) results of the decorated `f` on one argument tuple: `fn` is
-    `f` as the module defines it (an rt.function, or a Python decorator's wrapper of one)."""
+def boundary_outcomes(module):
+    """(converted eager, graph) results of the decorated `f` on one argument tuple: `f` as
+    `module` defines it (an rt.function, or a Python decorator's wrapper of one)."""
+    fn = module.f
     graph_fn = fn if isinstance(fn, Function) else rt.function(fn)
 
     def run(args):
         tensors = as_tensor_args(args)
-        return (_run(lambda: autograph.to_graph(fn)(*tensors)),
-                _run(lambda: graph_fn(*tensors)))
+        return (_with_state(module, lambda: autograph.to_graph(fn)(*tensors)),
+                _with_state(module, lambda: graph_fn(*tensors)))
     return run
-
-
-def _run(call):
-    try:
-        return call()
-    except Exception as error:  # noqa: BLE001 - an error is an outcome to compare
-        return error
 
 
 # Documented limits of the decorated program run as converted code on eager tensors, where the
@@ -285,11 +349,11 @@ def run_boundary_case(case, counts=None):
     """[(args, results, problem)] for each argument tuple: the results of the undecorated
     program (python, converted, graph), then of the decorated one (converted, graph) unless
     the undecorated program already broke the rule (a problem not about the boundary)."""
-    oracle, plain, plain_path, decorated, path = load_boundary(case)
+    oracle, plain, plain_path, modules, decorated, path = load_boundary(case)
     run = boundary_outcomes(decorated)
     runs = []
     for args in case.arg_sets:
-        plain_results = outcomes(plain, *args, python=oracle)
+        plain_results = state_outcomes(plain, args, oracle, modules)
         problem = disagreement(plain_results, plain_path)
         if problem is not None:
             problem = f"undecorated program: {problem} (not about the boundary)"

@@ -261,8 +261,9 @@ def sum_(args, start=0) -> Tensor:
     items = _items(args, "sum")
     if not isinstance(items, Tensor):
         total = start
-        for item in items:
-            total = math_ops.add(total, item)
+        for item in items:  # (Python numbers add as Python does: weak where they meet tensors)
+            both_python = not isinstance(item, Tensor) and not isinstance(total, Tensor)
+            total = total + item if both_python else math_ops.add(total, item)
         return total
     if not items.dtype.is_floating:  # integer sums do not depend on the order
         return math_ops.add(start, reduction_ops.reduce_sum(

@@ -556,3 +556,11 @@ def bool_tensor_arithmetic(x, y):
 def test_a_bool_tensor_takes_the_other_operands_dtype():
     assert_agree(bool_tensor_arithmetic, np.int32(3), np.int32(4))
     assert_agree(bool_tensor_arithmetic, I64(2**40), I64(1))
+
+
+def sum_with_python_numbers(u):
+    return sum([1, u]), sum([1, 2, u], 0.5)
+
+
+def test_sum_adds_python_numbers_as_python():
+    assert_agree(sum_with_python_numbers, F32(0.5))

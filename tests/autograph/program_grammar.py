@@ -135,11 +135,10 @@ INT_CONVERSION = False
 # A bool next to an int in a comparison (`(x < y) == -1`, `bool(u) != 1`) and `bool(e)` as a
 # condition.
 BOOL_COMPARE = True
-# A bool in int arithmetic: `(x < y) + 1`, `(x < y) * 3`, `bool(u) - x`. A bool tensor next to
-# an int32 one raises: `return (n < 1) + y` (n=2, y=2) gives np.int32(2) / TypeError "add:
-# operands have different dtypes, bool and int32" / the same; `return bool(u) + x` (u=0.5, x=1)
-# gives np.int32(2) / 2 / that TypeError (not located: "unclear").
-BOOL_ARITHMETIC = False
+# A bool in int arithmetic: `bool(u) - e`, `operator.truth(e) + e`, `(x < y) * n` as ints,
+# `(x < y) + 1` as an int64 value (numpy: a numpy bool next to a Python int is int64, which
+# next to an int32 value is by design a dtype error: see INT64_WITH_INT32).
+BOOL_ARITHMETIC = True
 # nan and inf float values: `(u * 0.0 / 0.0)`, `(u / 0.0)` among the float atoms (u and p are
 # numpy floats, so the oracle gives nan or inf, never a ZeroDivisionError).
 NAN_VALUES = True
@@ -151,11 +150,10 @@ NAN_VALUES = True
 # as a Python bool" (decorated converted) / 1 (decorated graph).
 MIN_MAX = False
 # `sum([a, b])`, `sum(p)`, and `all(...)` / `any(...)` of a list of values or a vector (as
-# conditions). `return sum([1, u])` (u=0.5) gives np.float32(1.5) / float32 1.5 / TypeError
-# "add: operands have different dtypes, int32 and float32" (not located). Boundary: `@rt.function
-# def inner(v): if any(p): return 1`, `return 2`, then `return inner(x)` in `f`: 1 / (decorated
-# converted) OperatorNotAllowedInGraphError "Using a symbolic tensor (unpack_1:0, float32[]) as
-# a Python bool" / 1.
+# conditions). Boundary, as MIN_MAX: `@rt.function def inner(v): if any(p): return 1`, `return
+# 2`, then `return inner(x)` in `f` gives 1 (without the rt.function) / (decorated converted)
+# OperatorNotAllowedInGraphError "Using a symbolic tensor (unpack_1:0, float32[]) as a Python
+# bool" / 1 (decorated graph).
 SUM_ALL_ANY = False
 # The builtins of MIN_MAX and SUM_ALL_ANY over the program's lists: `(max(la) if la else 0)`,
 # `sum(lst)`, `sum(lv, p * 0)`, `any(la)`, `all(lst)`. Boundary, as MIN_MAX: `lst = [0.5, u]`,
@@ -182,11 +180,11 @@ DIVMOD = True
 # `return rt.stack([math.floor(x)])` (x=1) gives array([1], int32) / int32 [1] / int64 [1];
 # `return rt.reduce_sum([math.fabs(u), 0.0])` gives np.float32(0.5) / float32 / float64 0.5.
 MATH_FUNCTIONS = False
-# `math.trunc(e)`: on a numpy value Python raises TypeError (numpy scalars have no __trunc__):
-# `return math.trunc(u)` gives TypeError "type numpy.float32 doesn't define __trunc__ method" /
-# the same / int64 0 ("Python raised, graph returned a value"); and an index of `rt.range` is a
-# numpy int in converted code where Python's `range` gives ints: `for j in rt.range(2): r =
-# math.trunc(j)`, `return r`: 1 / TypeError "type numpy.int32 doesn't define __trunc__".
+# `math.trunc(e)`: on a numpy value Python raises TypeError (numpy scalars have no __trunc__),
+# as the three runs now do for `math.trunc(u)`. The oracle's `rt.range` (Python's range) gives
+# ints where converted code's gives numpy ints: `r = 0`, `for j in rt.range(2): r =
+# math.trunc(j)`, `return r` gives 1 / TypeError "type numpy.int32 doesn't define __trunc__
+# method" / the same.
 MATH_TRUNC = False
 # `operator.truth(e)` and `operator.not_(e)` as conditions.
 OPERATOR_TRUTH = True
@@ -620,7 +618,8 @@ class _Writer:
               "floor": MATH_FUNCTIONS and kind == INT, "ceil": MATH_FUNCTIONS and kind == INT,
               "floor_exp": MATH_FUNCTIONS and kind == INT, "fabs": MATH_FUNCTIONS and kind == FLOAT,
               "sqrt": MATH_FUNCTIONS and kind == FLOAT, "trunc": MATH_TRUNC and kind == INT,
-              "bool": BOOL_ARITHMETIC and kind == INT, "invert": BITWISE and kind in (INT, I64)}
+              "bool": BOOL_ARITHMETIC and kind in (INT, I64),
+              "invert": BITWISE and kind in (INT, I64)}
         return [form for form in NUMBER_FORMS if on[form]]
 
     def listed(self, scope, kind):
@@ -682,10 +681,14 @@ class _Writer:
         if form == "sqrt":  # of a square, so that the float32 root is exact
             root = _wrap(scalar())
             return f"math.sqrt(abs(({root}) * ({root})))"
-        if form == "bool":
-            if self.draw(st.booleans()):
-                return f"({self.bool_value(scope, depth)} * {self.draw(st.integers(-3, 3))})"
-            return f"({self.bool_value(scope, depth)} {self.pick(['+', '-'])} {value()})"
+        if form == "bool":  # typed as numpy types it: a numpy bool next to a Python int is int64
+            op = self.pick(["+", "-", "*"])
+            if kind == I64:
+                return f"({self.bool_value(scope, depth, (0,))} {op} {self.pick(['1', '3', '-2'])})"
+            arguments = [name for name in ("x", "y", "n") if name in scope.atoms[INT]]
+            if arguments and self.draw(st.booleans()):  # next to an int32 argument: int32
+                return f"({self.bool_value(scope, depth, (0,))} {op} {self.pick(arguments)})"
+            return f"({self.bool_value(scope, depth, (1, 2))} {op} {value()})"  # a Python bool
         return f"(~{value()})"  # invert
 
     def divisor(self, scope, kind):
@@ -705,11 +708,11 @@ class _Writer:
             return str(self.draw(st.integers(0, 3)))
         return self.pick([str(self.draw(st.integers(0, 3))), "n", f"({self.atom(scope, INT)} % 4)"])
 
-    def bool_value(self, scope, depth):
-        """A bool: a comparison (a numpy bool in the oracle), `bool(e)` or `operator.truth(e)`
-        (a Python bool)."""
+    def bool_value(self, scope, depth, forms=(0, 1, 2)):
+        """A bool: a comparison (form 0: a numpy bool in the oracle), `bool(e)` or
+        `operator.truth(e)` (forms 1, 2: a Python bool)."""
         kind = self.pick([INT, FLOAT])
-        form = self.draw(st.integers(0, 2 if OPERATOR_TRUTH else 1))
+        form = self.pick([f for f in forms if f < 2 or OPERATOR_TRUTH])
         value = self.expr(scope, kind, depth + 1)
         if form == 0:
             op = self.pick(["<", ">", "==", "!="])

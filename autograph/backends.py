@@ -36,6 +36,11 @@ class Backend:
         """`value` is a graph value: its control flow must be staged."""
         raise NotImplementedError
 
+    def building_graph(self) -> bool:
+        """A graph is being built now: ops on this library's eager tensors give graph values
+        (the tensors are captured), so Python's comparisons of them cannot be decided."""
+        return False
+
     def cond(self, pred, true_fn, false_fn, names):
         """Graph conditional; both functions return the same structure."""
         raise NotImplementedError
@@ -166,6 +171,16 @@ def staging_any(values) -> Backend | None:
     for value in values:
         backend = staging(value)
         if backend is not None:
+            return backend
+    return None
+
+
+def capturing_any(values) -> Backend | None:
+    """The backend of the first tensor among `values` that is staged, or that is eager while
+    its backend builds a graph (an op on it gives a graph value), or None."""
+    for value in values:
+        backend = tensor_backend(value)
+        if backend is not None and (backend.is_staged(value) or backend.building_graph()):
             return backend
     return None
 

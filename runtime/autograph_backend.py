@@ -74,6 +74,9 @@ class RuntimeBackend(autograph.Backend):
     def is_staged(self, value) -> bool:
         return isinstance(value, (SymbolicTensor, TensorList))
 
+    def building_graph(self) -> bool:
+        return context.current_graph() is not None
+
     def cond(self, pred, true_fn, false_fn, names):
         return cond(truth(pred), true_fn, false_fn, names=names)
 

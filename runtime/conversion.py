@@ -139,6 +139,16 @@ def weak_join(a: dtypes.DType, b: dtypes.DType) -> dtypes.DType:
     return dtypes.from_numpy(np.promote_types(a.np_dtype, b.np_dtype))
 
 
+def packed_dtype(value) -> dtypes.DType:
+    """The dtype a weak value takes in a list of weak values, as the Python scalar it stands for
+    would: a weak int64 or float64 tensor (`int(x)`, `float(x)` in a graph) packs as a Python int
+    (int32, checked when the graph runs) or float (float32)."""
+    dtype = value.dtype if isinstance(value, Tensor) else convert_to_tensor(value).dtype
+    if isinstance(value, Tensor) and dtype in (dtypes.int64, dtypes.float64):
+        return dtypes.int32 if dtype.is_integer else dtypes.float32
+    return dtype
+
+
 def weak_target(weak: dtypes.DType, strong: dtypes.DType) -> dtypes.DType:
     """The dtype of a weak value next to a strong tensor: the tensor's, except float32 for a
     weak float next to an integer or bool tensor and int64 for a weak int next to a bool tensor

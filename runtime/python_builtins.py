@@ -225,7 +225,10 @@ def extremum(name: str, args) -> Tensor:
         if not isinstance(item, Tensor) and not isinstance(result, Tensor):
             result = item if (item > result if name == "max" else item < result) else result
             continue
-        item, result = binary_operands(item, result, name)
+        try:
+            item, result = binary_operands(item, result, name)
+        except TypeError as e:  # tensors of two dtypes: numpy compares them, a graph cannot
+            raise TypeError(with_origin(str(e), user_origin())) from None
         if item.shape != result.shape:
             raise TypeError(with_origin(
                 f"{name}() of tensors of shapes {shape_str(item.shape)} and "

@@ -129,15 +129,21 @@ def _staged_builtin(python_fn):
             if python_fn in (builtins.all, builtins.any):
                 return _decide(python_fn, args[0])
             args = (list(args[0]),)
-        backend = backends.staging_any(args)
+        # min and max compare their items in Python: an eager tensor captured by a graph
+        # being built compares as a graph value, so they are staged then too.
+        staging_any = backends.capturing_any if python_fn in _COMPARING else backends.staging_any
+        backend = staging_any(args)
         if backend is None and len(args) == 1 and type(args[0]) in (list, tuple):
-            backend = backends.staging_any(args[0])
+            backend = staging_any(args[0])
         if backend is None:
             return python_fn(*args, **kwargs)
         return backend.builtin(python_fn, args, kwargs)
 
     call.__name__ = f"{python_fn.__name__}_"
     return call
+
+
+_COMPARING = (builtins.min, builtins.max)
 
 
 def _is_iterator(value) -> bool:

@@ -8,7 +8,7 @@ import functools
 import numpy as np
 
 from runtime import dtypes
-from runtime.conversion import convert_to_tensor, is_weak, weak_join
+from runtime.conversion import convert_to_tensor, is_weak, packed_dtype, weak_join
 from runtime.errors import GraphLimitError, InvalidArgumentError, with_origin
 from runtime.ops import list_ops, shapes
 from runtime.ops.registry import (
@@ -153,7 +153,7 @@ def squeeze(input, axis=None):  # noqa: A002 - TensorFlow's name
 
 def _same_dtype(values, what):
     """Tensors of one dtype; Python scalars among `values` take the dtype of the tensors (or,
-    all weak, promote among themselves: an int with a float gives float32)."""
+    all weak, promote among themselves as Python scalars: an int with a float gives float32)."""
     values = list(values)
     if not values:
         raise ValueError(f"{what} needs at least one tensor.")
@@ -161,7 +161,7 @@ def _same_dtype(values, what):
     if strong:
         dtype = strong[0].dtype
     else:
-        dtype = functools.reduce(weak_join, [convert_to_tensor(v).dtype for v in values])
+        dtype = functools.reduce(weak_join, [packed_dtype(v) for v in values])
     tensors = [convert_to_tensor(v, dtype) if is_weak(v) else convert_to_tensor(v)
                for v in values]
     first = tensors[0].dtype

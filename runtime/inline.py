@@ -62,9 +62,11 @@ def graph_output(graph, value, path):
         value = value.handle
     if isinstance(value, SymbolicTensor):
         if value.op.graph is not graph:
-            raise ForeignTensorError(
+            raise ForeignTensorError(with_origin(
                 f"The function returns {value.name} ({path}), a symbolic tensor of another "
-                "graph.", value.op.graph)
+                "graph: it escaped from the function or graph `if`/loop that made it (kept in a "
+                "Python object during tracing). Return it from there instead.", user_origin()),
+                value.op.graph)
         return value
     if isinstance(value, EagerTensor):
         return constant_in_graph(graph, value)

@@ -16,7 +16,7 @@ import gc
 import types
 
 from runtime import nest
-from runtime.errors import OperatorNotAllowedInGraphError, with_origin
+from runtime.errors import ForeignTensorError, OperatorNotAllowedInGraphError, with_origin
 from runtime.tensor import SymbolicTensor
 from runtime.tensor_list import TensorList
 
@@ -47,6 +47,20 @@ def check(writes: list, outputs) -> None:
     if leaking:
         restore(writes)
         raise _error(leaking[0])
+
+
+def refusal_for(writes: list, error: ForeignTensorError):
+    """The refusal of the write that left a placeholder of `error.graph` where the function
+    then read it (a tensor of a finished `if`/loop used later), or None if no write did."""
+    for write in writes:
+        if any(isinstance(v, (SymbolicTensor, TensorList)) and _graph_of(v) is error.graph
+               for v in nest.flatten(write.slot.get())):
+            return _error(write)
+    return None
+
+
+def _graph_of(value):
+    return (value.handle if isinstance(value, TensorList) else value).op.graph
 
 
 def restore(writes: list) -> None:

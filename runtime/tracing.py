@@ -9,6 +9,7 @@ import gc
 from runtime import config, context, nest, outside_state
 from runtime.concrete_function import ConcreteFunction, translate_outputs
 from runtime.conversion import convert_to_tensor
+from runtime.errors import ForeignTensorError
 from runtime.graph import Graph
 from runtime.inline import graph_output
 from runtime.passes import prune, run_passes
@@ -60,6 +61,12 @@ def _trace(fn, name, arguments, bind, optimize, jit_compile, defer):
             outputs = nest.map_with_paths(lambda v, p: graph_output(graph, v, p), outputs,
                                           "output")
             outside_state.check(writes, outputs)  # (after the outputs: containers are new)
+        except ForeignTensorError as e:  # a placeholder an `if`/loop left in outside state?
+            refusal = outside_state.refusal_for(writes, e)
+            outside_state.restore(writes)
+            if refusal is None:
+                raise
+            raise refusal from None
         except BaseException:
             outside_state.restore(writes)
             raise

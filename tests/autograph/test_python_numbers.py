@@ -413,6 +413,36 @@ def test_no_placeholder_is_left_when_the_trace_fails_later():
     assert counter.count == 0
 
 
+class Holder:
+    attr = 0
+
+
+HELD = Holder()
+
+
+def put_if_positive(obj, v):
+    if v > 0:
+        obj.attr = v
+
+
+def read_back_after_a_helpers_write(x):
+    if x < 0:
+        HELD.attr = 1
+    else:
+        put_if_positive(HELD, x)
+    return HELD.attr
+
+
+def test_outside_state_read_back_in_the_same_call_is_refused_at_the_write():
+    HELD.attr = 0
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
+                       match=f"obj.attr is assigned in a graph `if`/loop here, {PLACEHOLDER}"
+                       r"(.|\n)*test_python_numbers.py\", line \d+\n +if v > 0:"):
+        rt.function(read_back_after_a_helpers_write)(rt.constant(1))
+    assert HELD.attr == 0
+    assert read_back_after_a_helpers_write(1) == 1  # Python
+
+
 # ---- a Python number carried by a graph loop, passed to an rt.function ----------------------
 add_doubled_sum = rt.function(lambda s, v: s + rt.reduce_sum(v * 2.0))
 add_doubled_sum_f64 = rt.function(lambda s, v: s + rt.reduce_sum(v * 2.0),
@@ -564,3 +594,42 @@ def sum_with_python_numbers(u):
 
 def test_sum_adds_python_numbers_as_python():
     assert_agree(sum_with_python_numbers, F32(0.5))
+
+
+# ---- Python numbers made from tensors, packed; builtins of captured tensors -----------------
+def pack_python_numbers(x, u):
+    return rt.stack([int(u), 2]), rt.reduce_sum([float(u), 1.0]), rt.stack([math.floor(x)]), (
+        rt.stack([round(u), x * 0]))
+
+
+def test_python_numbers_made_from_tensors_pack_as_python_numbers():
+    python, _, graph = assert_agree(pack_python_numbers, np.int32(3), F32(0.5))
+    assert [t.dtype for t in graph] == [rt.int32, rt.float32, rt.int32, rt.int32]
+
+
+def test_a_python_int_made_from_a_tensor_that_needs_int64_is_refused_when_packed():
+    pack = rt.function(lambda big: rt.stack([int(big)]))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="out of bounds for int32"):
+        pack(rt.constant(I64(2**40)))
+
+
+def min_in_an_inner_function(n):
+    inner = rt.function(lambda: min(n, 1) + max([n, 0]))
+    return inner()
+
+
+def test_min_of_an_eager_tensor_captured_by_an_inner_trace():
+    assert_agree(min_in_an_inner_function, np.int32(2))
+
+
+def max_on_an_untaken_path(x, u):
+    if x > 5:
+        return max(I64(2**33), x, u)
+    return x
+
+
+def test_max_of_tensors_of_two_dtypes_is_a_located_error_in_a_graph():
+    with pytest.raises(TypeError, match=r"max: operands have different dtypes(.|\n)*"
+                       r"test_python_numbers.py\", line \d+\n +return max"):
+        rt.function(max_on_an_untaken_path)(rt.constant(1), rt.constant(F32(0.5)))
+    assert max_on_an_untaken_path(np.int32(1), F32(0.5)) == 1  # Python: not taken

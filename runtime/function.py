@@ -674,9 +674,16 @@ def _tensor_leaves(arguments) -> list:
 
 
 def _in_converted_code(fn) -> bool:
-    """Whether `fn` was defined inside code autograph converted (a nested function)."""
-    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
-    return code is not None and autograph.is_generated_file(code.co_filename)
+    """Whether `fn`, or a function it wraps (`functools.wraps`), was defined inside code
+    autograph converted (a nested function)."""
+    seen = set()
+    while fn is not None and id(fn) not in seen:
+        seen.add(id(fn))
+        code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+        if code is not None and autograph.is_generated_file(code.co_filename):
+            return True
+        fn = getattr(fn, "__wrapped__", None)
+    return False
 
 
 def _with_captured(key, values: tuple):

@@ -128,10 +128,8 @@ INT64_WITH_INT32 = False
 INT64_RANGE = True
 # `int(e)` of an int, a float (nan and inf raise in Python) and an int64 value: `int(f)`,
 # `int(big % 53)`, `int(f * 2**32) % 53`, `int(u * 0.0 / 0.0)` as ints, `int(big)`, `int(f *
-# 2**32)` as int64 values. A Python int made from a tensor is an int64 tensor in a graph, which
-# packs as int64 where Python ints pack as int32: `return rt.stack([int(u)])` (u=0.5) gives
-# array([0], int32) / int32 [0] / int64 [0] ("graph differs").
-INT_CONVERSION = False
+# 2**32)` as int64 values (in a list of Python numbers they pack as Python ints do: int32).
+INT_CONVERSION = True
 # A bool next to an int in a comparison (`(x < y) == -1`, `bool(u) != 1`) and `bool(e)` as a
 # condition.
 BOOL_COMPARE = True
@@ -147,39 +145,38 @@ NAN_VALUES = True
 # traced from converted code run eagerly, of the caller's tensors, uses a placeholder as a
 # Python bool: `g = rt.function(lambda: min(n, 1))`, `return g()` (n=2) gives 1 (without the
 # rt.function) / OperatorNotAllowedInGraphError "Using a symbolic tensor (greater_2:0, bool[])
-# as a Python bool" (decorated converted) / 1 (decorated graph).
-MIN_MAX = False
+# as a Python bool" (decorated converted) / 1 (decorated graph), fixed: min/max of an eager
+# tensor captured by a graph being built are staged.
+MIN_MAX = True
 # `sum([a, b])`, `sum(p)`, and `all(...)` / `any(...)` of a list of values or a vector (as
 # conditions). Boundary, as MIN_MAX: `@rt.function def inner(v): if any(p): return 1`, `return
 # 2`, then `return inner(x)` in `f` gives 1 (without the rt.function) / (decorated converted)
 # OperatorNotAllowedInGraphError "Using a symbolic tensor (unpack_1:0, float32[]) as a Python
-# bool" / 1 (decorated graph).
-SUM_ALL_ANY = False
+# bool" / 1 (decorated graph), fixed with MIN_MAX.
+SUM_ALL_ANY = True
 # The builtins of MIN_MAX and SUM_ALL_ANY over the program's lists: `(max(la) if la else 0)`,
 # `sum(lst)`, `sum(lv, p * 0)`, `any(la)`, `all(lst)`. Boundary, as MIN_MAX: `lst = [0.5, u]`,
 # `inner = rt.function(lambda v: max(lst))`, `return inner(x)`: 0.5 / (decorated converted)
 # OperatorNotAllowedInGraphError "Using a symbolic tensor (greater_2:0, bool[]) as a Python
-# bool" / 0.5.
-LIST_BUILTINS = False
+# bool" / 0.5, fixed with MIN_MAX.
+LIST_BUILTINS = True
 # `& | ^ << >>` and `~` on ints and int64 values (shift counts 0-4).
 BITWISE = True
 # `&= |= ^= >>= <<=` (a `<<=` is followed by a wrap, so values stay small).
 AUG_BITWISE = True
 # `abs(e)` and `pow(e, 2)` of ints, floats and vectors (`abs` of int64 values too).
 ABS_POW = True
-# `round(f)`, an int. As INT_CONVERSION: `return rt.reduce_sum([round(u), 1])` (u=0.5) gives
-# np.int32(1) / int32 1 / int64 1.
-ROUND = False
+# `round(f)`, an int (packed as INT_CONVERSION's: `rt.reduce_sum([round(u), 1])` is int32).
+ROUND = True
 # `round(f, 1) < e` (only compared: its value is inexact).
 ROUND_DIGITS = True
 # `divmod(a, b)` of ints and floats, by a divisor that is never zero: `divmod(x, y % 5 + 1)[0]`,
 # `a, b = divmod(...)`.
 DIVMOD = True
 # `math.floor`, `math.ceil`, `math.fabs`, `math.sqrt(abs(w * w))`, `math.floor(math.exp(e % 4 -
-# 2))` on scalars. As INT_CONVERSION, their results are int64 / float64 tensors in a graph:
-# `return rt.stack([math.floor(x)])` (x=1) gives array([1], int32) / int32 [1] / int64 [1];
-# `return rt.reduce_sum([math.fabs(u), 0.0])` gives np.float32(0.5) / float32 / float64 0.5.
-MATH_FUNCTIONS = False
+# 2))` on scalars (their int64 / float64 results pack as Python numbers: `rt.stack([math.floor(x)])`
+# is int32, `rt.reduce_sum([math.fabs(u), 0.0])` float32).
+MATH_FUNCTIONS = True
 # `math.trunc(e)`: on a numpy value Python raises TypeError (numpy scalars have no __trunc__),
 # as the three runs now do for `math.trunc(u)`. The oracle's `rt.range` (Python's range) gives
 # ints where converted code's gives numpy ints: `r = 0`, `for j in rt.range(2): r =

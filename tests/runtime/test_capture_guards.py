@@ -1,6 +1,7 @@
 """Python constants a function reads from outside are part of its signature: when one changes,
 the next call traces again instead of silently using the value baked into the graph."""
 
+import functools
 import logging
 import warnings
 
@@ -278,3 +279,32 @@ def test_static_and_class_methods_slots_namedtuples_and_namespaces_are_guarded()
     _Noisy.reads = 0
     guards = capture_guards.guards_of(lambda x: x * noisy.value)
     assert guards == [] and _Noisy.reads == 0
+
+
+def doubled(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs) * 2
+    return wrapper
+
+
+def test_a_decorated_function_defined_in_the_traced_one_reads_its_locals_unguarded():
+    """The locals of a call's own frame are not outside values: guarding them made every
+    call of `outer` trace again (and left no current trace to save)."""
+
+    @rt.function(input_signature=[rt.TensorSpec([], rt.int32)])
+    def outer(x):
+        b = 0
+
+        @rt.function(input_signature=[rt.TensorSpec([], rt.int32)])
+        @doubled
+        def inner(v):
+            return v + b
+
+        b = inner(x) - 1
+        return b
+
+    assert outer(rt.constant(1)).numpy() == 1
+    assert outer(rt.constant(2)).numpy() == 3
+    assert outer.experimental_get_tracing_count() == 1
+    assert len(outer.current_traces()) == 1

@@ -128,13 +128,14 @@ class Backend:
         prints every run); a Python `str` when the backend is not building a graph."""
         raise NotImplementedError
 
-    def staged_write(self, slot, saved, origin) -> None:
-        """A staged construct left staged values in `slot` (see operators/slots.py: a global,
-        a variable of an enclosing function, an attribute or item of an object); `saved` is
-        the slot's snapshot from before the construct, `origin` the construct's line. The
-        backend must not let a staged value stay where code outside the traced function reads
-        it: it refuses such a slot when the trace ends, and puts the value back. Slots of the
-        function's own objects are fine."""
+    def staged_write(self, slot, saved, origin, construct: bool = True) -> None:
+        """A staged construct (`construct`) left staged values in `slot` (see
+        operators/slots.py: a global, a variable of an enclosing function, an attribute or item
+        of an object), or a plain assignment at `origin` is about to write it while this
+        backend builds a graph; `saved` is the slot's snapshot from before. The backend must
+        not let a staged value stay where code outside the traced function reads it: it refuses
+        such a slot when the trace ends, and puts the value back. Slots of the function's own
+        objects are fine."""
 
     def contains(self, container, item):
         """`item in container` for a tensor `container` (eager or staged), as numpy's
@@ -171,6 +172,14 @@ def staging_any(values) -> Backend | None:
     for value in values:
         backend = staging(value)
         if backend is not None:
+            return backend
+    return None
+
+
+def building_graph() -> Backend | None:
+    """The first backend that builds a graph now, or None (running eagerly)."""
+    for backend in _BACKENDS:
+        if backend.building_graph():
             return backend
     return None
 

@@ -35,6 +35,7 @@ from autograph.converters import (
     logical_expressions,
     match_statements,
     membership,
+    outside_writes,
     return_statements,
     unsupported,
 )
@@ -87,6 +88,9 @@ def convert_tree(node, ctx: Context, nodes=None):
     if gast.ListComp in present or any(
             type(n) is gast.Attribute and n.attr in lists.MUTATORS for n in nodes):
         node = lists.transform(node, ctx)
+    # Before jumps and control flow move the statements into generated functions.
+    if outside_writes.has_writes(nodes):
+        node = outside_writes.transform(node, ctx)
     # Jumps are lowered before control flow, which needs structured code.
     if gast.Return in present:
         node = return_statements.transform(node, ctx)

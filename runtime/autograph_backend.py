@@ -75,7 +75,7 @@ class RuntimeBackend(autograph.Backend):
         return isinstance(value, (SymbolicTensor, TensorList))
 
     def building_graph(self) -> bool:
-        return context.current_graph() is not None
+        return context.busy != 0 and context.current_graph() is not None
 
     def cond(self, pred, true_fn, false_fn, names):
         return cond(truth(pred), true_fn, false_fn, names=names)
@@ -242,8 +242,8 @@ class RuntimeBackend(autograph.Backend):
     def builtin(self, fn, args, kwargs):
         return python_builtins.call(fn, args, kwargs)
 
-    def staged_write(self, slot, saved, origin):
-        context.note_staged_write(outside_state.Write(slot, saved, origin))
+    def staged_write(self, slot, saved, origin, construct=True):
+        context.note_staged_write(outside_state.Write(slot, saved, origin, construct))
 
     # Formatting, `bool(x)` and `x in t`.
     def format(self, template, style, values):

@@ -1,13 +1,15 @@
-"""Outside state written by staged control flow: no graph placeholder is left behind.
+"""Outside state written while tracing: no graph placeholder is left behind.
 
 A graph `if` or loop that assigns a global, a variable of an enclosing function, or an
 attribute or item of an object sets it to its graph value, a placeholder that exists only
-while the function is traced. Where code outside the function can read it after the call (a
-global; a cell or object that anything else still holds when the function has returned: an
-argument, a global, a container, a caller, the outputs), the trace is refused at the
-construct's line with the fix, and the value from before the trace is put back, so the user's
-objects never hold a placeholder. State of the function's own objects (made in the call and
-held by nothing else when it returns) is left alone: it dies with the call.
+while the function is traced; so does a plain assignment of a graph value to an attribute, an
+item or a global in converted code (autograph/converters/outside_writes.py notes those). Where
+code outside the function can read it after the call (a global; a cell or object that anything
+else still holds when the function has returned: an argument, a global, a container, a caller,
+the outputs), the trace is refused at the construct's (or assignment's) line with the fix, and
+the value from before the call is put back, so the user's objects never hold a placeholder.
+State of the function's own objects (made in the call and held by nothing else when it
+returns) is left alone: it dies with the call.
 """
 
 from __future__ import annotations
@@ -23,12 +25,13 @@ from runtime.tensor_list import TensorList
 
 class Write:
     """A slot (autograph/operators/slots.py: `holder`, `kind`, `name`, `get`, `reset`) that a
-    staged construct left holding staged values."""
+    staged construct left holding staged values (`construct`), or that a plain assignment
+    wrote while the graph was built; `saved` is its value from before."""
 
-    __slots__ = ("slot", "saved", "origin")
+    __slots__ = ("slot", "saved", "origin", "construct")
 
-    def __init__(self, slot, saved, origin):
-        self.slot, self.saved, self.origin = slot, saved, origin
+    def __init__(self, slot, saved, origin, construct=True):
+        self.slot, self.saved, self.origin, self.construct = slot, saved, origin, construct
 
 
 def check(writes: list, outputs) -> None:
@@ -42,11 +45,16 @@ def check(writes: list, outputs) -> None:
     ours = {id(writes), id(staged)}
     for write in writes:
         ours |= {id(write), id(write.slot), id(getattr(write.slot, "__dict__", None))}
-    leaking = [w for w in staged if w.slot.kind == "global" or id(w.slot.holder) in returned
-               or _held_elsewhere(w.slot, ours)]
+    outside = {}  # holder id -> whether code outside the function can read it
+    for write in staged:
+        holder = id(write.slot.holder)
+        if holder not in outside:
+            outside[holder] = (write.slot.kind == "global" or holder in returned
+                               or _held_elsewhere(write.slot, ours))
+    leaking = [w for w in staged if outside[id(w.slot.holder)]]
     if leaking:
         restore(writes)
-        raise _error(leaking[0])
+        raise _error(min(leaking, key=lambda w: not w.construct))  # (a construct's first)
 
 
 def refusal_for(writes: list, error: ForeignTensorError):
@@ -104,8 +112,9 @@ def _error(write: Write) -> OperatorNotAllowedInGraphError:
             "nonlocal": "a variable of an enclosing function"}.get(
         slot.kind, "state of an object that outlives the call (an argument, a global, held by "
         "one, or returned)")
+    how = "in a graph `if`/loop here" if write.construct else "a graph value here"
     return OperatorNotAllowedInGraphError(with_origin(
-        f"{slot.name} is assigned in a graph `if`/loop here, so after tracing it would hold the "
+        f"{slot.name} is assigned {how}, so after tracing it would hold the "
         f"graph's placeholder, not a value: it is {what}, which code outside the rt.function "
         "reads after the call (it was left as it was). Return the value from the function and "
         f"assign it after the call, or keep it in an rt.Variable (`{slot.name}.assign(...)`), "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gast
 
 from autograph import templates, traversal
+from autograph.anno import Anno, hasanno
 
 
 def transform(node, ctx):
@@ -46,5 +47,8 @@ class _Calls(traversal.Transformer):
 
 
 def _is_generated(func) -> bool:
+    """`ag__.*`, or a builtin that a converter calls (`globals()`): a name it marked."""
+    if isinstance(func, gast.Name):
+        return hasanno(func, Anno.GENERATED)
     return isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
         func.value.id == "ag__"

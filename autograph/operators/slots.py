@@ -2,10 +2,12 @@
 
     ag__.Nonlocal('i')         a variable that nested functions share (bodies say `nonlocal i`)
     ag__.Global('total')       a variable declared `global` (bodies say `global total`)
+    ag__.Global('total', globals())   the same, bound (before a plain assignment of it)
     ag__.Item(d, 'k', "d['k']")  a subscript written in the body
     ag__.Attr(o, 'n', 'o.n')     an attribute written in the body
 
-In plain Python the body's own writes are the semantics, and operators never touch slots. A
+In plain Python the body's own writes are the semantics, and operators never touch slots
+(`writing` only notes them while a graph is built: converters/outside_writes.py). A
 staged construct reads each slot before and after tracing a path, sets it to the staged values
 while tracing, and finally to the construct's outputs (see `control_flow`). A slot that holds
 nothing (an empty cell, a missing key or attribute) reads as `Undefined`; setting `Undefined`
@@ -18,6 +20,7 @@ import copy
 
 from autograph import backends
 from autograph.operators.special_values import Undefined
+from autograph.origins import caller_origin
 
 
 class Slot:
@@ -97,9 +100,9 @@ class Global(Slot):
 
     kind = "global"
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, namespace: dict | None = None):
         self.name = name
-        self.namespace = None
+        self.namespace = namespace  # (None until bound to a function's globals)
 
     def bind(self, functions) -> Slot:
         if self.namespace is not None:
@@ -208,3 +211,14 @@ class Attr(Slot):
                 pass
         else:
             setattr(self.obj, self.attr, value)
+
+
+def writing(slot: Slot) -> None:
+    """Before a plain assignment of `slot` (an attribute, an item or a global): while a
+    backend builds a graph, it notes the slot with its value from before, so that a graph value
+    left there when the trace ends is refused at this line (`Backend.staged_write`)."""
+    backend = backends.building_graph()
+    if backend is None or backends.tensor_backend(slot.holder) is not None or (
+            backends.tensor_backend(getattr(slot, "key", None)) is not None):
+        return  # (an item of a tensor or a staged list, or at a tensor index: graph state)
+    backend.staged_write(slot, slot.snapshot(), caller_origin(), construct=False)

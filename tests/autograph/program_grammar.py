@@ -191,16 +191,14 @@ OPERATOR_TRUTH = True
 # helper that writes an attribute of the object passed in under `if v ...:` or `for j in
 # rt.range(v % 3):`. test_differential compares that state after each run too (`outside()`,
 # reset by `reset_outside()` before each run): plain Python's, or an error (the graph refuses
-# these writes with a located error, which the rule allows). Read after a write in a graph `if`:
-# `def put(obj, v): if v > 0: obj.attr = v`, and in `f`: `if x < 0: a = 1`, `else: put(OBJ,
-# x)`, `return OBJ.attr` (x=1) gives 1 (OBJ.attr 1) / the same / ForeignTensorError "The
-# function returns if_6:0 (output), a symbolic tensor of another graph." (not located).
-OUTSIDE_STATE = False
+# these writes with a located error, which the rule allows), also when `f` reads the state back
+# in the same call (`put(OBJ, x)` in a graph `if`, then `return OBJ.attr`).
+OUTSIDE_STATE = True
 # Outside state written anywhere, also where the graph runs the write as plain Python while it
 # traces (at the top of `f`, under a Python `if`): `OUT['k']`, `G` and `OBJ.attr` are targets
-# of every assignment (with OUTSIDE_STATE). The graph leaves its placeholder there: `OUT['k'] =
-# x`, `return 1` gives 1 (OUT['k'] 1) / the same / 1 with OUT['k'] a SymbolicTensor 'x:0'.
-OUTSIDE_STATE_ANYWHERE = False
+# of every assignment (with OUTSIDE_STATE); a graph value written there is refused at the
+# assignment's line (autograph/converters/outside_writes.py).
+OUTSIDE_STATE_ANYWHERE = True
 
 def _override_flags(text):
     """FUZZ_FLAGS=NAME,NAME=0,...: turns flags of this module on (`NAME`, `NAME=1`) or off

@@ -309,8 +309,10 @@ def boundary_outcomes(module):
 # Documented limits of the decorated program run as converted code on eager tensors, where the
 # undecorated one returns: (exception class, message pattern). README (Composition): a callee's
 # result is a tensor when it is called eagerly, so a Python number it computes in a graph loop
-# comes back as an int32 or float32 tensor and meeting a tensor of another dtype raises.
-DOCUMENTED_CONVERTED_LIMITS = ((TypeError, r"operands have different dtypes"),)
+# comes back as an int32 or float32 tensor and meeting a tensor of another dtype raises (or,
+# passed to a callee with an input_signature of another dtype, does not match it).
+DOCUMENTED_CONVERTED_LIMITS = ((TypeError, r"operands have different dtypes"),
+                               (TypeError, r"which does not match its input_signature"))
 
 
 def boundary_disagreement(plain_results, boundary_results, path, counts=None):

@@ -345,7 +345,7 @@ def test_a_global_written_in_a_graph_loop_is_refused_and_left_as_it_was():
                        match=f"COUNTER is assigned in a graph `if`/loop here, {PLACEHOLDER}.*"
                        "a global variable.*rt.Variable") as caught:
         rt.function(global_in_staged_loop)(rt.constant(4))
-    assert COUNTER == 0  # as the trace's Python code (`COUNTER = 0`, before the loop) left it
+    assert COUNTER == 7  # as it was before the call (its plain `COUNTER = 0` is undone too)
     assert "test_python_numbers.py\", line" in str(caught.value)
     assert global_in_staged_loop(4) == 6 and COUNTER == 6  # Python
 
@@ -441,6 +441,60 @@ def test_outside_state_read_back_in_the_same_call_is_refused_at_the_write():
         rt.function(read_back_after_a_helpers_write)(rt.constant(1))
     assert HELD.attr == 0
     assert read_back_after_a_helpers_write(1) == 1  # Python
+
+
+LAST = {"y": None}
+TOTAL = 0.0
+
+
+class Recorder:
+    def __init__(self):
+        self.last = None
+
+    def remember(self, x):
+        y = x * 2.0
+        self.last = y
+        return y
+
+
+def item_of_a_module_dict_assigned(x):
+    LAST["y"] = x + 1.0
+    return x
+
+
+def global_assigned(x):
+    global TOTAL
+    TOTAL = x + 1.0
+    return x
+
+
+def own_objects_assigned(x):
+    box, table = Box(), {}
+    box.v = x * 2.0
+    table["a"] = box.v
+    return table["a"]
+
+
+def test_a_plain_assignment_of_a_graph_value_to_outside_state_is_refused_at_its_line():
+    recorder = Recorder()
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
+                       match=r"self.last is assigned a graph value here(.|\n)*"
+                       r"test_python_numbers.py\", line \d+\n +self.last = y"):
+        rt.function(recorder.remember)(rt.constant(1.0))
+    assert recorder.last is None
+    assert autograph.to_graph(recorder.remember)(rt.constant(1.0)).numpy() == 2.0  # eager
+    assert recorder.last.numpy() == 2.0
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match=r"LAST\['y'\] is "):
+        rt.function(item_of_a_module_dict_assigned)(rt.constant(1.0))
+    assert LAST == {"y": None}
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="TOTAL is .*a global"):
+        rt.function(global_assigned)(rt.constant(1.0))
+    assert TOTAL == 0.0
+    assert "ag__.writing(ag__.Global('TOTAL', globals()))" in autograph.to_code(global_assigned)
+
+
+def test_plain_assignments_to_the_functions_own_objects_are_fine():
+    assert_agree(own_objects_assigned, F32(2.0))
 
 
 # ---- a Python number carried by a graph loop, passed to an rt.function ----------------------

@@ -4,7 +4,6 @@ and how a call's outputs are packed into the structure the Python function retur
 from __future__ import annotations
 
 import itertools
-import linecache
 import threading
 
 import numpy as np
@@ -14,6 +13,7 @@ from runtime.conversion import convert_to_tensor
 from runtime.errors import Error, NoLoweringError
 from runtime.executor import codegen
 from runtime.executor.interpreter import locate_error
+from runtime.generated_code import compile_function
 from runtime.graph import Graph
 from runtime.passes import optimize_graph, run_passes
 from runtime.signature import TensorSpec, is_tensor_leaf, leaf_str
@@ -250,9 +250,7 @@ def _make_caller(run, structure, pack, locate, copy_read_only=True):
         lines.append(f"    return {names}")
     source = "\n".join(lines) + "\n"
     filename = f"<rt-call {next(_caller_ids)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(compile(source, filename, "exec"), scope)  # noqa: S102
-    return scope["call"]
+    return compile_function(source, filename, scope, "call")
 
 
 _caller_ids = itertools.count()

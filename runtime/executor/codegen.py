@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import functools
 import itertools
-import linecache
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from autograph.namer import fresh_name
+from runtime.generated_code import compile_function
 from runtime.graph import Graph, Operation
 from runtime.ops import control_flow_ops as cf
 from runtime.ops.control_flow_ops import IF, WHILE
@@ -424,12 +424,4 @@ def compile_graph(graph: Graph, emitter_class=None):
 def load(generated: Generated):
     """The function `run` of `generated`, compiled in memory (its source in linecache, for
     tracebacks)."""
-    linecache.cache[generated.filename] = (
-        len(generated.source),
-        None,
-        generated.source.splitlines(True),
-        generated.filename,
-    )
-    namespace = dict(generated.globals)
-    exec(compile(generated.source, generated.filename, "exec"), namespace)  # noqa: S102
-    return namespace["run"]
+    return compile_function(generated.source, generated.filename, dict(generated.globals), "run")

@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import functools
 import itertools
-import linecache
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from runtime.generated_code import compile_function
 from runtime.ops.registry import GRADIENT, define_op, lacks
 
 # Arrays at least this big are shared out block by block between the calling thread and a
@@ -105,11 +105,9 @@ def compile_program(program, slot_dtypes, results, array_inputs, shape, block):
     """The Python function (inputs -> tuple of result arrays) that runs `program`."""
     source = program_source(program, slot_dtypes, results, array_inputs, shape, block)
     filename = f"<rt-fused-elementwise #{next(_file_ids)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = {"np": np, "run_blocks": run_blocks}
     namespace.update({name: getattr(np, name) for name, _, _ in program})
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102
-    return namespace["fused"]
+    return compile_function(source, filename, namespace, "fused")
 
 
 def program_source(program, slot_dtypes, results, array_inputs, shape, block) -> str:

@@ -1,0 +1,17 @@
+"""Compiling Python source that the runtime generates (graph functions, fused kernels, call
+wrappers): its text is registered in `linecache` under its `<rt-...>` file name, so that
+tracebacks and `inspect` show it, and removed when the function is collected."""
+
+from __future__ import annotations
+
+import linecache
+import weakref
+
+
+def compile_function(source: str, filename: str, scope: dict, name: str):
+    """The function `name` that `source` defines, run in `scope` (which it fills)."""
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), scope)  # noqa: S102
+    function = scope[name]
+    weakref.finalize(function, linecache.cache.pop, filename, None)
+    return function

@@ -215,7 +215,10 @@ def describe(outcome):
     if isinstance(outcome, Exception):
         notes = "".join("\n    " + note.replace("\n", "\n    ")
                         for note in getattr(outcome, "__notes__", []))
-        return f"{type(outcome).__name__}: {outcome}{notes}"
+        frames = traceback.extract_tb(outcome.__traceback__)
+        raised = f"\n    (raised at {frames[-1].filename}:{frames[-1].lineno}: {frames[-1].line})" \
+            if frames else ""
+        return f"{type(outcome).__name__}: {outcome}{notes}{raised}"
     return repr(outcome)
 
 
@@ -301,9 +304,28 @@ def boundary_outcomes(module):
 
     def run(args):
         tensors = as_tensor_args(args)
-        return (_with_state(module, lambda: autograph.to_graph(fn)(*tensors)),
-                _with_state(module, lambda: graph_fn(*tensors)))
+        converted = autograph.to_graph(fn)
+        return (_reused(module, graph_fn, lambda: _with_state(module, lambda: converted(*tensors))),
+                _reused(module, graph_fn, lambda: _with_state(module, lambda: graph_fn(*tensors))))
     return run
+
+
+class Reused(NamedTuple):
+    """A decorated run that traced nothing (every rt.function it called reused a graph):
+    the Python side effects of tracing (outside state written with Python values) did not run
+    again, as documented (README: they happen once, while tracing)."""
+
+    result: object
+    outside: dict
+
+
+def _reused(module, graph_fn, call):
+    functions = [graph_fn] + [v for v in vars(module).values()
+                              if isinstance(v, Function) and v is not graph_fn]
+    before = sum(f.experimental_get_tracing_count() for f in functions)
+    outcome = call()
+    traced = sum(f.experimental_get_tracing_count() for f in functions) != before
+    return Reused(*outcome) if isinstance(outcome, WithState) and not traced else outcome
 
 
 # Documented limits of the decorated program run as converted code on eager tensors, where the
@@ -313,6 +335,11 @@ def boundary_outcomes(module):
 # passed to a callee with an input_signature of another dtype, does not match it).
 DOCUMENTED_CONVERTED_LIMITS = ((TypeError, r"operands have different dtypes"),
                                (TypeError, r"which does not match its input_signature"))
+# ... and of the decorated graph: a Python number a callee returns is a graph value (its
+# stand-in) in the caller's graph, so assigning it to outside state is refused (README,
+# Composition), where without the boundary a number is assigned while tracing.
+DOCUMENTED_GRAPH_LIMITS = ((rt.errors.OperatorNotAllowedInGraphError,
+                            r"is assigned a graph value here"),)
 
 
 def boundary_disagreement(plain_results, boundary_results, path, counts=None):
@@ -337,10 +364,23 @@ def boundary_disagreement(plain_results, boundary_results, path, counts=None):
                     counts["decorated converted: a documented limit (an eager call's result "
                            "is a tensor)"] += 1
                 continue
+            if label == "graph" and is_clear_error(value, path) and any(
+                    isinstance(value, kind) and re.search(pattern, str(value))
+                    for kind, pattern in DOCUMENTED_GRAPH_LIMITS):
+                if counts is not None:
+                    counts["decorated graph: a documented limit (a callee's number is a graph "
+                           "value, not assigned to outside state)"] += 1
+                continue
             if not isinstance(plain, Exception):
                 return f"decorated {label} raised, undecorated {label} returned a value"
             if label == "graph" and not is_clear_error(value, path):
                 return "decorated graph raised an unclear error (undecorated graph raised too)"
+            continue
+        if isinstance(value, Reused):  # (its outside state is that of an earlier trace)
+            if not _same(value.result, python.result):
+                return f"decorated {label} differs from Python"
+            if counts is not None and not _same(value.outside, python.outside):
+                counts[f"decorated {label}: outside state written while tracing only"] += 1
             continue
         if not _same(value, python):
             return f"decorated {label} differs from Python"

@@ -1,7 +1,9 @@
 """`rt.function(f, jit_compile="xla")`: graphs compiled by XLA, through JAX.
 
-The graph is lowered op by op to `jax.numpy` / `jax.lax` by each op's JAX rule (registered
-below against the op objects): `If` becomes `lax.cond`, `While` becomes `lax.while_loop`, and
+The graph is lowered op by op to `jax.numpy` / `jax.lax` by each op's JAX rule: an op declared
+as a numpy ufunc (`Elementwise.ufunc`, see ops/math_ops.py) is `jnp.<ufunc>`, the other ops'
+rules are registered below against the op objects: `If` becomes `lax.cond`, `While` becomes
+`lax.while_loop`, and
 `jax.jit` compiles the whole function for the shapes of each call's arguments. Values that are
 known while tracing (shapes, and what is computed from them only) stay numpy values, so a
 reshape to a computed shape is static, as XLA needs.
@@ -42,7 +44,15 @@ from runtime.ops import (
     string_ops,
 )
 from runtime.ops.fused_ops import FUSED_ELEMENTWISE
-from runtime.ops.registry import CONST, JAX, PLACEHOLDER, REGISTRY, lacks, register_rules
+from runtime.ops.registry import (
+    CONST,
+    JAX,
+    PLACEHOLDER,
+    REGISTRY,
+    derive_rules,
+    lacks,
+    register_rules,
+)
 
 _jax = None
 
@@ -180,6 +190,13 @@ def _elementwise(numpy_fn, jax_name):
             return np.asarray(numpy_fn(*xs)).astype(dtype)
         return getattr(_jnp(), jax_name)(*xs).astype(dtype)
     return rule
+
+
+def _ufunc(opdef):
+    """The JAX rule of an op declared as a numpy ufunc: `jnp.<ufunc>` (`np.<ufunc>` on values
+    known while tracing)."""
+    ufunc = opdef.elementwise and opdef.elementwise.ufunc
+    return _elementwise(getattr(np, ufunc), ufunc) if ufunc else None
 
 
 def _integer_division(numpy_fn, jax_name):
@@ -373,46 +390,12 @@ _INDEXING = frozenset({array_ops.GETITEM, array_ops.GATHER})
 _CHECK_WORDS = {array_ops.GETITEM: "index", array_ops.GATHER: "index",
                 io_ops.ASSERT: "assertion"}
 
+derive_rules(JAX, _ufunc)  # the rule of every op declared as a ufunc, unless written here
 register_rules(JAX, {
     CONST: _const,
-    math_ops.ADD: _elementwise(np.add, "add"),
-    math_ops.SUB: _elementwise(np.subtract, "subtract"),
-    math_ops.MUL: _elementwise(np.multiply, "multiply"),
-    math_ops.DIV: _elementwise(np.true_divide, "true_divide"),
     math_ops.FLOORDIV: _integer_division(np.floor_divide, "floor_divide"),
     math_ops.MOD: _integer_division(np.mod, "mod"),
-    math_ops.POW: _elementwise(np.power, "power"),
-    math_ops.MAXIMUM: _elementwise(np.maximum, "maximum"),
-    math_ops.MINIMUM: _elementwise(np.minimum, "minimum"),
-    math_ops.EQUAL: _elementwise(np.equal, "equal"),
-    math_ops.NOT_EQUAL: _elementwise(np.not_equal, "not_equal"),
-    math_ops.LESS: _elementwise(np.less, "less"),
-    math_ops.LESS_EQUAL: _elementwise(np.less_equal, "less_equal"),
-    math_ops.GREATER: _elementwise(np.greater, "greater"),
-    math_ops.GREATER_EQUAL: _elementwise(np.greater_equal, "greater_equal"),
-    math_ops.LOGICAL_AND: _elementwise(np.logical_and, "logical_and"),
-    math_ops.LOGICAL_OR: _elementwise(np.logical_or, "logical_or"),
-    math_ops.LOGICAL_XOR: _elementwise(np.logical_xor, "logical_xor"),
-    math_ops.BITWISE_AND: _elementwise(np.bitwise_and, "bitwise_and"),
-    math_ops.BITWISE_OR: _elementwise(np.bitwise_or, "bitwise_or"),
-    math_ops.BITWISE_XOR: _elementwise(np.bitwise_xor, "bitwise_xor"),
-    math_ops.INVERT: _elementwise(np.invert, "invert"),
-    math_ops.LEFT_SHIFT: _elementwise(np.left_shift, "left_shift"),
-    math_ops.RIGHT_SHIFT: _elementwise(np.right_shift, "right_shift"),
-    math_ops.LOGICAL_NOT: _elementwise(np.logical_not, "logical_not"),
-    math_ops.NEG: _elementwise(np.negative, "negative"),
-    math_ops.ABS: _elementwise(np.abs, "abs"),
-    math_ops.SIGN: _elementwise(np.sign, "sign"),
-    math_ops.EXP: _elementwise(np.exp, "exp"),
-    math_ops.LOG: _elementwise(np.log, "log"),
-    math_ops.SQRT: _elementwise(np.sqrt, "sqrt"),
-    math_ops.SQUARE: _elementwise(np.square, "square"),
-    math_ops.SIN: _elementwise(np.sin, "sin"),
-    math_ops.COS: _elementwise(np.cos, "cos"),
-    math_ops.TANH: _elementwise(np.tanh, "tanh"),
     math_ops.ROUND: _elementwise(np.round, "round"),
-    math_ops.FLOOR: _elementwise(np.floor, "floor"),
-    math_ops.CEIL: _elementwise(np.ceil, "ceil"),
     math_ops.SIGMOID: _sigmoid,
     math_ops.RELU: _relu,
     math_ops.WHERE: _elementwise(np.where, "where"),

@@ -2,15 +2,18 @@
 
 The graph is written as Python the way the default executor writes it (`If` as `if`/`else`,
 `While` as `while`), but each op becomes an expression that numba's `njit` compiles: its NUMBA
-rule, registered below against the op objects. The function is compiled for the argument
+rule. An op declared as a numpy ufunc (`Elementwise.ufunc`, see ops/math_ops.py) is that
+ufunc, `np.<ufunc>(...)`; the table at the end registers the rules of the other ops (and of
+the ufuncs written otherwise) against the op objects. The function is compiled for the argument
 types of its signature on the first call. Results equal the default executor's bit for bit,
-except for the ops in NOT_EXACT and FLOAT_SUMS, which may differ in the last bits: exp, log,
-sin, cos, tanh and sigmoid (numba takes them from LLVM's math library, numpy from its own: a few
-ulp), matmul (numba's BLAS comes through SciPy) and float sums and means (numba adds in another
-order than numpy's pairwise sums). For the rest, scalar results are converted to the op's dtype
-(numba computes integer scalars in int64) and numbers in expressions are typed constants of the
-op's dtype. Reductions run over all axes only. An op without a NUMBA rule is a located
-NoLoweringError naming it; the extra `numba` must be installed.
+except for the ops that `exact` says no to and FLOAT_SUMS, which may differ in the last bits:
+the math functions declared not exact (exp, log, sin, cos, tanh, sigmoid: numba takes them from
+LLVM's math library, numpy from its own: a few ulp), matmul (numba's BLAS comes through SciPy)
+and float sums and means (numba adds in another order than numpy's pairwise sums). For the
+rest, scalar results are converted to the op's dtype (numba computes integer scalars in int64)
+and numbers in expressions are typed constants of the op's dtype. Reductions run over all axes
+only. An op without a NUMBA rule is a located NoLoweringError naming it; the extra `numba` must
+be installed.
 """
 
 from __future__ import annotations
@@ -21,7 +24,15 @@ from runtime.errors import NoLoweringError, with_origin
 from runtime.executor import codegen
 from runtime.ops import array_ops, creation_ops, math_ops, reduction_ops
 from runtime.ops.control_flow_ops import IF, WHILE
-from runtime.ops.registry import CONST, NUMBA, PLACEHOLDER, REGISTRY, lacks, register_rules
+from runtime.ops.registry import (
+    CONST,
+    NUMBA,
+    PLACEHOLDER,
+    REGISTRY,
+    derive_rules,
+    lacks,
+    register_rules,
+)
 
 
 class NumbaEmitter(codegen.Emitter):
@@ -214,6 +225,13 @@ def _function(name):
     return lambda op, a, typed: _as_dtype(op, f"{name}({', '.join(a)})")
 
 
+def _ufunc(opdef):
+    """The NUMBA rule of an op declared as a numpy ufunc: `np.<ufunc>(...)`, which numba
+    compiles as numpy computes it."""
+    ufunc = opdef.elementwise and opdef.elementwise.ufunc
+    return _function(f"np.{ufunc}") if ufunc else None
+
+
 def _sigmoid(op, a, typed):
     one = typed(1, op.outputs[0].dtype)
     return _as_dtype(op, f"({one} / ({one} + np.exp(-{a[0]})))")
@@ -310,56 +328,43 @@ def _transpose(op, a, typed):
     return f"np.ascontiguousarray(np.transpose({a[0]}, {tuple(op.attrs['perm'])!r}))"
 
 
+def exact(opdef) -> bool:
+    """Whether numba computes `opdef` bit for bit as numpy does: not a math function declared
+    not exact (LLVM's math library, not numpy's: a few ulp) and not matmul (numba's BLAS).
+    Float sums and means are not exact either (FLOAT_SUMS)."""
+    return opdef is not math_ops.MATMUL and (opdef.elementwise is None or opdef.elementwise.exact)
+
+
 def lowers_exactly(graph) -> bool:
     """Whether numba computes every op of `graph` bit for bit as the default executor does
-    (no TRANSCENDENTAL op, and a NUMBA rule for each op)."""
+    (each op `exact`, no float sum, and a NUMBA rule for each op)."""
     return all(op.opdef in (PLACEHOLDER, CONST, IF, WHILE) or (
-        op.opdef.rule(NUMBA) is not None and op.opdef not in NOT_EXACT and not (
+        op.opdef.rule(NUMBA) is not None and exact(op.opdef) and not (
             op.opdef in FLOAT_SUMS and op.inputs[0].dtype.is_floating))
         for op in graph.walk())
 
 
-TRANSCENDENTAL = frozenset({math_ops.EXP, math_ops.LOG, math_ops.SIN, math_ops.COS, math_ops.TANH,
-                            math_ops.SIGMOID})
-# Ops whose numba results may differ from numpy's in the last bits: LLVM's math library, a BLAS
-# of its own for matmul, and float sums added in another order.
-NOT_EXACT = TRANSCENDENTAL | {math_ops.MATMUL}
+# Sums and means of floats: numba adds in another order than numpy's pairwise sums.
 FLOAT_SUMS = frozenset({reduction_ops.SUM, reduction_ops.MEAN})
+derive_rules(NUMBA, _ufunc)  # the rule of every op declared as a ufunc, unless written here
 register_rules(NUMBA, {
+    # Python operators (as the default executor writes them); on scalars numba computes them
+    # as Python does (a division by zero raises ZeroDivisionError)
     math_ops.ADD: _operator("({} + {})"),
     math_ops.SUB: _operator("({} - {})"),
     math_ops.MUL: _operator("({} * {})"),
     math_ops.DIV: _operator("({} / {})"),
     math_ops.FLOORDIV: _operator("({} // {})"),
     math_ops.MOD: _operator("({} % {})"),
-    math_ops.MAXIMUM: _function("np.maximum"),
-    math_ops.MINIMUM: _function("np.minimum"),
     math_ops.EQUAL: _operator("({} == {})"),
     math_ops.NOT_EQUAL: _operator("({} != {})"),
     math_ops.LESS: _operator("({} < {})"),
     math_ops.LESS_EQUAL: _operator("({} <= {})"),
     math_ops.GREATER: _operator("({} > {})"),
     math_ops.GREATER_EQUAL: _operator("({} >= {})"),
-    math_ops.LOGICAL_AND: _function("np.logical_and"),
-    math_ops.LOGICAL_OR: _function("np.logical_or"),
-    math_ops.LOGICAL_XOR: _function("np.logical_xor"),
-    math_ops.LOGICAL_NOT: _function("np.logical_not"),
-    math_ops.BITWISE_AND: _function("np.bitwise_and"),
-    math_ops.BITWISE_OR: _function("np.bitwise_or"),
-    math_ops.BITWISE_XOR: _function("np.bitwise_xor"),
-    math_ops.INVERT: _function("np.invert"),
     math_ops.NEG: _operator("(-{})"),
-    math_ops.ABS: _function("np.abs"),
-    math_ops.SIGN: _function("np.sign"),
-    math_ops.EXP: _function("np.exp"),
-    math_ops.LOG: _function("np.log"),
-    math_ops.SQRT: _function("np.sqrt"),
     math_ops.SQUARE: _operator("({0} * {0})"),
-    math_ops.SIN: _function("np.sin"),
-    math_ops.COS: _function("np.cos"),
-    math_ops.TANH: _function("np.tanh"),
-    math_ops.FLOOR: _function("np.floor"),
-    math_ops.CEIL: _function("np.ceil"),
+    # not ufuncs
     math_ops.SIGMOID: _sigmoid,
     math_ops.RELU: _relu,
     math_ops.WHERE: _select,
@@ -383,6 +388,8 @@ lacks(NUMBA, "the emitter writes it: an argument, a constant, an `if`, a `while`
       PLACEHOLDER, CONST, IF, WHILE)
 lacks(NUMBA, "numba's shifts are undefined for counts past the width, numpy's give 0 or -1",
       math_ops.LEFT_SHIFT, math_ops.RIGHT_SHIFT)
+lacks(NUMBA, "not lowered to numba yet", math_ops.POW, math_ops.STRING_EQUAL,
+      math_ops.STRING_NOT_EQUAL)  # declared as ufuncs: their derived rule is turned off
 lacks(NUMBA, "not lowered to numba yet", *[
     opdef for opdef in REGISTRY.values() if opdef.rule(NUMBA) is None and NUMBA not in
     opdef.lacking])

@@ -2,9 +2,10 @@
 
 A rule gets the Builder of the ONNX graph being written, the Operation (its attrs, input and
 output dtypes/shapes, origin) and the ONNX names of its inputs; it adds nodes and returns one
-name per op output. Rules raise `unsupported(op, reason)` for what ONNX cannot express. The
-table at the end registers each rule against its op object (`op.opdef.rule(ONNX)`); ops that
-have none say why (`lacks`).
+name per op output. Rules raise `unsupported(op, reason)` for what ONNX cannot express. An
+elementwise op that declares the ONNX op of its semantics (`Elementwise.onnx`, see
+ops/math_ops.py) is that one node; the table at the end registers the rules of the other ops
+against their op objects (`op.opdef.rule(ONNX)`); ops that have none say why (`lacks`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from runtime.ops import (
 )
 from runtime.ops import control_flow_ops as cf
 from runtime.ops.fused_ops import FUSED_ELEMENTWISE
-from runtime.ops.registry import CONST, ONNX, PLACEHOLDER, lacks, register_rules
+from runtime.ops.registry import CONST, ONNX, PLACEHOLDER, derive_rules, lacks, register_rules
 
 INT64_MAX = np.iinfo(np.int64).max
 INT64_MIN = np.iinfo(np.int64).min
@@ -45,6 +46,17 @@ def _floats_only(onnx_type):
         return [b.one(onnx_type, *x)]
 
     return rule
+
+
+def _declared(opdef):
+    """The ONNX rule of an elementwise op that declares its ONNX op: that one node (on floats
+    only, for an op that takes floats only)."""
+    declared = opdef.elementwise
+    if declared is None or declared.onnx is None:
+        return None
+    if all(dtype.is_floating for dtype in declared.accepts):
+        return _floats_only(declared.onnx)
+    return _same(declared.onnx)
 
 
 # ---- elementwise arithmetic -------------------------------------------------------------------
@@ -604,49 +616,20 @@ def _while(b, op, x):
     return b.node("Loop", [trips, first_test, *loop_vars], n, body=loop_body)
 
 
+derive_rules(ONNX, _declared)  # the rule of every op that declares its ONNX op
 register_rules(ONNX, {
     CONST: _const,
     # arithmetic
     math_ops.ADD: _add,
-    math_ops.SUB: _same("Sub"),
-    math_ops.MUL: _same("Mul"),
     math_ops.DIV: _real_div,
     math_ops.FLOORDIV: _floor_div,
     math_ops.MOD: _floor_mod,
-    math_ops.POW: _same("Pow"),
-    math_ops.MAXIMUM: _same("Max"),
-    math_ops.MINIMUM: _same("Min"),
-    math_ops.EQUAL: _same("Equal"),
     math_ops.NOT_EQUAL: _not_equal,
-    math_ops.STRING_EQUAL: _same("Equal"),
     math_ops.STRING_NOT_EQUAL: _not_equal,
-    math_ops.LESS: _same("Less"),
-    math_ops.LESS_EQUAL: _same("LessOrEqual"),
-    math_ops.GREATER: _same("Greater"),
-    math_ops.GREATER_EQUAL: _same("GreaterOrEqual"),
-    math_ops.LOGICAL_AND: _same("And"),
-    math_ops.LOGICAL_OR: _same("Or"),
-    math_ops.LOGICAL_XOR: _same("Xor"),
-    math_ops.BITWISE_AND: _same("BitwiseAnd"),
-    math_ops.BITWISE_OR: _same("BitwiseOr"),
-    math_ops.BITWISE_XOR: _same("BitwiseXor"),
-    math_ops.INVERT: _same("BitwiseNot"),
-    math_ops.LOGICAL_NOT: _same("Not"),
     math_ops.NEG: _neg,
-    math_ops.ABS: _same("Abs"),
-    math_ops.SIGN: _same("Sign"),
-    math_ops.EXP: _floats_only("Exp"),
-    math_ops.LOG: _floats_only("Log"),
-    math_ops.SQRT: _floats_only("Sqrt"),
     math_ops.SQUARE: _square,
-    math_ops.SIN: _floats_only("Sin"),
-    math_ops.COS: _floats_only("Cos"),
-    math_ops.TANH: _floats_only("Tanh"),
-    math_ops.SIGMOID: _floats_only("Sigmoid"),
     math_ops.RELU: _relu,
     math_ops.ROUND: _round,
-    math_ops.FLOOR: _floats_only("Floor"),
-    math_ops.CEIL: _floats_only("Ceil"),
     math_ops.WHERE: _same("Where"),
     math_ops.WHERE_INDICES: _nonzero,
     math_ops.CAST: _cast,

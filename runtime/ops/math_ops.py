@@ -16,8 +16,10 @@ from runtime.ops.registry import (
     FUSED,
     GRADIENT,
     KNOWN_VALUE,
+    Elementwise,
     apply,
     define_op,
+    derive_rules,
     lacks,
     register_rule,
     register_rules,
@@ -39,10 +41,18 @@ def _true_division(dtype):
     return dtype if dtype.is_floating else dtypes.float64
 
 
-def _elementwise(name, kernel, emit=None, *, accepts, result=None):
+def _elementwise(name, ufunc=None, emit=None, *, accepts, result=None, onnx=None, exact=True,
+                 kernel=None, rules=None):
     """Defines an elementwise op with numpy broadcasting on operands of one dtype from
     `accepts`; it returns that dtype, or `result` (a dtype, or a function of the operands'
-    dtype). tests/runtime/test_op_dtypes.py checks each rule against numpy."""
+    dtype). tests/runtime/test_op_dtypes.py checks each rule against numpy.
+
+    Its `Elementwise` declaration (runtime/ops/registry.py) is what the rule kinds derive the
+    op's rules from: `ufunc`, numpy's name of the ufunc the op is (its kernel, unless `kernel`
+    says otherwise; its FUSED step; np.<ufunc> in numba, jnp.<ufunc> in JAX); `onnx`, the ONNX
+    op of the same semantics; `exact=False` for a math function that is not correctly rounded.
+    An op whose rule of a kind is special registers it (`rules`, or in the kind's module)."""
+    declared = Elementwise(accepts, ufunc, onnx, exact)
     wanted = ", ".join(sorted(d.name for d in accepts))
 
     def infer(inputs):
@@ -58,8 +68,19 @@ def _elementwise(name, kernel, emit=None, *, accepts, result=None):
         return [(out, shapes.broadcast(*(t.shape for t in inputs)))]
 
     return define_op(
-        name, infer=infer, kernel=kernel, groups=[ELEMENTWISE, FRESH_OUTPUT], emit=emit
+        name, infer=infer, kernel=kernel or getattr(np, ufunc), groups=[ELEMENTWISE, FRESH_OUTPUT],
+        emit=emit, elementwise=declared, rules=rules,
     )
+
+
+def _fused_steps(opdef):
+    """The FUSED rule of an op declared as a ufunc: that one ufunc on the op's operands ("a",
+    "b"), exactly as its kernel runs (ops/fused_ops.py)."""
+    ufunc = opdef.elementwise and opdef.elementwise.ufunc
+    return ((ufunc, *"ab"[:getattr(np, ufunc).nin]),) if ufunc else None
+
+
+derive_rules(FUSED, _fused_steps)
 
 
 def _binary(expr):
@@ -67,38 +88,41 @@ def _binary(expr):
 
 
 # operator.add, unlike np.add, also concatenates strings (bytes and object arrays of bytes).
-ADD = _elementwise("Add", operator.add, _binary("{} + {}"), accepts=_NUMBERS | _STRINGS)
-SUB = _elementwise("Sub", np.subtract, _binary("{} - {}"), accepts=_NUMBERS)
-MUL = _elementwise("Mul", np.multiply, _binary("{} * {}"), accepts=_NUMBERS)
-DIV = _elementwise("RealDiv", np.true_divide, _binary("{} / {}"), accepts=_NUMBERS,
+ADD = _elementwise("Add", "add", _binary("{} + {}"), accepts=_NUMBERS | _STRINGS,
+                   kernel=operator.add)
+SUB = _elementwise("Sub", "subtract", _binary("{} - {}"), accepts=_NUMBERS, onnx="Sub")
+MUL = _elementwise("Mul", "multiply", _binary("{} * {}"), accepts=_NUMBERS, onnx="Mul")
+DIV = _elementwise("RealDiv", "true_divide", _binary("{} / {}"), accepts=_NUMBERS,
                    result=_true_division)
-FLOORDIV = _elementwise("FloorDiv", np.floor_divide, _binary("{} // {}"), accepts=_NUMBERS)
-MOD = _elementwise("FloorMod", np.mod, _binary("{} % {}"), accepts=_NUMBERS)
+FLOORDIV = _elementwise("FloorDiv", "floor_divide", _binary("{} // {}"), accepts=_NUMBERS)
+MOD = _elementwise("FloorMod", "remainder", _binary("{} % {}"), accepts=_NUMBERS)
 # No `**` emit: on numpy float scalars it rounds differently from np.power (eager's kernel).
-POW = _elementwise("Pow", np.power, accepts=_NUMBERS)
-MAXIMUM = _elementwise("Maximum", np.maximum, accepts=_NUMBERS)
-MINIMUM = _elementwise("Minimum", np.minimum, accepts=_NUMBERS)
+POW = _elementwise("Pow", "power", accepts=_NUMBERS, onnx="Pow", exact=False)
+lacks(FUSED, "np.power is not fused yet (the power pass rewrites x**2 and x**0.5 first)", POW)
+MAXIMUM = _elementwise("Maximum", "maximum", accepts=_NUMBERS, onnx="Max")
+MINIMUM = _elementwise("Minimum", "minimum", accepts=_NUMBERS, onnx="Min")
 
 
-def _predicate(name, kernel, expr=None, accepts=_ORDERED):
+def _predicate(name, ufunc, expr=None, accepts=_ORDERED, onnx=None):
     """An elementwise op that returns bools."""
     emit = _binary(expr) if expr else None
-    return _elementwise(name, kernel, emit, accepts=accepts, result=dtypes.bool_)
+    return _elementwise(name, ufunc, emit, accepts=accepts, result=dtypes.bool_, onnx=onnx)
 
 
-EQUAL = _predicate("Equal", np.equal, "{} == {}")
-NOT_EQUAL = _predicate("NotEqual", np.not_equal, "{} != {}")
-LESS = _predicate("Less", np.less, "{} < {}")
-LESS_EQUAL = _predicate("LessEqual", np.less_equal, "{} <= {}")
-GREATER = _predicate("Greater", np.greater, "{} > {}")
-GREATER_EQUAL = _predicate("GreaterEqual", np.greater_equal, "{} >= {}")
+EQUAL = _predicate("Equal", "equal", "{} == {}", onnx="Equal")
+NOT_EQUAL = _predicate("NotEqual", "not_equal", "{} != {}")  # ONNX: Not(Equal)
+LESS = _predicate("Less", "less", "{} < {}", onnx="Less")
+LESS_EQUAL = _predicate("LessEqual", "less_equal", "{} <= {}", onnx="LessOrEqual")
+GREATER = _predicate("Greater", "greater", "{} > {}", onnx="Greater")
+GREATER_EQUAL = _predicate("GreaterEqual", "greater_equal", "{} >= {}", onnx="GreaterOrEqual")
 # On 0-d strings (`bytes`) `==` gives a Python bool, not a numpy one: strings use the kernel.
-STRING_EQUAL = _predicate("StringEqual", np.equal, accepts=_STRINGS)
-STRING_NOT_EQUAL = _predicate("StringNotEqual", np.not_equal, accepts=_STRINGS)
+STRING_EQUAL = _predicate("StringEqual", "equal", accepts=_STRINGS, onnx="Equal")
+STRING_NOT_EQUAL = _predicate("StringNotEqual", "not_equal", accepts=_STRINGS)
+lacks(FUSED, "strings: the fused kernel runs numeric ufuncs", STRING_EQUAL, STRING_NOT_EQUAL)
 # On bool values `&`, `|`, `^` equal the logical ufuncs and are far cheaper on numpy scalars.
-LOGICAL_AND = _predicate("LogicalAnd", np.logical_and, "{} & {}", accepts=_BOOLS)
-LOGICAL_OR = _predicate("LogicalOr", np.logical_or, "{} | {}", accepts=_BOOLS)
-LOGICAL_XOR = _predicate("LogicalXor", np.logical_xor, "{} ^ {}", accepts=_BOOLS)
+LOGICAL_AND = _predicate("LogicalAnd", "logical_and", "{} & {}", accepts=_BOOLS, onnx="And")
+LOGICAL_OR = _predicate("LogicalOr", "logical_or", "{} | {}", accepts=_BOOLS, onnx="Or")
+LOGICAL_XOR = _predicate("LogicalXor", "logical_xor", "{} ^ {}", accepts=_BOOLS, onnx="Xor")
 
 
 def _sigmoid(x):
@@ -109,80 +133,45 @@ def _relu(x):
     return np.maximum(x, 0)
 
 
-NEG = _elementwise("Neg", np.negative, lambda a, attrs: f"(-{a[0]})", accepts=_NUMBERS)
-ABS = _elementwise("Abs", np.abs, lambda a, attrs: f"abs({a[0]})", accepts=_NUMBERS)
-SIGN = _elementwise("Sign", np.sign, accepts=_NUMBERS)
-EXP = _elementwise("Exp", np.exp, accepts=_FLOATS)
-LOG = _elementwise("Log", np.log, accepts=_FLOATS)
-SQRT = _elementwise("Sqrt", np.sqrt, accepts=_FLOATS)
-SQUARE = _elementwise("Square", np.square, accepts=_NUMBERS)
-SIN = _elementwise("Sin", np.sin, accepts=_FLOATS)
-COS = _elementwise("Cos", np.cos, accepts=_FLOATS)
-TANH = _elementwise("Tanh", np.tanh, accepts=_FLOATS)
-SIGMOID = _elementwise("Sigmoid", _sigmoid, accepts=_FLOATS)
-RELU = _elementwise("Relu", _relu, accepts=_NUMBERS)
-ROUND = _elementwise("Round", np.round, accepts=_NUMBERS)
-FLOOR = _elementwise("Floor", np.floor, accepts=_FLOATS)
-CEIL = _elementwise("Ceil", np.ceil, accepts=_FLOATS)
-LOGICAL_NOT = _elementwise("LogicalNot", np.logical_not, lambda a, attrs: f"(~{a[0]})",
-                          accepts=_BOOLS)
+NEG = _elementwise("Neg", "negative", lambda a, attrs: f"(-{a[0]})", accepts=_NUMBERS)
+ABS = _elementwise("Abs", "absolute", lambda a, attrs: f"abs({a[0]})", accepts=_NUMBERS,
+                   onnx="Abs")
+SIGN = _elementwise("Sign", "sign", accepts=_NUMBERS, onnx="Sign")
+EXP = _elementwise("Exp", "exp", accepts=_FLOATS, onnx="Exp", exact=False)
+LOG = _elementwise("Log", "log", accepts=_FLOATS, onnx="Log", exact=False)
+SQRT = _elementwise("Sqrt", "sqrt", accepts=_FLOATS, onnx="Sqrt")
+SQUARE = _elementwise("Square", "square", accepts=_NUMBERS)  # ONNX: Mul(x, x)
+SIN = _elementwise("Sin", "sin", accepts=_FLOATS, onnx="Sin", exact=False)
+COS = _elementwise("Cos", "cos", accepts=_FLOATS, onnx="Cos", exact=False)
+TANH = _elementwise("Tanh", "tanh", accepts=_FLOATS, onnx="Tanh", exact=False)
+# Not ufuncs: their rules are written out (FUSED here, the others in each kind's module). A
+# FUSED rule is the ufunc steps that run the op inside a FusedElementwise kernel (ops/
+# fused_ops.py): args are "a"/"b" (the op's operands), "prev" (the previous step's value) or a
+# Python number; the steps mirror the op's kernel exactly (same ufuncs, same operand order).
+SIGMOID = _elementwise("Sigmoid", kernel=_sigmoid, accepts=_FLOATS, onnx="Sigmoid", exact=False,
+                       rules={FUSED: (("negative", "a"), ("exp", "prev"), ("add", 1, "prev"),
+                                      ("true_divide", 1, "prev"))})  # 1 / (1 + np.exp(-x))
+RELU = _elementwise("Relu", kernel=_relu, accepts=_NUMBERS,
+                    rules={FUSED: (("maximum", "a", 0),)})  # np.maximum(x, 0)
+ROUND = _elementwise("Round", kernel=np.round, accepts=_NUMBERS)
+lacks(FUSED, "np.round is not a ufunc; not fused yet", ROUND)
+FLOOR = _elementwise("Floor", "floor", accepts=_FLOATS, onnx="Floor")
+CEIL = _elementwise("Ceil", "ceil", accepts=_FLOATS, onnx="Ceil")
+LOGICAL_NOT = _elementwise("LogicalNot", "logical_not", lambda a, attrs: f"(~{a[0]})",
+                           accepts=_BOOLS, onnx="Not")
 # Python's `&`, `|`, `^`, `~`, `<<`, `>>` on integers (on bools the logical ops above run).
 _INTEGERS = frozenset(d for d in dtypes.ALL if d.is_integer)
-BITWISE_AND = _elementwise("BitwiseAnd", np.bitwise_and, _binary("{} & {}"), accepts=_INTEGERS)
-BITWISE_OR = _elementwise("BitwiseOr", np.bitwise_or, _binary("{} | {}"), accepts=_INTEGERS)
-BITWISE_XOR = _elementwise("BitwiseXor", np.bitwise_xor, _binary("{} ^ {}"), accepts=_INTEGERS)
-INVERT = _elementwise("Invert", np.invert, lambda a, attrs: f"(~{a[0]})", accepts=_INTEGERS)
+BITWISE_AND = _elementwise("BitwiseAnd", "bitwise_and", _binary("{} & {}"), accepts=_INTEGERS,
+                           onnx="BitwiseAnd")
+BITWISE_OR = _elementwise("BitwiseOr", "bitwise_or", _binary("{} | {}"), accepts=_INTEGERS,
+                          onnx="BitwiseOr")
+BITWISE_XOR = _elementwise("BitwiseXor", "bitwise_xor", _binary("{} ^ {}"), accepts=_INTEGERS,
+                           onnx="BitwiseXor")
+INVERT = _elementwise("Invert", "invert", lambda a, attrs: f"(~{a[0]})", accepts=_INTEGERS,
+                      onnx="BitwiseNot")
 # No emit: numpy's shift ufuncs give 0 (or -1) for counts past the width, `<<` on scalars too.
-LEFT_SHIFT = _elementwise("LeftShift", np.left_shift, accepts=_INTEGERS)
-RIGHT_SHIFT = _elementwise("RightShift", np.right_shift, accepts=_INTEGERS)
-
-
-# How each op runs as ufunc steps inside a FusedElementwise kernel (ops/fused_ops.py): args are
-# "a"/"b" (the op's operands), "prev" (the previous step's value) or a Python number; each form
-# mirrors the op's kernel exactly (same ufuncs, same operand order).
-register_rules(FUSED, {
-    ADD: (("add", "a", "b"),),
-    SUB: (("subtract", "a", "b"),),
-    MUL: (("multiply", "a", "b"),),
-    DIV: (("true_divide", "a", "b"),),
-    FLOORDIV: (("floor_divide", "a", "b"),),
-    MOD: (("remainder", "a", "b"),),
-    MAXIMUM: (("maximum", "a", "b"),),
-    MINIMUM: (("minimum", "a", "b"),),
-    EQUAL: (("equal", "a", "b"),),
-    NOT_EQUAL: (("not_equal", "a", "b"),),
-    LESS: (("less", "a", "b"),),
-    LESS_EQUAL: (("less_equal", "a", "b"),),
-    GREATER: (("greater", "a", "b"),),
-    GREATER_EQUAL: (("greater_equal", "a", "b"),),
-    LOGICAL_AND: (("logical_and", "a", "b"),),
-    LOGICAL_OR: (("logical_or", "a", "b"),),
-    LOGICAL_XOR: (("logical_xor", "a", "b"),),
-    LOGICAL_NOT: (("logical_not", "a"),),
-    BITWISE_AND: (("bitwise_and", "a", "b"),),
-    BITWISE_OR: (("bitwise_or", "a", "b"),),
-    BITWISE_XOR: (("bitwise_xor", "a", "b"),),
-    INVERT: (("invert", "a"),),
-    LEFT_SHIFT: (("left_shift", "a", "b"),),
-    RIGHT_SHIFT: (("right_shift", "a", "b"),),
-    NEG: (("negative", "a"),),
-    ABS: (("absolute", "a"),),
-    SIGN: (("sign", "a"),),
-    EXP: (("exp", "a"),),
-    LOG: (("log", "a"),),
-    SQRT: (("sqrt", "a"),),
-    SQUARE: (("square", "a"),),
-    SIN: (("sin", "a"),),
-    COS: (("cos", "a"),),
-    TANH: (("tanh", "a"),),
-    FLOOR: (("floor", "a"),),
-    CEIL: (("ceil", "a"),),
-    RELU: (("maximum", "a", 0),),  # np.maximum(x, 0)
-    SIGMOID: (("negative", "a"), ("exp", "prev"), ("add", 1, "prev"), ("true_divide", 1, "prev")),
-})
-lacks(FUSED, "np.power is not fused yet (the power pass rewrites x**2 and x**0.5 first)", POW)
-lacks(FUSED, "strings: the fused kernel runs numeric ufuncs", STRING_EQUAL, STRING_NOT_EQUAL)
-lacks(FUSED, "np.round is not a ufunc; not fused yet", ROUND)
+LEFT_SHIFT = _elementwise("LeftShift", "left_shift", accepts=_INTEGERS)
+RIGHT_SHIFT = _elementwise("RightShift", "right_shift", accepts=_INTEGERS)
 
 
 def _binary_op(opdef, x, y, name, strings=False):

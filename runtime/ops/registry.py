@@ -2,13 +2,16 @@
 
 Each op type is defined once, by `define_op`: its name, shape/dtype inference, numpy kernel,
 whether it is stateful, the groups that passes test (elementwise, reduction, ...), optionally a
-Python expression the executor emits instead of a kernel call, and a `verify` check of attrs
-that inference does not look at (sub-graphs). Everything else the project knows about an op is
-a rule of one of the `RULE_KINDS`, registered against the OpDef object (next to the op, or in
+Python expression the executor emits instead of a kernel call, a `verify` check of attrs
+that inference does not look at (sub-graphs), and for an elementwise op its `Elementwise`
+declaration (the numpy ufunc it is, its ONNX op). Everything else the project knows about an op
+is a rule of one of the `RULE_KINDS`, registered against the OpDef object (next to the op, or in
 the module of that rule kind, which imports the op objects): `register_rule(kind, OP)(rule)`,
-or `lacks(kind, reason, OP, ...)` for an op that has no such rule. tests/runtime/
-test_op_rules.py checks that every op has every rule kind or says why not. runtime/README.md
-shows how to add an op and a rule kind.
+or `lacks(kind, reason, OP, ...)` for an op that has no such rule. A rule kind may also derive
+the rule of an op that registers none from its declaration (`derive_rules`): e.g. every op
+declared as a ufunc runs as `np.<ufunc>` in numba, so only the exceptions are written out.
+tests/runtime/test_op_rules.py checks that every op has every rule kind or says why not.
+runtime/README.md shows how to add an op and a rule kind.
 """
 
 from __future__ import annotations
@@ -49,6 +52,24 @@ RULE_KINDS = {
 }
 
 
+@dataclass(frozen=True)
+class Elementwise:
+    """What an elementwise op computes, as data that rule kinds derive their rules from.
+
+    `accepts`: the operand dtypes (the operands of one op have one dtype). `ufunc`: numpy's name
+    of the ufunc the op is (None when it is no single ufunc): its kernel `np.<ufunc>` and its
+    one FUSED step, `np.<ufunc>` in numba, `jnp.<ufunc>` in JAX. `onnx`: the ONNX op that
+    computes the same on every dtype of `accepts` (None when none does: its ONNX rule is written
+    out). `exact`: False for a math function that is not correctly rounded, whose last bits
+    differ between math libraries (numpy's, LLVM's in numba, XLA's).
+    """
+
+    accepts: frozenset
+    ufunc: str | None = None
+    onnx: str | None = None
+    exact: bool = True
+
+
 @dataclass(eq=False)
 class OpDef:
     """Everything about one op type.
@@ -59,7 +80,8 @@ class OpDef:
     than calling the kernel (e.g. `a + b` on numpy scalars), which may use the names of
     `emit_globals` (bound as globals of the generated code); verify(inputs, attrs, specs) raises
     ValueError when attrs that inference does not read (sub-graphs) do not fit the op.
-    `rules` maps a rule kind to the op's rule; `lacking` maps a kind to why the op has none.
+    `elementwise` declares what an elementwise op computes (or is None). `rules` maps a rule
+    kind to the op's rule; `lacking` maps a kind to why the op has none.
     """
 
     name: str
@@ -71,29 +93,36 @@ class OpDef:
     emit_globals: dict = field(default_factory=dict)
     tuple_outputs: bool = False  # the kernel returns a tuple (ops with a variable output count)
     verify: Callable | None = None
+    elementwise: Elementwise | None = None
     rules: dict = field(default_factory=dict)
     lacking: dict = field(default_factory=dict)
 
     def rule(self, kind: str):
-        """The op's rule of `kind`, or None."""
-        return self.rules.get(kind)
+        """The op's rule of `kind`: the one registered, else the one the kind derives from the
+        op's declaration (`derive_rules`), or None."""
+        rule = self.rules.get(kind)
+        if rule is None and kind in DERIVED_RULES and kind not in self.lacking:
+            rule = DERIVED_RULES[kind](self)
+        return rule
 
     def __repr__(self) -> str:
         return f"OpDef({self.name})"
 
 
 REGISTRY: dict[str, OpDef] = {}
+# kind -> derive(opdef) -> the rule of `kind` that the op's declaration gives, or None.
+DERIVED_RULES: dict[str, Callable] = {}
 
 
 def define_op(
     name, *, infer, kernel, stateful=False, groups=(), emit=None, emit_globals=None,
-    tuple_outputs=False, verify=None, rules=None,
+    tuple_outputs=False, verify=None, elementwise=None, rules=None,
 ) -> OpDef:
     """Defines and registers an op type; `rules` maps rule kinds to the op's rules."""
     if name in REGISTRY:
         raise ValueError(f"Op {name!r} is defined twice.")
     opdef = OpDef(name, infer, kernel, stateful, frozenset(groups), emit, dict(emit_globals or {}),
-                  tuple_outputs, verify)
+                  tuple_outputs, verify, elementwise)
     for kind, rule in (rules or {}).items():
         register_rule(kind, opdef)(rule)
     REGISTRY[name] = opdef
@@ -119,6 +148,18 @@ def register_rules(kind: str, table: dict) -> None:
     """Registers `table[opdef]` as the `kind` rule of each `opdef` of the table."""
     for opdef, rule in table.items():
         register_rule(kind, opdef)(rule)
+
+
+def derive_rules(kind: str, derive: Callable) -> None:
+    """`derive(opdef)` gives the `kind` rule of every op (defined now or later) that registers
+    none and does not lack one: the kind's generic rule, built from the op's declaration
+    (`opdef.elementwise`), or None when the declaration does not give one. Called once per kind,
+    by the module of the kind."""
+    if kind not in RULE_KINDS:
+        raise ValueError(f"unknown rule kind {kind!r}; the kinds are {sorted(RULE_KINDS)}.")
+    if kind in DERIVED_RULES:
+        raise ValueError(f"the {kind} rules are derived twice.")
+    DERIVED_RULES[kind] = derive
 
 
 def lacks(kind: str, reason: str, *opdefs: OpDef) -> None:

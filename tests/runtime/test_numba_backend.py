@@ -81,7 +81,7 @@ def test_every_lowered_op_matches_the_default_executor(name):
                 continue  # a dtype the op does not take
             with np.errstate(all="ignore"):
                 got = rt.function(fn, autograph=False, jit_compile="numba")(*values)
-            inexact = opdef in numba_backend.NOT_EXACT or (
+            inexact = not numba_backend.exact(opdef) or (
                 opdef in numba_backend.FLOAT_SUMS and dtype.is_floating)
             _same(want, got, ulps=4 if inexact else 0)
             cases += 1

@@ -1,5 +1,8 @@
 """Every op has every rule kind, or says why not (see runtime/ops/registry.py)."""
 
+import operator
+
+import numpy as np
 import pytest
 
 import runtime  # noqa: F401 - defines every op
@@ -95,6 +98,16 @@ def test_rules_are_registered_once_against_known_kinds():
     with pytest.raises(ValueError, match="unknown rule kind"):
         register_rule("onnx_v2", PLACEHOLDER)
     with pytest.raises(ValueError, match="already has a fused rule"):
-        lacks(FUSED, "a second word on the same op", REGISTRY["Add"])
+        lacks(FUSED, "a second word on the same op", REGISTRY["Sigmoid"])
     with pytest.raises(ValueError, match="defined twice"):
         define_op("Add", infer=None, kernel=None)
+
+
+def test_rules_derived_from_a_declaration_yield_to_registered_ones():
+    """An op declared as a ufunc gets the rules its declaration gives (runtime/ops/math_ops.py);
+    a rule registered for the op, or `lacks`, takes precedence."""
+    tanh, power, add = REGISTRY["Tanh"], REGISTRY["Pow"], REGISTRY["Add"]
+    assert tanh.elementwise.ufunc == "tanh" and tanh.kernel is np.tanh
+    assert tanh.rule(FUSED) == (("tanh", "a"),) and add.rule(FUSED) == (("add", "a", "b"),)
+    assert power.rule(FUSED) is None and FUSED in power.lacking
+    assert add.rule(JAX) is not None and add.kernel is operator.add

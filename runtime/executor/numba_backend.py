@@ -20,19 +20,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from runtime import variables
 from runtime.errors import NoLoweringError, with_origin
 from runtime.executor import codegen
-from runtime.ops import array_ops, creation_ops, math_ops, reduction_ops
-from runtime.ops.control_flow_ops import IF, WHILE
-from runtime.ops.registry import (
-    CONST,
-    NUMBA,
-    PLACEHOLDER,
-    REGISTRY,
-    derive_rules,
-    lacks,
-    register_rules,
+from runtime.ops import (
+    array_ops,
+    creation_ops,
+    io_ops,
+    list_ops,
+    math_ops,
+    random_ops,
+    reduction_ops,
+    string_ops,
 )
+from runtime.ops.control_flow_ops import IF, WHILE
+from runtime.ops.fused_ops import FUSED_ELEMENTWISE
+from runtime.ops.registry import CONST, NUMBA, PLACEHOLDER, derive_rules, lacks, register_rules
 
 
 class NumbaEmitter(codegen.Emitter):
@@ -384,12 +387,38 @@ register_rules(NUMBA, {
     reduction_ops.ANY: _whole_reduction("np.any", exact_for_floats=True),
     reduction_ops.ALL: _whole_reduction("np.all", exact_for_floats=True),
 })
+# The ops numba does not compile: a graph holding one is a located NoLoweringError (and
+# jit_compile="auto" keeps it on the default executor).
 lacks(NUMBA, "the emitter writes it: an argument, a constant, an `if`, a `while`",
       PLACEHOLDER, CONST, IF, WHILE)
 lacks(NUMBA, "numba's shifts are undefined for counts past the width, numpy's give 0 or -1",
       math_ops.LEFT_SHIFT, math_ops.RIGHT_SHIFT)
-lacks(NUMBA, "not lowered to numba yet", math_ops.POW, math_ops.STRING_EQUAL,
-      math_ops.STRING_NOT_EQUAL)  # declared as ufuncs: their derived rule is turned off
-lacks(NUMBA, "not lowered to numba yet", *[
-    opdef for opdef in REGISTRY.values() if opdef.rule(NUMBA) is None and NUMBA not in
-    opdef.lacking])
+lacks(NUMBA, "strings are numpy object arrays, which numba does not compile",
+      math_ops.STRING_EQUAL, math_ops.STRING_NOT_EQUAL, string_ops.STRING_JOIN,
+      string_ops.STRING_FORMAT)
+lacks(NUMBA, "staged lists are not lowered (the emitter writes no Python lists)",
+      list_ops.LIST_FROM_ITEMS, list_ops.LIST_PUSH_BACK, list_ops.LIST_POP_BACK,
+      list_ops.LIST_LENGTH, list_ops.LIST_GET_ITEM, list_ops.LIST_SET_ITEM,
+      list_ops.LIST_CONCAT_LISTS, list_ops.LIST_STACK, list_ops.LIST_CONCAT,
+      list_ops.LIST_ZEROS_LIKE, list_ops.LIST_ADD, list_ops.LIST_UNSTACK, list_ops.LIST_SPLIT_AT,
+      list_ops.LIST_SPLIT_LIKE)
+lacks(NUMBA, "random numbers come from numpy's generator; numba's has a state of its own and "
+      "would give other numbers", random_ops.UNIFORM, random_ops.NORMAL,
+      random_ops.DYNAMIC_UNIFORM)
+lacks(NUMBA, "variables are Python objects, which numba cannot read or write", variables.READ,
+      variables.ASSIGN, variables.ASSIGN_ADD, variables.ASSIGN_SUB)
+lacks(NUMBA, "made by the fusion pass, which does not run for numba (jit_compile='auto' keeps a "
+      "fused graph on the default executor)", FUSED_ELEMENTWISE)
+lacks(NUMBA, "not lowered to numba yet", math_ops.POW, math_ops.ROUND, math_ops.WHERE_INDICES,
+      math_ops.CLIP, math_ops.SOFTMAX)
+lacks(NUMBA, "not lowered to numba yet", array_ops.DYNAMIC_RESHAPE, array_ops.EXPAND_DIMS,
+      array_ops.SQUEEZE, array_ops.STACK, array_ops.UNSTACK, array_ops.TILE,
+      array_ops.DYNAMIC_TILE, array_ops.BROADCAST_TO, array_ops.DYNAMIC_BROADCAST_TO,
+      array_ops.SHAPE, array_ops.SIZE, array_ops.RANK, array_ops.GATHER, array_ops.GETITEM,
+      array_ops.SLICE_GRADIENT, array_ops.GATHER_GRADIENT)
+lacks(NUMBA, "not lowered to numba yet", reduction_ops.PROD, reduction_ops.ARGMAX,
+      reduction_ops.ARGMIN, reduction_ops.SUM_TO_SHAPE)
+lacks(NUMBA, "not lowered to numba yet", creation_ops.FILL, creation_ops.ONES_LIKE,
+      creation_ops.RANGE, creation_ops.LINSPACE)
+lacks(NUMBA, "not lowered to numba yet (printing, checks that raise)", io_ops.PRINT,
+      io_ops.ASSERT)

@@ -136,9 +136,13 @@ def round_(value: Tensor, ndigits=None) -> Tensor:
                                     user_origin()))
     if ndigits >= 0:
         scale = 10.0 ** ndigits
-        return math_ops.divide(math_ops.round(math_ops.multiply(value, scale)), scale)
-    scale = 10.0 ** -ndigits
-    return math_ops.multiply(math_ops.round(math_ops.divide(value, scale)), scale)
+        result = math_ops.divide(math_ops.round(math_ops.multiply(value, scale)), scale)
+    else:
+        scale = 10.0 ** -ndigits
+        result = math_ops.multiply(math_ops.round(math_ops.divide(value, scale)), scale)
+    if value.weak:  # (a Python float's round is a Python float)
+        result.weak = True
+    return result
 
 
 def trunc_(value: Tensor) -> Tensor:

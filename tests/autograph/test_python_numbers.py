@@ -687,3 +687,11 @@ def test_max_of_tensors_of_two_dtypes_is_a_located_error_in_a_graph():
                        r"test_python_numbers.py\", line \d+\n +return max"):
         rt.function(max_on_an_untaken_path)(rt.constant(1), rt.constant(F32(0.5)))
     assert max_on_an_untaken_path(np.int32(1), F32(0.5)) == 1  # Python: not taken
+
+
+def round_of_a_python_float_to_digits(u, p):
+    return round(math.sqrt(abs(u * u)), 1) < (p[-1] and 1)
+
+
+def test_round_to_digits_of_a_python_float_stays_a_python_float():
+    assert_agree(round_of_a_python_float_to_digits, F32(-1.25), np.array([0.0, 0.5], F32))

@@ -18,7 +18,12 @@ from autograph.api import (
     user_location,
 )
 from autograph.backends import Backend, register_backend, unregister_backend
-from autograph.errors import AutoGraphError, ConversionError, RecursionLimitError
+from autograph.errors import (
+    AutoGraphError,
+    ConversionError,
+    RecursionLimitError,
+    UnrolledLoopWarning,
+)
 from autograph.operators.decisions import recording as record_decisions
 from autograph.operators.special_values import Undefined
 
@@ -26,6 +31,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AutoGraphError", "Backend", "ConversionError", "RecursionLimitError", "Undefined",
+    "UnrolledLoopWarning",
     "converted_call", "do_not_convert", "is_generated_file", "not_converted_reason",
     "record_decisions", "register_backend", "to_code", "to_graph", "unregister_backend",
     "user_location",

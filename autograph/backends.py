@@ -41,6 +41,11 @@ class Backend:
         (the tensors are captured), so Python's comparisons of them cannot be decided."""
         return False
 
+    def ops_built(self) -> int:
+        """How many ops the graph being built (with the graphs inside it) holds so far; 0 when
+        none is (used to tell that a Python loop unrolls into the graph)."""
+        return 0
+
     def cond(self, pred, true_fn, false_fn, names):
         """Graph conditional; both functions return the same structure."""
         raise NotImplementedError

@@ -25,6 +25,11 @@ class RecursionLimitError(AutoGraphError, RecursionError):
     one deeper than Python's recursion limit (a RecursionError, as in plain Python)."""
 
 
+class UnrolledLoopWarning(UserWarning):
+    """A Python loop ran many iterations while a graph was traced, each adding ops: the graph
+    holds the loop unrolled."""
+
+
 def at(message: str, origin) -> str:
     """`message` with the user's file, line and source text appended."""
     if origin is None:

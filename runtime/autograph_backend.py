@@ -77,6 +77,10 @@ class RuntimeBackend(autograph.Backend):
     def building_graph(self) -> bool:
         return context.busy != 0 and context.current_graph() is not None
 
+    def ops_built(self) -> int:
+        graph = context.current_graph()
+        return 0 if graph is None else graph.ops_named
+
     def cond(self, pred, true_fn, false_fn, names):
         return cond(truth(pred), true_fn, false_fn, names=names)
 

@@ -127,6 +127,12 @@ class Graph:
         self.operations.append(op)
         return op
 
+    @property
+    def ops_named(self) -> int:
+        """How many ops this graph, its enclosing graphs and the graphs inside them hold (they
+        share one namespace)."""
+        return len(self._names.used)
+
     def _unique_name(self, wanted, opdef) -> str:
         """`wanted` made a valid, graph-wide unique identifier, or `<optype>_<n>`."""
         name = re.sub(r"\W+", "_", wanted).strip("_") if wanted else ""

@@ -19,8 +19,10 @@ plain Python never looks at them, a staged construct carries them like variables
 
 from __future__ import annotations
 
+import warnings
+
 from autograph import backends
-from autograph.errors import AutoGraphError, at
+from autograph.errors import AutoGraphError, UnrolledLoopWarning, at
 from autograph.operators import decisions, structures, traced_paths
 from autograph.operators.py_builtins import StagedZip
 from autograph.operators.state import (
@@ -65,6 +67,7 @@ def while_stmt(test, body, state=(), names=(), slots=()):
     single = len(names) == 1
     state = tuple(state)
     iterations = 0
+    unrolling = _Unrolling()
     while True:
         result = test(*state)
         backend = backends.staging(result)
@@ -74,6 +77,7 @@ def while_stmt(test, body, state=(), names=(), slots=()):
             return _staged_loop(backend, construct, test, body)
         if not result:
             decisions.note("while", False, iterations)
+            unrolling.done("while", iterations)
             return _unpack(state, single)
         state = _pack(body(*state), single, len(names))
         iterations += 1
@@ -94,6 +98,7 @@ def for_stmt(iterated, body, state=(), names=(), extra_test=None, slots=()):
         construct = Construct(state, names, slots, functions)
         return _staged_loop(backend, construct, extra_test, body, iterated)
     iterations = 0
+    unrolling = _Unrolling()
     for item in iterated:
         iterations += 1
         if extra_test is not None:
@@ -116,7 +121,43 @@ def for_stmt(iterated, body, state=(), names=(), extra_test=None, slots=()):
                 break
         state = _pack(body(item, *state), single, len(names))
     decisions.note("for", False, iterations)
+    unrolling.done("for", iterations)
     return _unpack(state, single)
+
+
+UNROLL_WARNING_OPS = 2000  # ops a Python loop adds to a graph before it is said once
+_warned_loops: set = set()
+
+
+class _Unrolling:
+    """Watches a Python loop that runs while a graph is built: past UNROLL_WARNING_OPS ops
+    added by it, an UnrolledLoopWarning at its line (once per line) says so and how to make it
+    a graph loop."""
+
+    __slots__ = ("backend", "before")
+
+    def __init__(self):
+        self.backend = backends.building_graph()
+        self.before = 0 if self.backend is None else self.backend.ops_built()
+
+    def done(self, kind: str, iterations: int) -> None:
+        if self.backend is None:
+            return
+        added = self.backend.ops_built() - self.before
+        if added < UNROLL_WARNING_OPS:
+            return
+        origin = caller_origin()
+        if origin is None or (origin.filename, origin.lineno) in _warned_loops:
+            return
+        _warned_loops.add((origin.filename, origin.lineno))
+        how = ("iterate over a tensor (e.g. a tensor range such as `rt.range(n)`, or a tensor "
+               "bound `range(n)` where `n` is a tensor)" if kind == "for" else
+               "make its condition a tensor")
+        warnings.warn_explicit(
+            f"This Python `{kind}` loop ran {iterations} iterations while the graph was traced "
+            f"and added {added} ops to it: it is unrolled, so the graph (and the time to trace "
+            f"and compile it) grows with the loop. If that is not what you want, {how}: it then "
+            "becomes one graph loop.", UnrolledLoopWarning, origin.filename, origin.lineno)
 
 
 def python_value(value, what):

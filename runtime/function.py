@@ -14,8 +14,10 @@ caches are only read with `get`.
 from __future__ import annotations
 
 import html
+import importlib
 import inspect
 import logging
+import sys
 import threading
 import warnings
 import weakref
@@ -138,6 +140,26 @@ class Function:
             self._check,
             self._jit_compile,
         )
+
+    # ---- pickling (multiprocessing, joblib) --------------------------------------------------
+    def __reduce__(self):
+        """Pickled by reference: a module-level function by its module and name, a method of an
+        object as that object's attribute, any other as the function it wraps and its options.
+        Where it is loaded it traces again (graphs and caches are not pickled)."""
+        fn = self.python_function
+        owner = getattr(fn, "__self__", None)
+        if owner is not None and not isinstance(owner, type(sys)):  # a bound method
+            return getattr, (owner, fn.__name__)
+        module = sys.modules.get(getattr(fn, "__module__", None) or "")
+        qualname = getattr(fn, "__qualname__", "")
+        found = module
+        for part in qualname.split("."):
+            found = getattr(found, part, None)
+        if found is self:
+            return _global, (module.__name__, qualname)
+        return Function, (fn, self._input_signature, self._autograph, self._reduce_retracing,
+                          self._optimize, self._max_traces, self._on_retrace,
+                          self._capture_guards, self._check, self._jit_compile)
 
     def guarded_python_function(self):
         """The Python function whose outside reads a caller's capture guards follow (a caller
@@ -671,6 +693,15 @@ def function(
 def _tensor_leaves(arguments) -> list:
     """The tensor leaves of bound arguments, in the order of a trace's inputs."""
     return [v for v in nest.flatten([v for _, v in arguments]) if is_tensor_leaf(v)]
+
+
+def _global(module: str, qualname: str):
+    """The object named `qualname` in module `module` (importing it): how a decorated
+    module-level function is unpickled."""
+    found = importlib.import_module(module)
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    return found
 
 
 def _in_converted_code(fn) -> bool:

@@ -104,6 +104,17 @@ class Variable:
         self.version = 0  # how many assignments it has had (a gradient checks it is unchanged)
         context.note_variable_created(self)
 
+    # ---- pickling (by value; the copy is a new variable, with a name of its own) ----
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.name = f"{self.name.rpartition('_')[0] or 'Variable'}_{next(_ids)}"
+        self._lock = threading.Lock()
+
     # ---- reading ----
     def read_value(self):
         """The current value (a graph read op when tracing)."""

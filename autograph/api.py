@@ -5,17 +5,12 @@ from __future__ import annotations
 
 import builtins
 import functools
-import sysconfig
 import types
 
-from autograph import backends, errors, operators, origins
+from autograph import errors, operators, origins
 from autograph.conversion import ConversionCache
+from autograph.frames import is_library_code
 from autograph.operators import py_builtins, traced_paths
-
-_LIBRARY_MODULES = {"autograph", "numpy", "gast", "builtins"}  # and all installed packages:
-_LIBRARY_PATHS = tuple(
-    {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
-)
 
 
 def converted_call(f, /, *args, **kwargs):
@@ -59,16 +54,6 @@ def _should_convert(fn) -> bool:
     if origins.REGISTRY.is_generated(filename):
         return False
     return not is_library_code(getattr(fn, "__module__", None), filename)
-
-
-def is_library_code(module: str | None, filename: str | None) -> bool:
-    """Whether code of module `module` in file `filename` is library code, which autograph
-    leaves as it is: installed packages, the standard library, autograph, numpy, gast and the
-    tensor libraries registered as backends; the rest is the user's."""
-    if filename and filename.startswith(_LIBRARY_PATHS):
-        return True
-    top = (module or "").split(".")[0]
-    return top in _LIBRARY_MODULES or top in backends.library_modules()
 
 
 def _function(fn):

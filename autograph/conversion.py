@@ -18,7 +18,7 @@ import weakref
 
 import gast
 
-from autograph import backends, emit, loader, origins, templates, traversal
+from autograph import emit, frames, loader, origins, templates, traversal
 from autograph.analysis import truth
 from autograph.converters import (
     asserts,
@@ -150,16 +150,6 @@ def convert_function(fn) -> Converted:
     return Converted(loader.find_code(module_code, factory_name, node.name), module, filename)
 
 
-def _user_stacklevel() -> int:
-    """The `warnings` stacklevel of the innermost caller outside autograph and the tensor
-    libraries (the user's call that asked for the conversion)."""
-    libraries = backends.library_modules() | {"autograph"}
-    frame, level = sys._getframe(1), 1
-    while frame is not None and (frame.f_globals.get("__name__") or "").split(".")[0] in libraries:
-        frame, level = frame.f_back, level + 1
-    return level
-
-
 class ConversionCache:
     """Converted code per code object, and converted functions per function object."""
 
@@ -184,7 +174,7 @@ class ConversionCache:
                     "available (defined in a REPL, by exec, or the file changed). It runs as "
                     "written, so `if`/`while`/`for` on graph tensors will fail. Define it in a "
                     "file, or use rt.cond / rt.while_loop explicitly.")
-                warnings.warn(message, stacklevel=_user_stacklevel())
+                warnings.warn(message, stacklevel=frames.user_stacklevel(sys._getframe()))
         return self._by_code[code]
 
     def function(self, fn):

@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 
 import autograph
-from runtime import context, dtypes, outside_state, python_builtins
+from autograph import frames
+from runtime import context, dtypes, outside_state, python_builtins, source_info
 from runtime.control_flow import cond, while_loop
 from runtime.conversion import (
     convert_to_tensor,
@@ -48,6 +49,9 @@ def _item_spec(items):
         return items.dtype, items.element_shape
     return item_spec(items[-1])
 
+
+source_info.use_rule(frames.user_origin_of, frames.user_stacklevel,
+                     autograph.not_converted_reason)  # which code is the user's: autograph's rule
 
 _OPS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ops", "")
 

@@ -14,6 +14,7 @@ import re
 import sys
 import types
 
+from autograph.frames import is_library_code
 from runtime.errors import a_or_an
 
 _GUARDED_TYPES = (bool, int, float, str, type(None))
@@ -127,8 +128,6 @@ def _followable(value) -> bool:
     """Whether the attributes of `value` are the user's state: a module, class or object of
     the user's code (whose attribute access runs no code of its own), or a namespace
     (SimpleNamespace, argparse.Namespace); library objects are left alone."""
-    from autograph.api import is_library_code
-
     kind = type(value)  # (never isinstance: it reads __class__, which may run the user's code)
     if kind in _NAMESPACES:
         return True
@@ -204,8 +203,6 @@ def _body_of(value):
 
 
 def _user_function(value) -> bool:
-    from autograph.api import is_library_code
-
     return type(value) is types.FunctionType and not is_library_code(
         getattr(value, "__module__", None), value.__code__.co_filename)
 

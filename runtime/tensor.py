@@ -14,6 +14,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import OperatorNotAllowedInGraphError, a_or_an, with_origin
+from runtime.source_info import unconverted_reason, user_origin
 
 
 class TensorShape(tuple):
@@ -193,11 +194,9 @@ _COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
 def _unconverted_caller() -> str | None:
     """Why the innermost function on the stack that autograph could not convert (no source)
     runs unconverted, if one is there."""
-    import autograph
-
     frame = sys._getframe(2)
     while frame is not None:
-        reason = autograph.not_converted_reason(frame.f_code)
+        reason = unconverted_reason(frame.f_code)
         if reason is not None:
             return reason
         frame = frame.f_back
@@ -231,8 +230,6 @@ class SymbolicTensor(Tensor):
 
     def _not_allowed(self, what: str, fix: str):
         """`what`: the misuse, with `{}` where the tensor goes ("Using {} as a Python int")."""
-        from runtime.source_info import user_origin
-
         unconverted = _unconverted_caller()
         if unconverted is not None:
             fix = f"{fix} (Here: {unconverted})"

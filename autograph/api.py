@@ -70,10 +70,11 @@ def to_graph(fn):
     if call is not None:
         return types.MethodType(to_graph(call), fn)  # an object whose __call__ is Python code
     if not isinstance(fn, types.FunctionType):
+        if callable(fn):  # a builtin, a numpy ufunc...: no Python code to convert
+            return fn
         raise TypeError(f"to_graph expects a Python function or method, got {type(fn).__name__}")
-    if getattr(fn, "__ag_do_not_convert__", False) or origins.REGISTRY.is_generated(
-            fn.__code__.co_filename):
-        return fn  # (a function defined inside converted code is converted already)
+    if not _should_convert(fn):
+        return fn  # library code, `do_not_convert`, a function defined inside converted code
     converted = _CACHE.function(fn)
     if converted is fn:
         return fn
@@ -108,6 +109,12 @@ def to_code(fn) -> str:
 def do_not_convert(fn):
     """Marks `fn` to run as written, never converted."""
     fn.__ag_do_not_convert__ = True
+    code = getattr(fn, "__code__", None)
+    if code is not None:
+        _CACHE.unconverted.setdefault(code, (
+            f"{fn.__qualname__} is marked @autograph.do_not_convert, so it runs as written and "
+            "its `if`/`while`/`for` on graph tensors cannot become graph control flow. Remove "
+            "the decorator to let autograph convert it, or use rt.cond / rt.while_loop in it."))
     return fn
 
 
@@ -162,5 +169,6 @@ _CACHE = ConversionCache(_ag_module())
 
 
 def not_converted_reason(code) -> str | None:
-    """Why the function of `code` runs unconverted (its source was not available), or None."""
+    """Why the function of `code` runs unconverted (its source was not available, or it is
+    marked `do_not_convert`), or None."""
     return _CACHE.unconverted.get(code)

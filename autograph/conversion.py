@@ -170,10 +170,9 @@ class ConversionCache:
             except SourceUnavailable as e:
                 self._by_code[code] = None
                 self.unconverted[fn.__code__] = message = (
-                    f"autograph could not convert {fn.__qualname__} ({e}): its source code is not "
-                    "available (defined in a REPL, by exec, or the file changed). It runs as "
-                    "written, so `if`/`while`/`for` on graph tensors will fail. Define it in a "
-                    "file, or use rt.cond / rt.while_loop explicitly.")
+                    f"autograph could not convert {fn.__qualname__}: {e}. It runs as written, "
+                    "so `if`/`while`/`for` on graph tensors in it will fail (or use rt.cond / "
+                    "rt.while_loop there).")
                 warnings.warn(message, stacklevel=frames.user_stacklevel(sys._getframe()))
         return self._by_code[code]
 

@@ -21,7 +21,7 @@ from autograph.errors import ConversionError
 
 
 class SourceUnavailable(Exception):
-    """inspect cannot find the source of the function (REPL, exec, builtins)."""
+    """autograph cannot get the source of the function; the message says why and what to do."""
 
 
 # filename -> its _FileIndex: one parse per file, however many functions are converted.
@@ -105,7 +105,9 @@ def _from_inspect(fn):
         lines, first_line = inspect.getsourcelines(fn.__code__)
         filename = inspect.getsourcefile(fn.__code__) or fn.__code__.co_filename
     except (OSError, TypeError) as e:
-        raise SourceUnavailable(str(e)) from None
+        raise SourceUnavailable(
+            f"its source code is not available ({e}: defined in a REPL, by exec, or the file "
+            "changed); define it in a file") from None
     dedented = textwrap.dedent("".join(lines))
     indent = len(lines[0]) - len(lines[0].lstrip())
     if fn.__name__ == "<lambda>":
@@ -115,9 +117,11 @@ def _from_inspect(fn):
             node = gast.parse(dedented).body[0]
         except SyntaxError as e:
             raise SourceUnavailable(
-                f"the source of {fn.__qualname__} does not parse: {e}") from None
+                f"its source does not parse on its own ({e}); define it in a file") from None
         if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
-            raise SourceUnavailable(f"the source of {fn.__qualname__} is not a def")
+            raise SourceUnavailable(
+                "its source is not a `def` statement (it was made by other code); define it with "
+                "`def` in a file")
     origins.mark(node, filename, first_line - 1, indent, dedented.splitlines())
     return node, filename
 
@@ -128,13 +132,15 @@ def _parse_lambda(fn, source: str, filename: str, first_line: int):
         module = gast.parse(source)
     except SyntaxError:
         raise SourceUnavailable(
-            f"{filename}:{first_line}: the lambda's line does not parse on its own") from None
+            f"the line of the lambda ({filename}:{first_line}) does not parse on its own; put "
+            "the lambda on a line of its own or make it a `def`") from None
     lambdas = [n for n in gast.walk(module) if isinstance(n, gast.Lambda)
                and _arg_names(n.args) == _params(fn.__code__)]
     if len(lambdas) != 1:
         raise SourceUnavailable(
-            f"{filename}:{first_line}: cannot tell which lambda on this line is being converted"
-        )
+            f"{len(lambdas) or 'no'} lambdas with its parameters are on {filename}:"
+            f"{first_line}, so autograph cannot tell which one it is; put it on a line of its "
+            "own or make it a `def`")
     return _lambda_to_def(lambdas[0])
 
 

@@ -122,7 +122,8 @@ def test_a_function_without_source_warns_at_the_call_and_its_error_says_why():
     f = rt.function(namespace["f"])
     with pytest.warns(UserWarning, match="could not convert f") as warned, pytest.raises(
             rt.errors.OperatorNotAllowedInGraphError, match=r"\(Here: autograph could not "
-            r"convert f \(could not get source code\)"):
+            r"convert f: its source code is not available \(could not get source code: defined "
+            r"in a REPL, by exec, or the file changed\); define it in a file"):
         f(rt.constant(1.0))
     assert warned[0].filename == __file__
 

@@ -1,6 +1,7 @@
 """The public API: golden `to_code`, conversion caching, errors that point at user lines."""
 
 import linecache
+import warnings
 
 import golden_functions
 import pytest
@@ -106,3 +107,31 @@ def test_command_line_prints_converted_code(tmp_path):
     version = subprocess.run([sys.executable, "-m", "autograph", "--version"],
                              capture_output=True, text=True, timeout=60)
     assert version.stdout.strip() == f"autograph {autograph.__version__}"
+
+
+def test_library_functions_and_builtins_are_returned_as_they_are():
+    import math
+
+    import runtime as rt
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "could not convert sqrt (its source ...)" warning
+        assert autograph.to_graph(rt.sqrt) is rt.sqrt
+        assert autograph.to_graph(math.sqrt) is math.sqrt
+        assert rt.function(rt.sqrt)(rt.constant(4.0)).numpy() == 2.0
+
+
+@autograph.do_not_convert
+def _unconverted_abs(x):
+    if x > 0:
+        return x
+    return -x
+
+
+def test_a_tensor_if_in_a_do_not_convert_helper_names_the_decorator():
+    import runtime as rt
+
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
+                       match="_unconverted_abs is marked @autograph.do_not_convert.*Remove the "
+                       "decorator"):
+        rt.function(lambda x: _unconverted_abs(x) + 1)(rt.constant(1.0))

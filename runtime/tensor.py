@@ -8,6 +8,7 @@ times faster than that of 0-d arrays.
 from __future__ import annotations
 
 import math
+import dis
 import sys
 
 import numpy as np
@@ -189,6 +190,15 @@ class EagerTensor(Tensor):
 
 
 _COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
+_SUBSCRIPT_OPCODES = frozenset(dis.opmap[name] for name in ("BINARY_SUBSCR", "STORE_SUBSCR",
+                                                             "DELETE_SUBSCR") if name in dis.opmap)
+
+
+def _caller_opcode() -> int | None:
+    """The opcode the frame two calls up is running (the user's `x[t]` that called
+    `t.__index__` through a builtin sequence's C code)."""
+    frame = sys._getframe(2)
+    return frame.f_code.co_code[frame.f_lasti] if frame.f_lasti >= 0 else None
 
 
 def _unconverted_caller() -> str | None:
@@ -271,6 +281,12 @@ class SymbolicTensor(Tensor):
         )
 
     def __index__(self):
+        if _caller_opcode() in _SUBSCRIPT_OPCODES:  # `items[t]` of a Python sequence
+            self._not_allowed(
+                "Indexing a Python sequence (a list, tuple or range) by {}",
+                "Make the sequence a tensor first and index that: rt.gather(rt.constant(items), "
+                "i), or rt.stack(items)[i] when it holds tensors (or build it with .append in a "
+                "graph loop, which makes it a staged list).")
         self._not_allowed("Using {} as a Python int", "Use the tensor in rt ops instead.")
 
     def __int__(self):

@@ -143,7 +143,8 @@ SYMBOLIC_MISUSES = {
     "float": (lambda x: float(x), "float", "rt.cast"),
     "len": (lambda x: len(x), "len", "rt.shape"),
     "iter": (lambda x: list(x), "Iterating", "rt.while_loop"),
-    "index": (lambda x: [1, 2][x], "Python int", "rt ops"),
+    "index": (lambda x: [1, 2][x], "Indexing a Python sequence", "rt.gather(rt.constant("),
+    "range": (lambda x: range(x), "Python int", "rt ops"),
     "numpy": (lambda x: x.numpy(), "numpy", "Return the tensor"),
     "array": (lambda x: np.asarray(x), "numpy array", "rt ops"),
 }

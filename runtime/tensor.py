@@ -7,8 +7,8 @@ times faster than that of 0-d arrays.
 
 from __future__ import annotations
 
-import math
 import dis
+import math
 import sys
 
 import numpy as np

@@ -204,7 +204,7 @@ class _StagedLists:
         """`value` with the Python lists at the found paths made staged lists (containers on
         the way are copies); with `marks`, `_ListMark`s stand for them (no graph ops)."""
         for path, sample in self.found.items():
-            value = _replace(value, path, lambda lst, sample=sample: _staged_list(
+            value = structures.replace_at(value, path, lambda lst, sample=sample: _staged_list(
                 backend, lst, sample, marks))
         return value
 
@@ -224,20 +224,6 @@ def _staged_list(backend, value, sample, marks):
     if not value:
         return backend.empty_list_like(sample)
     return backend.to_list(value, sample)
-
-
-def _replace(value, path, change):
-    """`value` with `change(x)` standing for the `x` at `path` (when the path exists)."""
-    if not path:
-        return change(value)
-    key, rest = path[0], path[1:]
-    if isinstance(value, dict) and key in value:
-        return structures.mapping_like(value, [(k, _replace(v, rest, change) if k == key else v)
-                                               for k, v in value.items()])
-    if isinstance(value, (list, tuple)) and isinstance(key, int) and key < len(value):
-        items = [_replace(v, rest, change) if i == key else v for i, v in enumerate(value)]
-        return type(value)(*items) if hasattr(type(value), "_fields") else type(value)(items)
-    return value
 
 
 class Absent:
@@ -529,12 +515,9 @@ def _occurrences(value, target) -> int:
 
 
 def _holds_list(value) -> bool:
-    """Whether the structure `value` (a dict, tuple or list) holds a list."""
-    if isinstance(value, dict):
-        return any(type(v) is list or _holds_list(v) for v in value.values())
-    if isinstance(value, (tuple, list)):
-        return any(type(v) is list or _holds_list(v) for v in value)
-    return False
+    """Whether the structure `value` (a dict, tuple or list, of any type) holds a list."""
+    return any(type(v) is list or _holds_list(v)
+               for _, v in structures.items(value, sequence_subclasses=True))
 
 
 def _resized(backend, value, original) -> bool:

@@ -86,17 +86,15 @@ def _match(spec, value, values: list, converts: bool):
     if isinstance(spec, dict):
         if not isinstance(value, dict) or set(value) != set(spec):
             return _NO_MATCH
-        pairs = [(spec[k], value[k]) for k in nest.sorted_keys(spec)]
     elif isinstance(spec, (list, tuple)):
         if type(value) is not type(spec) and not (
             isinstance(spec, tuple) and isinstance(value, tuple)  # namedtuples load as tuples
         ) or len(value) != len(spec):
             return _NO_MATCH
-        pairs = list(zip(spec, value))
     else:
         return None if same_python_value(value, spec) else _NO_MATCH
-    for s, v in pairs:
-        if _match(s, v, values, converts) is _NO_MATCH:
+    for key, s in nest.items(spec):  # (the order of the saved function's tensor inputs)
+        if _match(s, value[key], values, converts) is _NO_MATCH:
             return _NO_MATCH
     return None
 

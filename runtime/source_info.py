@@ -24,6 +24,9 @@ class Origin(NamedTuple):
     col: int | None
     text: str
 
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.lineno}"
+
 
 _RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 

@@ -17,9 +17,9 @@ STEADY_CALLS = 200
 
 
 def _backends() -> list:
-    found = [None, "auto"]
-    if importlib.util.find_spec("numba") is not None:
-        found.append("numba")
+    found = [None]
+    if importlib.util.find_spec("numba") is not None:  # ("auto" moves hot graphs to numba)
+        found += ["auto", "numba"]
     if importlib.util.find_spec("jax") is not None:
         found.append("xla")
     return found
@@ -60,4 +60,12 @@ def backend_table() -> str:
     for workload in workloads.by_key(list(KEYS)):
         for backend in _backends():
             lines.append(_row(workload, backend))
-    return "\n".join(lines)
+    return "\n".join(lines + _missing())
+
+
+def _missing() -> list:
+    """A line saying which executors have no rows because their package is not installed."""
+    if importlib.util.find_spec("numba") is None:
+        return ["\nNo rows for jit_compile=\"auto\" and \"numba\": numba is not installed "
+                "(pip install -e \".[numba]\")."]
+    return []

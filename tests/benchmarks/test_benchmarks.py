@@ -112,3 +112,15 @@ def test_cli_runs_every_workload_and_writes_json(tmp_path, capsys):
 def test_unknown_workload_key_is_a_usage_error(capsys):
     assert main(["--only", "W99"]) == 2
     assert "W99" in capsys.readouterr().err
+
+
+def test_the_executor_table_says_when_numba_is_missing(monkeypatch):
+    import importlib.util
+
+    from benchmarks import backends
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "numba" else real(name, *a))
+    assert "auto" not in backends._backends() and "numba" not in backends._backends()
+    assert "numba is not installed" in backends._missing()[0]

@@ -1,0 +1,137 @@
+"""The import contract of the packages (issue 25), read from the source with `ast`:
+
+- module-level imports form no cycle;
+- the runtime's core, ops, passes and executors never import autograph (the converter), except
+  the uses listed in AUTOGRAPH_IMPORTS_LEFT;
+- counting function-level imports too, the only cycles are the ones listed in CYCLES_LEFT (each
+  cycle found must lie inside one of them), and there are at most FUNCTION_LEVEL_IMPORTS_LEFT
+  function-level imports between the packages' modules.
+
+The lists are what the restructuring has not removed yet: a change may shrink them, never grow
+them (lower the numbers when a change removes some).
+"""
+
+import ast
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PACKAGES = ("autograph", "runtime")
+
+CORE_LAYERS = ("runtime.dtypes", "runtime.errors", "runtime.tensor", "runtime.source_info",
+               "runtime.context", "runtime.config", "runtime.graph", "runtime.conversion",
+               "runtime.tensor_list", "runtime.variables", "runtime.generated_code",
+               "runtime.ops.", "runtime.passes", "runtime.executor")
+AUTOGRAPH_IMPORTS_LEFT = {"runtime.executor.codegen"}  # autograph.namer.fresh_name
+CYCLES_LEFT = [
+    {"runtime.conversion", "runtime.executor.codegen", "runtime.executor.interpreter",
+     "runtime.graph", "runtime.ops.array_ops", "runtime.ops.control_flow_ops",
+     "runtime.ops.creation_ops", "runtime.ops.io_ops", "runtime.ops.list_ops",
+     "runtime.ops.math_ops", "runtime.ops.reduction_ops", "runtime.ops.registry",
+     "runtime.ops.shapes", "runtime.ops.string_ops", "runtime.tensor", "runtime.tensor_list",
+     "runtime.variables", "runtime.visualize"},
+    {"runtime.onnx.exporter", "runtime.onnx.rules"},
+]
+FUNCTION_LEVEL_IMPORTS_LEFT = 65  # (imports of numba, jax and onnx themselves are not ours)
+
+
+def _modules() -> dict:
+    found = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+def _resolve(name: str, modules: dict):
+    """The module of ours that importing `name` runs (the longest known prefix), or None."""
+    while name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _imports(modules: dict):
+    """module -> (set of modules imported at module level, list of those imported in
+    functions); imports of a module's own ancestors (its packages) are left out."""
+    graph = {}
+    for module, path in modules.items():
+        top, inner = set(), []
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+
+        def visit(node, in_function, module=module, package=package, top=top, inner=inner):
+            for child in ast.iter_child_nodes(node):
+                nested = in_function or isinstance(child, (ast.FunctionDef,
+                                                           ast.AsyncFunctionDef))
+                names = []
+                if isinstance(child, ast.Import):
+                    names = [a.name for a in child.names]
+                elif isinstance(child, ast.ImportFrom):
+                    base = child.module or ""
+                    if child.level:
+                        parent = package.split(".")[:len(package.split(".")) - child.level + 1]
+                        base = ".".join(parent + ([base] if base else []))
+                    names = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
+                             for a in child.names]
+                for name in names:
+                    target = _resolve(name, modules)
+                    if target and target != module and not module.startswith(target + "."):
+                        (inner.append(target) if nested else top.add(target))
+                visit(child, nested)
+
+        visit(ast.parse(path.read_text()), False)
+        graph[module] = (top, inner)
+    return graph
+
+
+def _cycles(edges: dict) -> list:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def strong(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.add(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(component)
+
+    for v in list(edges):
+        if v not in index:
+            strong(v)
+    return found
+
+
+GRAPH = _imports(_modules())
+
+
+def test_module_level_imports_form_no_cycle():
+    assert _cycles({m: top for m, (top, _) in GRAPH.items()}) == []
+
+
+def test_the_runtime_core_does_not_import_the_converter():
+    offenders = {m for m, (top, inner) in GRAPH.items()
+                 if m.startswith(CORE_LAYERS) and any(t.startswith("autograph")
+                                                      for t in (*top, *inner))}
+    assert offenders <= AUTOGRAPH_IMPORTS_LEFT, sorted(offenders - AUTOGRAPH_IMPORTS_LEFT)
+
+
+def test_cycles_through_function_level_imports_only_shrink():
+    edges = {m: top | set(inner) for m, (top, inner) in GRAPH.items()}
+    for cycle in _cycles(edges):
+        assert any(cycle <= known for known in CYCLES_LEFT), sorted(cycle)
+    count = sum(len(inner) for _, inner in GRAPH.values())
+    assert count <= FUNCTION_LEVEL_IMPORTS_LEFT, count

@@ -11,7 +11,7 @@ import numpy as np
 from runtime import calls, nest
 from runtime.conversion import convert_to_tensor
 from runtime.errors import Error, NoLoweringError
-from runtime.executor import codegen
+from runtime.executor import registry as executors
 from runtime.executor.interpreter import locate_error
 from runtime.generated_code import compile_function
 from runtime.graph import Graph
@@ -79,21 +79,7 @@ class ConcreteFunction:
         return self.__dict__[name]
 
     def _compile(self, graph) -> None:
-        jit_compile = self.jit_compile
-        if jit_compile == "numba":
-            from runtime.executor import numba_backend
-
-            run, self.generated = numba_backend.compile_graph(graph)
-        elif jit_compile == "auto":
-            from runtime.executor import tiering
-
-            run, self.generated = tiering.compile_graph(graph, swap=self._set_run)
-        elif jit_compile == "xla":
-            from runtime.executor import jax_backend
-
-            run, self.generated = jax_backend.compile_graph(graph)
-        else:
-            run, self.generated = codegen.compile_graph(graph)
+        run, self.generated = executors.compile_graph(self.jit_compile, graph, self._set_run)
         self._set_run(run)
         self.graph = graph
 

@@ -1,0 +1,54 @@
+"""The executors a graph can be compiled for, by the name `rt.function(jit_compile=...)` takes.
+
+Each is registered with `@executor(name)` as a function `compile(graph, swap)` -> (function of
+the input values -> tuple of outputs, Generated); `swap(run)` makes the graph run with `run`
+from then on (the tiered executor calls it once numba has compiled the graph). The optional
+backends (numba, JAX) are imported only when a graph is compiled for them.
+"""
+
+from __future__ import annotations
+
+from runtime.executor import codegen
+
+EXECUTORS: dict = {}  # name -> compile(graph, swap), in the order the names are listed
+
+
+def executor(name):
+    """Registers the decorated `compile(graph, swap)` as the executor called `name`."""
+    def register(compile_graph):
+        EXECUTORS[name] = compile_graph
+        return compile_graph
+
+    return register
+
+
+def compile_graph(name, graph, swap):
+    """(run, Generated) of `graph` compiled for executor `name` (a name not registered: the
+    default executor's)."""
+    return EXECUTORS.get(name, _python_over_numpy)(graph, swap)
+
+
+@executor(None)
+def _python_over_numpy(graph, swap):
+    return codegen.compile_graph(graph)
+
+
+@executor("auto")
+def _tiered(graph, swap):
+    from runtime.executor import tiering
+
+    return tiering.compile_graph(graph, swap=swap)
+
+
+@executor("numba")
+def _numba(graph, swap):
+    from runtime.executor import numba_backend
+
+    return numba_backend.compile_graph(graph)
+
+
+@executor("xla")
+def _xla(graph, swap):
+    from runtime.executor import jax_backend
+
+    return jax_backend.compile_graph(graph)

@@ -8,6 +8,7 @@ traced graph itself differs from Python (conversion or tracing), and at which ou
 from __future__ import annotations
 
 import warnings
+import weakref
 
 import numpy as np
 
@@ -16,14 +17,16 @@ from runtime.executor.interpreter import run_graph_values
 from runtime.ops.registry import PLACEHOLDER
 from runtime.tensor import Tensor
 
+_told_unchecked = weakref.WeakSet()  # the functions told that they are not checked
+
 
 def check_call(function, concrete, args, kwargs, values, result) -> None:
     """Raises CheckError when `result` (the graph's) differs from `function` run eagerly;
     `values` are the numpy values of the graph's inputs. A graph with effects (variables,
     printing, random numbers) is not checked: running it again would repeat them."""
     if _has_effects(concrete.graph):
-        if not getattr(function, "_check_skipped", False):
-            function._check_skipped = True
+        if function not in _told_unchecked:
+            _told_unchecked.add(function)
             warnings.warn(f"check=True does not check rt.function '{function.__name__}': it has "
                           "effects (variables, printing, random numbers) that a second run "
                           "would repeat.", stacklevel=4)

@@ -50,7 +50,7 @@ class ConcreteFunction:
         # graph being built (for a callee whose custom gradients only a new trace can give).
         self.retrace = None
         self.name = name
-        self._arg_names = arg_names
+        self.arg_names = arg_names  # the parameter names, in order
         self.structured_input_signature = arg_specs
         self.structured_outputs = structured_outputs
         self.jit_compile = jit_compile
@@ -77,6 +77,11 @@ class ConcreteFunction:
                 self.structured_outputs = translate_outputs(self.structured_outputs, traced,
                                                             graph)
         return self.__dict__[name]
+
+    @property
+    def _arg_names(self):
+        """`arg_names` by its former name (runtime/saved/loaded.py still reads it)."""
+        return self.arg_names
 
     def _compile(self, graph) -> None:
         run, self.generated = executors.compile_graph(self.jit_compile, graph, self._set_run)
@@ -154,8 +159,8 @@ class ConcreteFunction:
         return calls.call_concrete(self, checked)
 
     def pretty_printed_signature(self) -> str:
-        lines = [f"{self.name}({', '.join(self._arg_names)})", "  Args:"]
-        for name, value in zip(self._arg_names, self.structured_input_signature):
+        lines = [f"{self.name}({', '.join(self.arg_names)})", "  Args:"]
+        for name, value in zip(self.arg_names, self.structured_input_signature):
             lines.append(f"    {name}: {_structure_str(value)}")
         lines.append("  Returns:")
         lines.append(f"    {_structure_str(self.structured_outputs)}")

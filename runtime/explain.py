@@ -71,14 +71,14 @@ def explain(f, *args, **kwargs) -> Explanation:
     if not isinstance(fn, types.FunctionType):
         raise TypeError(f"rt.explain takes a Python function or an rt.function, got "
                         f"{type(f).__name__}.")
-    autograph_on = original._autograph if original is not None else True
+    autograph_on = original.options.autograph if original is not None else True
     phases = {}
     start = time.perf_counter()
     if autograph_on:
         convert_function(fn)  # what a first conversion costs (rt.function caches it)
     phases["convert"] = _ms(start)
 
-    fresh = Function(fn, input_signature=original._input_signature if original else None,
+    fresh = Function(fn, input_signature=original.input_signature if original else None,
                      autograph=autograph_on, optimize=False)
     with autograph.record_decisions() as recorded:
         start = time.perf_counter()
@@ -112,9 +112,9 @@ def explain(f, *args, **kwargs) -> Explanation:
     for lineno, text in _inlined_calls(concrete.traced_graph, filename):
         calls[lineno].append(text)
     signature = ", ".join(f"{name}: {leaf_str(value)}" for name, value in zip(
-        concrete._arg_names, concrete.structured_input_signature))
+        concrete.arg_names, concrete.structured_input_signature))
     title = f"rt.explain: {fn.__qualname__}({signature})"
-    guarded = original is None or original._guards is None or bool(original._guards)
+    guarded = original is None or original.guarded_reads is None or bool(original.guarded_reads)
     return Explanation(title, lines, dict(decisions), dict(ops_by_line),
                        _captured(fn, guarded), phases, dict(calls))
 

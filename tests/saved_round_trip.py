@@ -22,6 +22,7 @@ import numpy as np
 import runtime as rt
 from runtime import context, nest
 from runtime.function import Function
+from runtime.function_tracing import FunctionTracer
 
 
 class RoundTripMismatch(AssertionError):
@@ -33,11 +34,11 @@ counts = {"returned": 0, "raised": 0, "stateful": 0, "not plain data": 0, "nativ
 
 
 def install(monkeypatch) -> None:
-    original_trace, original_call = Function._trace, Function._call_general
+    original_trace, original_call = FunctionTracer.trace, Function._call_general
     traced: list = []
 
-    def trace(self, arguments, key, **options):
-        concrete = original_trace(self, arguments, key, **options)
+    def trace(self, function, arguments, key, **options):
+        concrete = original_trace(self, function, arguments, key, **options)
         traced.append(concrete)
         return concrete
 
@@ -56,7 +57,7 @@ def install(monkeypatch) -> None:
         del traced[start:]
         ran = not isinstance(result, _NOT_RUN) or isinstance(result, rt.errors.InvalidArgumentError)
         if new and ran:
-            if self._jit_compile is not None:
+            if self.options.jit_compile is not None:
                 counts["native"] += 1
             elif all(_pure(c.graph) for c in new):
                 _check(self, args, kwargs, result)
@@ -66,7 +67,7 @@ def install(monkeypatch) -> None:
             raise result
         return result
 
-    monkeypatch.setattr(Function, "_trace", trace)
+    monkeypatch.setattr(FunctionTracer, "trace", trace)
     monkeypatch.setattr(Function, "_call_general", call)
 
 

@@ -138,7 +138,7 @@ def _concrete(function) -> ConcreteFunction:
     if isinstance(function, ConcreteFunction):
         return function
     if isinstance(function, Function):
-        traces = list({id(c): c for c in function._concrete.values()}.values())
+        traces = function.concrete_functions()
         if len(traces) == 1:
             return traces[0]
         raise ExportError(

@@ -103,15 +103,13 @@ def _traces(function) -> tuple[list, bool]:
     if not unique:
         raise SaveError(f"rt.function '{function.__name__}' has not been traced, so it has no "
                         "signature to save; call it or use get_concrete_function(...) first.")
-    return unique, function._input_signature is not None
+    return unique, function.input_signature is not None
 
 
 def _encode_parameters(function, concrete, arrays) -> list:
-    signature = getattr(function, "_signature", None)
-    if not isinstance(function, Function) or signature is None or (
-        function._input_signature is not None
-    ):
-        return [{"name": n, "kind": "POSITIONAL_OR_KEYWORD"} for n in concrete._arg_names]
+    signature = function.python_signature if isinstance(function, Function) else None
+    if signature is None or function.input_signature is not None:
+        return [{"name": n, "kind": "POSITIONAL_OR_KEYWORD"} for n in concrete.arg_names]
     parameters = []
     for p in signature.parameters.values():
         entry = {"name": p.name, "kind": p.kind.name}
@@ -150,7 +148,7 @@ def _signature_leaf(value):
 
 def _encode_concrete(concrete, encoder: GraphEncoder, arrays) -> dict:
     inputs = []
-    for name, spec in zip(concrete._arg_names, concrete.structured_input_signature):
+    for name, spec in zip(concrete.arg_names, concrete.structured_input_signature):
         try:
             inputs.append(encode(spec, arrays, _signature_leaf))
         except SaveError as e:
@@ -159,7 +157,7 @@ def _encode_concrete(concrete, encoder: GraphEncoder, arrays) -> dict:
         outputs = encode(mark_outputs(concrete.structured_outputs), arrays, _signature_leaf)
     except SaveError as e:
         raise SaveError(f"{concrete.name}: its return value cannot be saved: {e}") from None
-    return {"name": concrete.name, "arg_names": list(concrete._arg_names), "inputs": inputs,
+    return {"name": concrete.name, "arg_names": list(concrete.arg_names), "inputs": inputs,
             "outputs": outputs, "optimize": concrete.optimized,
             "custom_gradients": list(concrete.traced_graph.custom_gradients),
             "graph": encoder.encode(_portable_graph(concrete))}

@@ -139,7 +139,7 @@ def test_reduce_retracing_relaxes_shapes():
     out = f(rt.constant([1.0, 2.0, 3.0]))
     np.testing.assert_array_equal(out.numpy(), [2.0, 4.0, 6.0])
     assert f.experimental_get_tracing_count() == 2
-    shapes = [c.graph.inputs[0].shape for c in {id(c): c for c in f._concrete.values()}.values()]
+    shapes = [c.graph.inputs[0].shape for c in f.concrete_functions()]
     assert (None,) in [tuple(s) for s in shapes]
 
 
@@ -337,3 +337,41 @@ def test_the_garbage_collector_is_off_while_tracing_and_restored_after():
         assert seen == [False, False] and not gc.isenabled()  # left as the caller had it
     finally:
         gc.enable()
+
+
+SCALE = 2.0
+
+
+def test_public_accessors_tell_options_signatures_traces_and_guarded_reads():
+    def scaled(x, n=1):
+        return x * SCALE * n
+
+    spec = rt.TensorSpec([None], rt.float32)
+    f = rt.function(scaled, max_traces=3, jit_compile=None)
+    assert f.input_signature is None and f.options.max_traces == 3 and f.options.autograph
+    assert f.python_signature == inspect.signature(scaled)
+    assert f.guarded_reads is None and f.concrete_functions() == []  # (looked for at a call)
+    f(rt.constant([1.0]))
+    f(rt.constant([1.0, 2.0]), 2)
+    first, second = f.concrete_functions()
+    assert first.arg_names == ["x", "n"] and f.current_traces() == [first, second]
+    assert f.guarded_reads == ["the global 'SCALE'"]
+    assert rt.function(scaled, capture_guards=False).guarded_reads == []
+    g = rt.function(scaled, input_signature=[spec])
+    assert g.input_signature == (spec,)
+    assert g.get_concrete_function().arg_names == ["x"]
+
+
+def test_executors_are_registered_by_name_and_optional_ones_load_when_chosen():
+    import subprocess
+    import sys
+
+    from runtime.executor.registry import EXECUTORS
+    from runtime.function import JIT_COMPILERS
+
+    assert JIT_COMPILERS == tuple(EXECUTORS) == (None, "auto", "numba", "xla")
+    code = ("import sys, runtime as rt; f = rt.function(lambda x: x + 1); "
+            "f(rt.constant(1.0)); print(sorted({'numba', 'jax'} & set(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"

@@ -112,7 +112,7 @@ def test_mixed_signatures_from_many_threads(tmp_path, short_switch_interval, cap
     assert run_threads(work) == []
     assert counts == [170] * THREADS and saves == [4] * THREADS
     # Every trace has a key of its own (no signature was traced twice).
-    assert len(f._concrete) == f.experimental_get_tracing_count() <= len(calls)
+    assert len(f.concrete_functions()) == f.experimental_get_tracing_count() <= len(calls)
     # The file saved last holds every signature: it computes what the function computes.
     rt.saved.save(f, tmp_path / "final")
     loaded = rt.saved.load(tmp_path / "final")
@@ -198,7 +198,7 @@ def test_lazy_variable_first_traced_from_many_threads():
         assert all(m is model.apply for m in methods[i::2])  # one rt.function per instance
         assert model.apply.experimental_get_tracing_count() == len(shapes)
         # One variable, and every traced graph uses it.
-        used = {id(v) for c in model.apply._concrete.values() for v in c.graph.variables.values()}
+        used = {id(v) for c in model.apply.concrete_functions() for v in c.graph.variables.values()}
         assert used == {id(model.w)}
     models[0].w.assign(4.0)
     assert models[0].apply(rt.constant(np.float32(2))).numpy() == 8

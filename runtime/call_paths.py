@@ -1,0 +1,192 @@
+"""How a call of an `rt.function` runs (the `Function` class takes these methods from
+`CallPaths`).
+
+The fast path (`__call__`) is kept lean: a call whose arguments are all positional eager
+tensors or Python scalars builds its key from (dtype, shape) pairs and (type, value) pairs and
+looks it up in one dict (`_fast`); on a hit it calls the compiled graph with the numpy values.
+Everything else (nested structures, keywords, a miss) takes the general path
+(`_call_general`), which binds the arguments to the signature first, finds or traces the
+concrete function, and fills the fast path's dict. A call while a caller is traced takes in
+its graph (or runs its Python there); one under a gradient tape is recorded.
+
+Threads: one thread traces a Function at a time (under its lock), and the others wait and
+reuse what it traced. Lookups take no lock: the trace cache's dict is replaced, never changed,
+and the fast path's dict is only read with `get`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime import calls, config, context, nest
+from runtime.errors import ForeignTensorError
+from runtime.signature import float_token, is_tensor_leaf
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
+from runtime.tensor_list import TensorList
+
+# Python argument types the fast call path keys by value (as the general path does).
+_FAST_PYTHON_TYPES = frozenset({int, float, bool, str})
+
+
+class CallPaths:
+    """The call paths of `Function`, over its parts: `_fast` (fast-path key ->
+    ConcreteFunction), `_check`, `_binder` (ArgumentBinder), `_guards` (FunctionGuards),
+    `_traces` (TraceCache), `_tracer` (FunctionTracer), `_lock`, and `_inside_caller` (it
+    reads a caller's tensors: traced as part of callers)."""
+
+    def __call__(self, *args, **kwargs):
+        if config._any_call_switch:
+            if config._run_functions_eagerly:
+                return self.python_function(*args, **kwargs)
+            return self._call_general(args, kwargs)
+        if kwargs or self._check:
+            return self._call_general(args, kwargs)
+        # The fast path: positional eager tensors and Python scalars, keyed by what the general
+        # path keys them by (dtype and shape; type and value) as a flat tuple of tokens: a
+        # dtype (a 0-d tensor: numpy scalar or bytes), a dtype and a shape (an array), a Python
+        # type and a value. One eager tensor, the commonest call, has a key of its own.
+        if len(args) == 1 and type(args[0]) is EagerTensor and not self._guards.found:
+            v = args[0]._value
+            key = args[0].dtype if type(v) is not np.ndarray else (args[0].dtype, v.shape)
+            concrete = self._fast.get(key)
+            if concrete is not None:
+                if context.busy:  # a graph is built or a tape records, on some thread
+                    return self._call_busy(concrete, args)
+                return concrete.call(v)
+            return self._call_general(args, kwargs, (key, [v]))
+        key, values = [], []
+        for a in args:
+            kind = type(a)
+            if kind is EagerTensor:
+                v = a._value
+                key.append(a.dtype)
+                if type(v) is np.ndarray:
+                    key.append(v.shape)
+                values.append(v)
+            elif kind in _FAST_PYTHON_TYPES:
+                key.append(kind)
+                key.append(a if kind is not float else float_token(a))
+            else:
+                return self._call_general(args, kwargs)
+        guards = self._guards
+        now = guards.values() if guards.found else None  # read once: threads may change them
+        key = tuple(key) if now is None else (tuple(key), now)
+        concrete = self._fast.get(key)
+        if concrete is not None:
+            if context.busy:
+                return self._call_busy(concrete, args)
+            return concrete.call(*values)
+        return self._call_general(args, kwargs, (key, values), now)
+
+    def _call_busy(self, concrete, args):
+        """A fast-path call (positional eager tensors and Python scalars) while a graph is
+        built or a tape records on some thread: on this one, it is inlined or recorded."""
+        if context.current_graph() is not None:
+            return self._call_general(args, {})
+        tensors = [a for a in args if type(a) is EagerTensor]
+        if context.recording_tapes():
+            return calls.call_concrete(concrete, tensors)
+        return concrete.call(*[t._value for t in tensors])
+
+    def _call_general(self, args, kwargs, fast=None, guard_values=None):
+        """Any call; `fast`: (its fast-path key, the numpy values of its tensors) when the fast
+        path missed, `guard_values`: the guarded values it read."""
+        arguments = self._binder.bind(args, kwargs)
+        if context.busy and context.current_graph() is not None and any(
+                isinstance(v, TensorList) for _, value in arguments for v in nest.flatten(value)):
+            return self._tracer.run_python(arguments)  # a caller's staged list: traced as its part
+        key = self._key(arguments, guard_values)
+        if context.busy and context.current_graph() is not None:
+            return self._call_while_tracing(arguments, key)
+        concrete = self._concrete_for(arguments, key)
+        leaves = _tensor_leaves(arguments)
+        if fast is not None and len(leaves) == len(fast[1]):  # no tensor came from a default
+            self._fast[fast[0]] = concrete
+        if context.busy and context.recording_tapes():
+            return calls.call_concrete(concrete, leaves)  # recorded by a tape
+        values = [_as_value(v) for v in leaves]
+        result = concrete.call(*values)
+        if self._check or config.checking_functions():
+            from runtime import checking
+
+            checking.check_call(self, concrete, args, kwargs, values, result)
+        return result
+
+    def _key(self, arguments, guard_values=None):
+        """The signature key of `arguments`, with the guarded values (`guard_values`: as the
+        caller read them, else read now)."""
+        guards = self._guards
+        guards.find()
+        guarded = (guards.key(guard_values),) if guards.found else ()
+        return self._traces.key(arguments, guarded)
+
+    def _concrete_for(self, arguments, key):
+        """The concrete function for `key`: cached, or traced now (once: threads asking for it
+        meanwhile wait for the trace and use it)."""
+        concrete = self._traces.lookup(key)
+        if concrete is None:
+            with self._lock:
+                concrete = self._traces.lookup(key) or self._tracer.trace(self, arguments, key)
+        return concrete
+
+    def _call_while_tracing(self, arguments, key):
+        """A call while a caller is traced on this thread: this function's graph joins the
+        caller's; a function that reads the caller's tensors (defined inside it) runs its
+        Python there instead, as a plain helper would."""
+        if not (self._inside_caller or self._reads_tensors_being_traced()):
+            try:
+                concrete = self._traced_for_caller(arguments, key)
+            except ForeignTensorError as e:  # it reads the caller's tensors some other way
+                if not context.building_graph(e.graph):
+                    raise
+                self._inside_caller = True
+            else:
+                trace = context.current_trace()
+                if trace is not None and trace[0] is not self:
+                    trace[0]._guards.adopt(self._guards, trace[1])
+                return calls.call_concrete(concrete, _tensor_leaves(arguments))
+        return self._tracer.run_python(arguments)
+
+    def _reads_tensors_being_traced(self) -> bool:
+        """Whether the Python function closes over symbolic tensors (it is defined inside a
+        function being traced): a graph of its own could not read them, so it is traced as
+        part of its caller, as a plain helper is."""
+        fn = getattr(self.python_function, "__func__", self.python_function)
+        for cell in getattr(fn, "__closure__", None) or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:  # not set yet
+                continue
+            if any(isinstance(v, (SymbolicTensor, TensorList)) for v in nest.flatten(value)):
+                return True
+        return False
+
+    def _traced_for_caller(self, arguments, key):
+        """The concrete function a caller being traced takes in: traced for these shapes exactly
+        (never a relaxed graph, whose unknown dims the caller would then see), as plain Python
+        would run the function on them."""
+        concrete = self._traces.exact(key)
+        if concrete is None:
+            with self._lock:
+                concrete = self._traces.exact(key) or self._tracer.trace(
+                    self, arguments, key, exact=True)
+        return concrete
+
+
+def _tensor_leaves(arguments) -> list:
+    """The tensor leaves of bound arguments, in the order of a trace's inputs."""
+    return [v for v in nest.flatten([v for _, v in arguments]) if is_tensor_leaf(v)]
+
+
+def _as_tensor(value):
+    if isinstance(value, Tensor):
+        return value
+    from runtime.conversion import convert_to_tensor
+
+    return convert_to_tensor(value)
+
+
+def _as_value(value):
+    if isinstance(value, EagerTensor):
+        return value._value
+    return _as_tensor(value)._value

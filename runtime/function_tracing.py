@@ -1,0 +1,111 @@
+"""Tracing an `rt.function` for a new signature key: its Python function (converted by
+autograph, once) run on placeholders into a graph that becomes a ConcreteFunction, added to its
+trace cache; relaxed and checked against its retrace policy first, and traced a second time
+when the first trace created variables (the second must create none)."""
+
+from __future__ import annotations
+
+import weakref
+
+import autograph
+from runtime import context, nest, tracing
+from runtime.errors import with_origin
+from runtime.function_guards import with_captured
+from runtime.retrace_policy import RetracePolicy
+from runtime.signature import is_tensor_leaf
+
+
+class FunctionTracer:
+    """Makes the traces of the rt.function `name` of `fn`, with its `options`, `binder`
+    (ArgumentBinder), `traces` (TraceCache) and `guards` (FunctionGuards). It keeps no
+    reference to the Function: each trace is given it."""
+
+    def __init__(self, fn, name: str, options, binder, traces, guards):
+        self._fn, self._name, self._options = fn, name, options
+        self._binder, self._traces, self._guards = binder, traces, guards
+        self._policy = RetracePolicy(name, options.max_traces, options.on_retrace)
+        self._converted = None
+        self._variables_created = False
+
+    def python_function(self):
+        """The Python function as traced: converted by autograph (unless autograph=False)."""
+        if not self._options.autograph:
+            return self._fn
+        if self._converted is None:
+            self._converted = autograph.to_graph(self._fn)
+        return self._converted
+
+    def run_python(self, arguments):
+        """The Python function (converted) called with bound `arguments`."""
+        fn = self.python_function()
+        return fn(*self._binder.call_args(arguments), **self._binder.call_kwargs(arguments))
+
+    def trace(self, function, arguments, key, exact=False):
+        """Traces a new concrete function of `function` (the Function) for `key` (the caller
+        holds its lock); `exact`: for a caller being traced, which takes in the graph (these
+        shapes exactly, compiled only when it is called itself)."""
+        input_signature = self._options.input_signature
+        if input_signature is not None:
+            # Trace with the signature's specs (unknown dims stay unknown), not the call's shapes.
+            arguments = [(name, spec) for (name, _), spec in zip(arguments, input_signature)]
+        elif not exact:
+            key, arguments = self._traces.relaxed(key, arguments)
+        if not exact:  # (traces for callers are part of their traces, not retraces)
+            self._policy.check(self._traces.traced_keys, key, arguments, self._guards)
+        arguments = [(name, nest.map_with_paths(lambda v, _: tracing.spec_of(v), value, name))
+                     for name, value in arguments]  # (specs: keep no tensor alive)
+        with context.tapes_paused():  # (a tape open around the call records the call)
+            concrete, created, adopted = self._trace_once(function, arguments, exact)
+        if created:
+            if self._variables_created or self._traces.traced_keys:
+                self._raise_variable_creation(created)
+            self._variables_created = True
+            with context.tapes_paused():  # (the second must create none)
+                concrete, created, adopted = self._trace_once(function, arguments, exact)
+            if created:
+                self._raise_variable_creation(created)
+        if adopted:  # the key holds the values the callees were traced with
+            key = with_captured(key, tuple(adopted))
+        concrete.retrace = _retracer(function, arguments)
+        self._traces.add(key, arguments, concrete)
+        return concrete
+
+    def _trace_once(self, function, arguments, defer=False):
+        """(concrete function, variables created, guarded values taken from callees)."""
+        binder, options = self._binder, self._options
+        with context.tracing_function(function) as adopted:
+            concrete, created = tracing.trace(
+                self.python_function(), self._name, arguments,
+                lambda traced: (binder.call_args(traced), binder.call_kwargs(traced)),
+                options.optimize, options.jit_compile, defer)
+        return concrete, created, adopted
+
+    def _raise_variable_creation(self, created):
+        where = getattr(created[0], "_origin", None)
+        raise ValueError(
+            with_origin(
+                f"rt.function '{self._name}' creates a new rt.Variable every time it is traced. "
+                "Run eagerly, this Python code would make a fresh variable on every call, but a "
+                "graph can only hold the variable made on its first trace. Create the variable "
+                "outside the function, or only once (e.g. `if self.v is None: self.v = "
+                "rt.Variable(...)`).",
+                where,
+            )
+        )
+
+
+def _retracer(function, arguments):
+    """A function of the flat tensor inputs of the trace of `arguments` that runs the Python
+    function of `function` on them (in the graph being built) and returns what it returns."""
+    function = weakref.ref(function)  # (no cycle)
+
+    def retrace(tensors):
+        found = iter(tensors)
+        traced = [(name, nest.map_with_paths(
+            lambda v, _: next(found) if is_tensor_leaf(v) else v, value, name))
+            for name, value in arguments]
+        this = function()
+        with context.tracing_function(this):
+            return this._tracer.run_python(traced)
+
+    return retrace

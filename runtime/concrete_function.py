@@ -78,11 +78,6 @@ class ConcreteFunction:
                                                             graph)
         return self.__dict__[name]
 
-    @property
-    def _arg_names(self):
-        """`arg_names` by its former name (runtime/saved/loaded.py still reads it)."""
-        return self.arg_names
-
     def _compile(self, graph) -> None:
         run, self.generated = executors.compile_graph(self.jit_compile, graph, self._set_run)
         self._set_run(run)

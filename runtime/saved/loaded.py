@@ -50,7 +50,7 @@ class LoadedFunction:
         arguments = bound.arguments
         for concrete in self.concrete_functions:
             values = []
-            for name, spec in zip(concrete._arg_names, concrete.structured_input_signature):
+            for name, spec in zip(concrete.arg_names, concrete.structured_input_signature):
                 if name not in arguments or _match(spec, arguments[name], values,
                                                    self._converts) is _NO_MATCH:
                     break

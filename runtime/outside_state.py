@@ -80,8 +80,11 @@ def restore(writes: list) -> None:
         if place in done or _staged(write.saved):
             continue
         done.add(place)
-        if _holds_staged(write.slot):
-            write.slot.reset(write.saved)
+        try:
+            if _holds_staged(write.slot):
+                write.slot.reset(write.saved)
+        except Exception:  # noqa: BLE001 - the user's object refused; the error says why
+            continue
 
 
 def _staged(value) -> bool:
@@ -89,7 +92,11 @@ def _staged(value) -> bool:
 
 
 def _holds_staged(slot) -> bool:
-    return _staged(slot.get())
+    try:
+        value = slot.get()
+    except Exception:  # noqa: BLE001 - a property that fails when read holds no placeholder
+        return False
+    return _staged(value)
 
 
 def _held_elsewhere(slot, ours: set) -> bool:

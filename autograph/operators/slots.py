@@ -221,4 +221,8 @@ def writing(slot: Slot) -> None:
     if backend is None or backends.tensor_backend(slot.holder) is not None or (
             backends.tensor_backend(getattr(slot, "key", None)) is not None):
         return  # (an item of a tensor or a staged list, or at a tensor index: graph state)
-    backend.staged_write(slot, slot.snapshot(), caller_origin(), construct=False)
+    try:
+        saved = slot.snapshot()
+    except Exception:  # noqa: BLE001 - a property or __getattr__ that fails before the write
+        saved = Undefined(slot.name)
+    backend.staged_write(slot, saved, caller_origin(), construct=False)

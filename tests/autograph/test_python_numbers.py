@@ -695,3 +695,31 @@ def round_of_a_python_float_to_digits(u, p):
 
 def test_round_to_digits_of_a_python_float_stays_a_python_float():
     assert_agree(round_of_a_python_float_to_digits, F32(-1.25), np.array([0.0, 0.5], F32))
+
+
+class WriteOnlyUntilSet:
+    """A property that raises when read before it is first set."""
+
+    def __init__(self):
+        self._value = None
+
+    @property
+    def value(self):
+        if self._value is None:
+            raise RuntimeError("not set yet")
+        return self._value
+
+    @value.setter
+    def value(self, v):
+        self._value = v
+
+
+def test_an_attribute_whose_getter_raises_can_still_be_set_while_tracing():
+    holder = WriteOnlyUntilSet()
+
+    @rt.function
+    def set_then_add(x):
+        holder.value = 3
+        return x + 1.0
+
+    assert set_then_add(rt.constant(1.0)).numpy() == 2.0 and holder.value == 3

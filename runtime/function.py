@@ -36,7 +36,7 @@ from runtime.function_options import (  # noqa: F401 - JIT_COMPILERS: also read 
 )
 from runtime.function_tracing import FunctionTracer
 from runtime.function_view import function_html
-from runtime.trace_cache import INPUT_SIGNATURE_KEY, TraceCache
+from runtime.trace_cache import TraceCache
 
 logger = logging.getLogger("runtime.function")  # the retrace log (trace_cache, retrace_policy)
 
@@ -150,11 +150,9 @@ class Function(CallPaths):
         """The concrete function for these arguments (tensors or rt.TensorSpec), traced if new."""
         if self._options.input_signature is not None and not args and not kwargs:
             arguments = self._binder.input_signature_arguments()
-            key = INPUT_SIGNATURE_KEY
         else:
             arguments = self._binder.bind(args, kwargs)
-            key = self._key(arguments)
-        return self._concrete_for(arguments, key)
+        return self._concrete_for(arguments, self._key(arguments))  # (guarded values too)
 
     def experimental_get_tracing_count(self) -> int:
         return len(self._traces.traced_keys)

@@ -308,3 +308,17 @@ def test_a_decorated_function_defined_in_the_traced_one_reads_its_locals_unguard
     assert outer(rt.constant(2)).numpy() == 3
     assert outer.experimental_get_tracing_count() == 1
     assert len(outer.current_traces()) == 1
+
+
+OFFSET = 2.0
+
+
+def test_get_concrete_function_of_an_input_signature_keys_the_guarded_values_too():
+    @rt.function(input_signature=[rt.TensorSpec([], rt.float32)])
+    def shifted(x):
+        return x + OFFSET
+
+    concrete = shifted.get_concrete_function()
+    assert shifted(rt.constant(1.0)).numpy() == 3.0
+    assert shifted.experimental_get_tracing_count() == 1  # (the call used the same trace)
+    assert shifted.get_concrete_function() is concrete

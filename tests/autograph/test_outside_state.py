@@ -1,0 +1,277 @@
+"""State outside the function, written while it is traced, three ways: a global, a variable of
+an enclosing function, an attribute or item of an object that outlives the call, assigned a
+graph value under a tensor `if`/loop or by a plain assignment, is refused at its line and put
+back as it was before the call; the function's own objects are carried."""
+
+import numpy as np
+import pytest
+from three_way import assert_agree
+
+import autograph
+import runtime as rt
+
+F32 = np.float32
+
+# ---- state outside the function, written under tensor control flow ----------------------------
+COUNTER = 0
+TABLE = {"k": 0.0}
+
+
+def global_in_staged_loop(n):
+    global COUNTER
+    COUNTER = 0
+    for i in rt.range(n):
+        COUNTER = COUNTER + i
+    return COUNTER * 1
+
+
+def item_of_a_module_dict(x):
+    if x > 0:
+        TABLE["k"] = x
+    return x
+
+
+class Counter:
+    def __init__(self):
+        self.count = 0
+        self.state = {"total": 0.0}
+
+    @rt.function
+    def step(self, x):
+        if x > 0:
+            self.count = 1
+        return x
+
+    @rt.function
+    def accumulate(self, x):
+        for _ in rt.range(3):
+            self.state["total"] = self.state["total"] + x
+        return x
+
+
+PLACEHOLDER = "so after tracing it would hold the graph's placeholder"
+
+
+def test_a_global_written_in_a_graph_loop_is_refused_and_left_as_it_was():
+    global COUNTER
+    COUNTER = 7
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
+                       match=f"COUNTER is assigned in a graph `if`/loop here, {PLACEHOLDER}.*"
+                       "a global variable.*rt.Variable") as caught:
+        rt.function(global_in_staged_loop)(rt.constant(4))
+    assert COUNTER == 7  # as it was before the call (its plain `COUNTER = 0` is undone too)
+    assert "test_outside_state.py\", line" in str(caught.value)
+    assert global_in_staged_loop(4) == 6 and COUNTER == 6  # Python
+
+
+def test_an_item_of_a_module_dict_is_refused_and_left_as_it_was():
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match=r"TABLE\['k'\] is "):
+        rt.function(item_of_a_module_dict)(rt.constant(2.0))
+    assert TABLE == {"k": 0.0}
+
+
+def test_attributes_of_self_are_refused_and_left_as_they_were():
+    counter = Counter()
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="self.count is "):
+        counter.step(rt.constant(1.0))
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
+                       match=r"self.state\['total'\] is "):
+        counter.accumulate(rt.constant(1.0))
+    assert counter.count == 0 and counter.state == {"total": 0.0}
+
+
+def test_a_variable_of_an_enclosing_function_is_refused():
+    total = 0.0
+
+    @rt.function
+    def add(x):
+        nonlocal total
+        if x > 0:
+            total = x
+        return x
+
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="a variable of an "
+                       "enclosing function"):
+        add(rt.constant(1.0))
+    assert total == 0.0
+
+
+class Box:
+    pass
+
+
+def own_objects(x):
+    box, table = Box(), {"a": 0.0}
+    box.v = 0.0
+    for _ in rt.range(3):
+        box.v = box.v + x
+        table["a"] = table["a"] + 1.0
+    return box.v + table["a"]
+
+
+def test_the_functions_own_objects_are_carried():
+    assert_agree(own_objects, F32(2.0))
+
+
+def test_no_placeholder_is_left_when_the_trace_fails_later():
+    counter = Counter()
+
+    @rt.function
+    def step_then_fail(obj, x):
+        if x > 0:
+            obj.count = 1
+        return rt.reshape(x, [3])
+
+    with pytest.raises(rt.errors.InvalidArgumentError):
+        step_then_fail(counter, rt.constant(1.0))
+    assert counter.count == 0
+
+
+class Holder:
+    attr = 0
+
+
+HELD = Holder()
+
+
+def put_if_positive(obj, v):
+    if v > 0:
+        obj.attr = v
+
+
+def read_back_after_a_helpers_write(x):
+    if x < 0:
+        HELD.attr = 1
+    else:
+        put_if_positive(HELD, x)
+    return HELD.attr
+
+
+def test_outside_state_read_back_in_the_same_call_is_refused_at_the_write():
+    HELD.attr = 0
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
+                       match=f"obj.attr is assigned in a graph `if`/loop here, {PLACEHOLDER}"
+                       r"(.|\n)*test_outside_state.py\", line \d+\n +if v > 0:"):
+        rt.function(read_back_after_a_helpers_write)(rt.constant(1))
+    assert HELD.attr == 0
+    assert read_back_after_a_helpers_write(1) == 1  # Python
+
+
+LAST = {"y": None}
+TOTAL = 0.0
+
+
+class Recorder:
+    def __init__(self):
+        self.last = None
+
+    def remember(self, x):
+        y = x * 2.0
+        self.last = y
+        return y
+
+
+def item_of_a_module_dict_assigned(x):
+    LAST["y"] = x + 1.0
+    return x
+
+
+def global_assigned(x):
+    global TOTAL
+    TOTAL = x + 1.0
+    return x
+
+
+def own_objects_assigned(x):
+    box, table = Box(), {}
+    box.v = x * 2.0
+    table["a"] = box.v
+    return table["a"]
+
+
+def test_a_plain_assignment_of_a_graph_value_to_outside_state_is_refused_at_its_line():
+    recorder = Recorder()
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
+                       match=r"self.last is assigned a graph value here(.|\n)*"
+                       r"test_outside_state.py\", line \d+\n +self.last = y"):
+        rt.function(recorder.remember)(rt.constant(1.0))
+    assert recorder.last is None
+    assert autograph.to_graph(recorder.remember)(rt.constant(1.0)).numpy() == 2.0  # eager
+    assert recorder.last.numpy() == 2.0
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match=r"LAST\['y'\] is "):
+        rt.function(item_of_a_module_dict_assigned)(rt.constant(1.0))
+    assert LAST == {"y": None}
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="TOTAL is .*a global"):
+        rt.function(global_assigned)(rt.constant(1.0))
+    assert TOTAL == 0.0
+    assert "ag__.writing(ag__.Global('TOTAL', globals()))" in autograph.to_code(global_assigned)
+
+
+def test_plain_assignments_to_the_functions_own_objects_are_fine():
+    assert_agree(own_objects_assigned, F32(2.0))
+
+
+BIG_TABLE = [float(i) for i in range(30_000)]  # (a big module does not hide what is below)
+NESTED = {"a": {"b": {"c": {"d": {"e": Box()}}}}}
+
+
+class Settings:
+    state = {"v": 0.0}
+
+
+def deep_item(x):
+    if x > 0:
+        NESTED["a"]["b"]["c"]["d"]["e"].v = x
+    return x
+
+
+def class_attribute_item(x):
+    if x > 0:
+        Settings.state["v"] = x
+    return x
+
+
+def returned_object(x):
+    box = Box()
+    box.v = 0.0
+    if x > 0:
+        box.v = x
+    return box
+
+
+@pytest.mark.parametrize("fn, name", [(deep_item, r"NESTED\['a'\]\['b'\]\['c'\]\['d'\]\['e'\].v"),
+                                      (class_attribute_item, r"Settings.state\['v'\]"),
+                                      (returned_object, "box.v")])
+def test_whatever_holds_the_object_it_is_refused(fn, name):
+    NESTED["a"]["b"]["c"]["d"]["e"].v = 0.0
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match=f"{name} is assigned"):
+        rt.function(fn)(rt.constant(1.0))
+    assert NESTED["a"]["b"]["c"]["d"]["e"].v == 0.0 and Settings.state == {"v": 0.0}
+
+
+class WriteOnlyUntilSet:
+    """A property that raises when read before it is first set."""
+
+    def __init__(self):
+        self._value = None
+
+    @property
+    def value(self):
+        if self._value is None:
+            raise RuntimeError("not set yet")
+        return self._value
+
+    @value.setter
+    def value(self, v):
+        self._value = v
+
+
+def test_an_attribute_whose_getter_raises_can_still_be_set_while_tracing():
+    holder = WriteOnlyUntilSet()
+
+    @rt.function
+    def set_then_add(x):
+        holder.value = 3
+        return x + 1.0
+
+    assert set_then_add(rt.constant(1.0)).numpy() == 2.0 and holder.value == 3

@@ -92,12 +92,12 @@ class CallPaths:
         """Any call; `fast`: (its fast-path key, the numpy values of its tensors) when the fast
         path missed, `guard_values`: the guarded values it read."""
         arguments = self._binder.bind(args, kwargs)
-        if context.busy and context.current_graph() is not None and any(
-                isinstance(v, TensorList) for _, value in arguments for v in nest.flatten(value)):
-            return self._tracer.run_python(arguments)  # a caller's staged list: traced as its part
+        if context.busy and context.current_graph() is not None:  # a caller is being traced
+            if any(isinstance(v, TensorList) for _, value in arguments
+                   for v in nest.flatten(value)):
+                return self._tracer.run_python(arguments)  # its staged list: traced as its part
+            return self._call_while_tracing(arguments, self._key(arguments, guard_values))
         key = self._key(arguments, guard_values)
-        if context.busy and context.current_graph() is not None:
-            return self._call_while_tracing(arguments, key)
         concrete = self._concrete_for(arguments, key)
         leaves = _tensor_leaves(arguments)
         if fast is not None and len(leaves) == len(fast[1]):  # no tensor came from a default

@@ -19,7 +19,6 @@ an object (a decorated method), pickling, and the public API (`get_concrete_func
 from __future__ import annotations
 
 import importlib
-import logging
 import sys
 import threading
 import weakref
@@ -37,8 +36,6 @@ from runtime.function_options import (  # noqa: F401 - JIT_COMPILERS: also read 
 from runtime.function_tracing import FunctionTracer
 from runtime.function_view import function_html
 from runtime.trace_cache import TraceCache
-
-logger = logging.getLogger("runtime.function")  # the retrace log (trace_cache, retrace_policy)
 
 
 class Function(CallPaths):
@@ -138,10 +135,7 @@ class Function(CallPaths):
             return getattr, (owner, fn.__name__)
         module = sys.modules.get(getattr(fn, "__module__", None) or "")
         qualname = getattr(fn, "__qualname__", "")
-        found = module
-        for part in qualname.split("."):
-            found = getattr(found, part, None)
-        if found is self:
+        if _attribute_path(module, qualname) is self:
             return _global, (module.__name__, qualname)
         return Function, (fn, *self._options)
 
@@ -211,7 +205,11 @@ def function(
 def _global(module: str, qualname: str):
     """The object named `qualname` in module `module` (importing it): how a decorated
     module-level function is unpickled."""
-    found = importlib.import_module(module)
+    return _attribute_path(importlib.import_module(module), qualname)
+
+
+def _attribute_path(obj, qualname: str):
+    """`obj.a.b` for qualname "a.b", or None where an attribute is missing."""
     for part in qualname.split("."):
-        found = getattr(found, part)
-    return found
+        obj = getattr(obj, part, None)
+    return obj

@@ -1,56 +1,24 @@
 """Finding the user's source line that is running: ops and errors point at it.
 
 Which code is the user's is decided by one rule, which the library that generates code for
-the user's functions installs with `use_rule` (runtime/autograph_backend.py installs
-autograph's: autograph/frames.py). Until then, code of the `runtime` package is the library's
-and everything else the user's.
+the user's functions installs with `use_rule`: runtime/autograph_backend.py installs
+autograph's (autograph/frames.py) when `runtime` is imported. Origins are autograph's
+(`autograph.origins.Origin`: filename, lineno, col, text); this module does not import it.
 """
 
 from __future__ import annotations
 
-import linecache
-import os
 import sys
-from typing import NamedTuple
 
 
-class Origin(NamedTuple):
-    """A place in the user's source: file, line, column (None when only the line is known) and
-    the text of the line; the fields of autograph's Origin, which its rule gives (runtime does
-    not import autograph's: this one is for saved graphs and the rule before autograph's)."""
-
-    filename: str
-    lineno: int
-    col: int | None
-    text: str
-
-    def __str__(self) -> str:
-        return f"{self.filename}:{self.lineno}"
-
-
-_RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-
-
-def _origin_in_file(filename: str, lineno: int, module: str | None):
-    if filename.startswith((_RUNTIME_DIR, "<")):
-        return None
-    return Origin(filename, lineno, None, linecache.getline(filename, lineno).strip())
-
-
-def _stacklevel_outside_runtime(frame) -> int:
-    level = 1
-    while frame is not None and frame.f_code.co_filename.startswith(_RUNTIME_DIR):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
-def _no_reason(code) -> None:
+def _unknown(*args) -> None:
     return None
 
 
-_origin_of = _origin_in_file  # (filename, lineno, module) -> Origin | None
-_stacklevel_of = _stacklevel_outside_runtime  # frame -> warnings stacklevel
-_unconverted_reason = _no_reason  # code -> why it runs unconverted, or None
+# The rule until runtime/autograph_backend.py installs autograph's, as `runtime` is imported.
+_origin_of = _unknown  # (filename, lineno, module) -> an Origin, or None
+_stacklevel_of = lambda frame: 1  # noqa: E731 - frame -> warnings stacklevel
+_unconverted_reason = _unknown  # code -> why it runs unconverted, or None
 
 
 def use_rule(origin_of, stacklevel_of, unconverted_reason) -> None:
@@ -62,12 +30,12 @@ def use_rule(origin_of, stacklevel_of, unconverted_reason) -> None:
     _origin_of, _stacklevel_of, _unconverted_reason = origin_of, stacklevel_of, unconverted_reason
 
 
-def origin_of_frame(frame) -> Origin | None:
+def origin_of_frame(frame):
     """The user's Origin of `frame`'s current line, or None for library frames."""
     return _origin_of(frame.f_code.co_filename, frame.f_lineno, frame.f_globals.get("__name__"))
 
 
-def user_origin(depth: int = 1) -> Origin | None:
+def user_origin(depth: int = 1):
     """The Origin of the innermost user frame on the current call stack."""
     frame = sys._getframe(depth)
     while frame is not None:

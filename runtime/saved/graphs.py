@@ -28,6 +28,7 @@ import string
 
 import numpy as np
 
+from autograph.origins import Origin
 from runtime import dtypes
 from runtime.graph import Graph, is_valid_op_name, kernel_attrs
 from runtime.ops import array_ops, creation_ops, io_ops, list_ops, random_ops, string_ops
@@ -43,7 +44,6 @@ from runtime.saved.values import (
     decode_shape,
     encode,
 )
-from runtime.source_info import Origin
 from runtime.variables import Variable
 
 _GRAPH_KEYS = {"name", "inputs", "outputs", "operations"}

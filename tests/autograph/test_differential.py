@@ -163,33 +163,9 @@ def is_clear_error(error, path):
 
 def _same(actual, expected):
     try:
-        return _same_nan(actual, expected)
+        return same(actual, expected)
     except Exception:  # noqa: BLE001 - e.g. a symbolic tensor returned by mistake
         return False
-
-
-def _same_nan(actual, expected):
-    """three_way.same, where a nan equals a nan whatever their signs (a nan's sign bit depends
-    on how it was made), a Python float nan included (`math.fabs(nan)`)."""
-    if isinstance(expected, (tuple, list)):
-        return (isinstance(actual, type(expected)) and len(actual) == len(expected)
-                and all(_same_nan(a, e) for a, e in zip(actual, expected)))
-    if isinstance(expected, dict):
-        return (isinstance(actual, dict) and actual.keys() == expected.keys()
-                and all(_same_nan(actual[k], expected[k]) for k in expected))
-    e = np.asarray(expected) if expected is not None else None
-    if e is None or e.dtype.kind not in "fc" or not np.isnan(e).any():
-        return same(actual, expected)
-    a = np.asarray(actual)
-    if type(expected) is float:  # weak: any float dtype (see three_way.same)
-        dtype_ok = a.dtype.kind == "f"
-    else:
-        dtype_ok = a.dtype == e.dtype
-    if not dtype_ok or a.shape != e.shape or not np.array_equal(np.isnan(a), np.isnan(e)):
-        return False
-    kept = ~np.isnan(e)
-    return np.array_equal(a[kept], e[kept]) and np.array_equal(np.signbit(a[kept]),
-                                                               np.signbit(e[kept]))
 
 
 def disagreement(results, path):

@@ -41,8 +41,8 @@ def outcomes(fn, *args, python=None):
 
 
 def same(actual, expected) -> bool:
-    """Equal nested structure; leaves equal in value (the sign of a float zero too), shape and
-    dtype."""
+    """Equal nested structure; leaves equal in value (the sign of a float zero too; a nan
+    equals a nan, whatever their signs, which depend on how each was made), shape and dtype."""
     if isinstance(expected, (tuple, list)):
         return (isinstance(actual, type(expected)) and len(actual) == len(expected)
                 and all(same(a, e) for a, e in zip(actual, expected)))
@@ -58,11 +58,23 @@ def same(actual, expected) -> bool:
         # A graph gives a tensor. Python numbers are weak (DESIGN.md, Semantics): a value that
         # stood for one took the dtype of the tensors it met, e.g. `y = 0 if c else t` with a
         # float32 `t` is a float32 tensor. Its value must be exactly Python's.
-        return a.shape == () and a.dtype.kind in "iuf" and bool(a == e) and (
-            a.dtype.kind != "f" or np.signbit(a) == np.signbit(e))
-    return a.dtype == e.dtype and a.shape == e.shape and np.array_equal(
-        a, e, equal_nan=a.dtype.kind in "fc") and (
-        a.dtype.kind != "f" or np.array_equal(np.signbit(a), np.signbit(e)))  # -0.0 vs 0.0
+        if a.shape != () or a.dtype.kind not in "iuf":
+            return False
+        return _same_floats(a, e) if a.dtype.kind == "f" else bool(a == e)
+    if a.dtype != e.dtype or a.shape != e.shape:
+        return False
+    return _same_floats(a, e) if a.dtype.kind == "f" else np.array_equal(
+        a, e, equal_nan=a.dtype.kind == "c")
+
+
+def _same_floats(a, e) -> bool:
+    """Equal floats: nan where the other is nan, else equal with the same sign (-0.0, 0.0)."""
+    nan = np.isnan(e)
+    if not np.array_equal(np.isnan(a), nan):
+        return False
+    kept = ~nan
+    return np.array_equal(a[kept], e[kept]) and np.array_equal(np.signbit(a[kept]),
+                                                               np.signbit(e[kept]))
 
 
 def assert_agree(fn, *args):

@@ -7,7 +7,7 @@ import builtins
 import functools
 import types
 
-from autograph import errors, operators, origins
+from autograph import backends, errors, operators, origins
 from autograph.conversion import ConversionCache
 from autograph.frames import is_library_code
 from autograph.operators import py_builtins, traced_paths
@@ -21,6 +21,10 @@ def converted_call(f, /, *args, **kwargs):
         return overload(*args, **kwargs)
     if type(f) is types.BuiltinMethodType and type(f.__self__) is str and f.__name__ == "format":
         return operators.format_string(f.__self__, *args, **kwargs)  # `template.format(...)`
+    if _is_numpy(f):
+        backend = backends.tensor_backend_any((*args, *kwargs.values()))
+        if backend is not None:  # numpy's function on tensors: the library computes it
+            return backend.numpy_call(f, args, kwargs)
     if type(f) is types.FunctionType:
         fn = f
     elif type(f) is types.MethodType and type(f.__func__) is types.FunctionType:
@@ -45,6 +49,14 @@ def converted_call(f, /, *args, **kwargs):
 
 
 _BUILTIN_TYPES = (types.BuiltinFunctionType, type)
+
+
+def _is_numpy(f) -> bool:
+    """`f` is one of numpy's functions, ufuncs (or their methods) or scalar types."""
+    module = getattr(f, "__module__", None)
+    if module is None:  # a ufunc's method (`np.add.reduce`)
+        module = getattr(getattr(f, "__self__", None), "__module__", None)
+    return type(module) is str and (module == "numpy" or module.startswith("numpy."))
 
 
 def _should_convert(fn) -> bool:

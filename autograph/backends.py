@@ -124,6 +124,13 @@ class Backend:
         stages; any other `fn` raises an error that names it."""
         raise NotImplementedError
 
+    def numpy_call(self, fn, args: tuple, kwargs: dict):
+        """`fn(*args, **kwargs)` for one of numpy's functions (ufuncs, scalar types) where an
+        argument (or an item of a list or tuple argument) is this backend's tensor, eager or
+        staged: the backend's computation of it, with numpy's result, or an error that names
+        `fn`. (Outside converted code numpy computes on the tensors' values.)"""
+        raise NotImplementedError
+
     def format(self, template: str, style: str, values: tuple):
         """`template.format(*values)` (style "{}") or `template % values` (style "%"), where
         `values` are tensors of this backend (eager or staged), one per field of `template`
@@ -205,6 +212,19 @@ def tensor_backend(value) -> Backend | None:
         return None
     for backend in _BACKENDS:
         if backend.is_tensor(value):
+            return backend
+    return None
+
+
+def tensor_backend_any(values, depth: int = 3) -> Backend | None:
+    """The backend of the first tensor among `values` or the items of lists and tuples among
+    them (`depth` levels down), or None."""
+    for value in values:
+        if type(value) in (list, tuple):
+            backend = tensor_backend_any(value, depth - 1) if depth > 1 else None
+        else:
+            backend = tensor_backend(value)
+        if backend is not None:
             return backend
     return None
 

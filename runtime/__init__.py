@@ -14,6 +14,7 @@ from runtime import (  # onnx: lazy
     config,
     debugging,
     errors,
+    numpy,
     onnx,
     optimizers,
     random,

@@ -28,6 +28,7 @@ from runtime.errors import (
     with_origin,
 )
 from runtime.graph import Graph
+from runtime.numpy import dispatch as numpy_dispatch
 from runtime.ops import array_ops, creation_ops, io_ops, math_ops, reduction_ops, string_ops
 from runtime.ops.registry import constant_in_graph
 from runtime.python_builtins import one_element, to_float, to_int, truth
@@ -53,7 +54,9 @@ def _item_spec(items):
 source_info.use_rule(frames.user_origin_of, frames.user_stacklevel,
                      autograph.not_converted_reason)  # which code is the user's: autograph's rule
 
-_OPS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ops", "")
+# The code that checks an op's arguments: the ops and numpy's functions on tensors.
+_OP_DIRS = tuple(os.path.join(os.path.dirname(os.path.abspath(__file__)), name, "")
+                 for name in ("ops", "numpy"))
 
 
 class RuntimeBackend(autograph.Backend):
@@ -63,14 +66,15 @@ class RuntimeBackend(autograph.Backend):
     limit_errors = (OperatorNotAllowedInGraphError, GraphLimitError)
 
     def raises_as_python(self, exc) -> bool:
-        # Raised in an op's own code (its argument checks and inference, runtime/ops/): the
-        # same call raises it eagerly. Control flow, conversion and tracing are graph limits.
+        # Raised in an op's own code (its argument checks and inference, runtime/ops/ and
+        # runtime/numpy/): the same call raises it eagerly. Control flow, conversion and
+        # tracing are graph limits.
         tb = exc.__traceback__
         while tb is not None and tb.tb_next is not None:
             tb = tb.tb_next
         return (tb is not None and isinstance(exc, (InvalidArgumentError, TypeError, ValueError))
                 and not isinstance(exc, self.limit_errors)
-                and tb.tb_frame.f_code.co_filename.startswith(_OPS_DIR))
+                and tb.tb_frame.f_code.co_filename.startswith(_OP_DIRS))
 
     def is_tensor(self, value) -> bool:
         return isinstance(value, (Tensor, TensorList))
@@ -249,6 +253,14 @@ class RuntimeBackend(autograph.Backend):
 
     def builtin(self, fn, args, kwargs):
         return python_builtins.call(fn, args, kwargs)
+
+    def numpy_call(self, fn, args, kwargs):
+        implementation = numpy_dispatch.lookup(fn)
+        if implementation is not None:
+            return implementation(*args, **kwargs)
+        if not self.building_graph():  # eager values only: numpy computes, as in plain Python
+            return fn(*args, **kwargs)
+        raise numpy_dispatch.unsupported(fn)
 
     def staged_write(self, slot, saved, origin, construct=True):
         context.note_staged_write(outside_state.Write(slot, saved, origin, construct))

@@ -43,6 +43,26 @@ def checking_functions() -> bool:
     return _check_functions
 
 
+_dtype_promotion = "strict"
+
+
+def set_dtype_promotion(rule: str) -> None:
+    """How operands of two dtypes combine, in functions traced from now on (and eagerly):
+    "strict" (the default, TensorFlow's rule: an error that says to cast; a Python float next
+    to an integer tensor gives float32) or "numpy" (numpy's promotion: int32 with float32 gives
+    float64, a Python float next to an integer tensor float64). `runtime.numpy`'s functions
+    follow numpy's rule whatever this says."""
+    global _dtype_promotion
+    if rule not in ("strict", "numpy"):
+        raise ValueError(f"set_dtype_promotion: rule must be 'strict' or 'numpy', not {rule!r}.")
+    _dtype_promotion = rule
+
+
+def dtype_promotion() -> str:
+    """The rule `set_dtype_promotion` chose: "strict" or "numpy"."""
+    return _dtype_promotion
+
+
 _cache_dir: str | None = None  # None: not chosen yet (the environment decides on first use)
 _cache_dir_chosen = False
 

@@ -15,7 +15,7 @@ import numbers
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import config, dtypes
 from runtime.errors import a_or_an
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, eager
 
@@ -212,6 +212,10 @@ def binary_operands(x, y, op_name: str):
         if x.dtype is not y.dtype and (x.dtype.is_bool or y.dtype.is_bool) and not (
                 x.dtype.is_string or y.dtype.is_string):  # numpy: a bool is 0 or 1 of any type
             return (_cast(x, y.dtype), y) if x.dtype.is_bool else (x, _cast(y, x.dtype))
+        if x.dtype is not y.dtype and config.dtype_promotion() == "numpy" and not (
+                x.dtype.is_string or y.dtype.is_string):
+            dtype = dtypes.as_dtype(np.result_type(x.dtype.np_dtype, y.dtype.np_dtype))
+            return _cast(x, dtype), _cast(y, dtype)
         if x.dtype is not y.dtype:
             raise TypeError(
                 f"{op_name}: operands have different dtypes, {x.dtype.name} and {y.dtype.name}; "
@@ -226,7 +230,7 @@ def binary_operands(x, y, op_name: str):
         if is_weak(other):
             dtype = tensor.dtype
             if _is_python_float(other) and (dtype.is_integer or dtype.is_bool):
-                dtype = dtypes.float32
+                dtype = dtypes.float64 if config.dtype_promotion() == "numpy" else dtypes.float32
                 tensor = _cast(tensor, dtype)
             elif dtype.is_bool and _is_python_int(other):
                 dtype = dtypes.int64  # (numpy's: a bool next to a Python int is its default int)

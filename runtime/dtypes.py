@@ -32,6 +32,40 @@ class DType:
 
     is_list = False
 
+    # numpy reads a `dtype` attribute: `np.dtype(rt.float32)`, `np.zeros(3, rt.float32)`.
+    @property
+    def dtype(self) -> np.dtype:
+        return self.np_dtype
+
+    @property
+    def kind(self) -> str:
+        """numpy's kind character ('f', 'i', 'u', 'b', 'O')."""
+        return self.np_dtype.kind
+
+    @property
+    def itemsize(self) -> int:
+        return self.np_dtype.itemsize
+
+    @property
+    def type(self) -> type:
+        """numpy's scalar type (`np.float32`)."""
+        return self.np_dtype.type
+
+    def __eq__(self, other) -> bool:
+        """A dtype equals itself and, for numbers and bools, what numpy takes for the same
+        dtype: `np.dtype('int64')`, `np.int64`, `'int64'` (as `np.dtype` compares)."""
+        if isinstance(other, DType) or other is None:
+            return self is other
+        if self.is_string or self.is_list:
+            return False
+        try:
+            return self.np_dtype == np.dtype(other)
+        except (TypeError, ValueError):
+            return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
     def __repr__(self) -> str:
         return f"rt.{self.name}"
 

@@ -213,6 +213,21 @@ def _unconverted_caller() -> str | None:
     return None
 
 
+def _no_numpy_dispatch(numpy_fn, args, kwargs):
+    raise TypeError(f"numpy.{getattr(numpy_fn, '__name__', numpy_fn)} got a graph tensor; "
+                    "import runtime.numpy to compute numpy's functions on graph tensors.")
+
+
+_numpy_call = _no_numpy_dispatch
+
+
+def use_numpy_dispatch(call) -> None:
+    """`call(numpy_fn, args, kwargs)` computes numpy's functions on graph tensors (installed by
+    runtime.numpy, which sits above the op library)."""
+    global _numpy_call
+    _numpy_call = call
+
+
 class SymbolicTensor(Tensor):
     """The `index`-th output of `op` in a graph: its value exists only when the graph runs.
 
@@ -306,7 +321,17 @@ class SymbolicTensor(Tensor):
             "repr(x) shows the graph placeholder.")
 
     def __array__(self, dtype=None, copy=None):
-        self._not_allowed("Converting {} to a numpy array", "Use rt ops on the tensor instead.")
+        self._not_allowed("Converting {} to a numpy array",
+                          "Use runtime.numpy's functions or rt ops on the tensor instead.")
+
+    # numpy's functions and ufuncs on a graph value run runtime.numpy's (or raise an error
+    # naming the function): numpy must never compute on a placeholder, nor swallow a refusal.
+    def __array_function__(self, func, types, args, kwargs):
+        return _numpy_call(func, args, kwargs)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return _numpy_call(ufunc if method == "__call__" else getattr(ufunc, method), inputs,
+                           kwargs)
 
     def __repr__(self) -> str:
         shape, weak = shape_str(self.shape), " weak" if self.weak else ""
@@ -331,7 +356,7 @@ def _python_value_to_numpy(value, dtype: dtypes.DType | None):
         raise
     if array.dtype.kind in "SU" or (array.dtype.kind == "O" and _all_strings(array)):
         return _strings_to_numpy(value)
-    if array.dtype.kind not in "biuf":
+    if array.dtype.kind not in "biufc":
         if array.dtype.kind == "O" and any(
                 type(v) is int for v in np.ravel(array)):  # numpy keeps huge ints as objects
             raise TypeError(
@@ -345,6 +370,8 @@ def _python_value_to_numpy(value, dtype: dtypes.DType | None):
     if from_python:
         if array.dtype == np.float64:
             array = array.astype(np.float32)
+        elif array.dtype == np.complex128:  # as a Python float is float32
+            array = array.astype(np.complex64)
         elif array.dtype.kind == "i" and _fits_int32(array):
             array = array.astype(np.int32)
     return array

@@ -1,0 +1,95 @@
+"""Numpy's functions called with tensors: which function of `runtime.numpy` stands for each.
+
+Converted code sends a call of a numpy function that has a tensor among its arguments here
+(autograph's `Backend.numpy_call`), and so does numpy itself for a graph tensor anywhere
+(`SymbolicTensor.__array_function__` / `__array_ufunc__`), so a numpy function never sees a
+graph value as an array: it runs the rt ops, or raises an error that names it.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.conversion import convert_to_tensor
+from runtime.errors import with_origin
+from runtime.ops import math_ops
+from runtime.source_info import user_origin
+
+TABLE: dict = {}  # a numpy callable -> the runtime.numpy function computing it on tensors
+_NAMES: dict = {}  # its qualified numpy name ("numpy.linalg.norm") -> the numpy callable
+
+
+def implement(numpy_namespace, namespace, names) -> None:
+    """Maps `numpy_namespace.<name>` to `namespace.<name>` for each of `names` that numpy has
+    (`numpy_namespace` is `numpy` or one of its modules: `numpy.linalg`, `numpy.fft`)."""
+    prefix = numpy_namespace.__name__
+    for name in names:
+        numpy_fn = getattr(numpy_namespace, name, None)
+        if callable(numpy_fn) and not isinstance(numpy_fn, type):
+            TABLE[numpy_fn] = getattr(namespace, name)
+            _NAMES[f"{prefix}.{name}"] = numpy_fn
+
+
+def implement_callable(numpy_fn, fn, name: str) -> None:
+    """Maps one numpy callable (a ufunc method such as `np.add.reduce`, a scalar type) to
+    `fn`."""
+    TABLE[numpy_fn] = fn
+    _NAMES[name] = numpy_fn
+
+
+def _scalar_type(dtype):
+    def convert(x=0, /):
+        return math_ops.cast(convert_to_tensor(x), dtype)
+
+    return convert
+
+
+for _dtype in dtypes.ALL:
+    if not _dtype.is_string:
+        implement_callable(_dtype.np_dtype.type, _scalar_type(_dtype), f"numpy.{_dtype.name}")
+
+
+def lookup(numpy_fn):
+    """The runtime.numpy function for `numpy_fn`, or None."""
+    try:
+        return TABLE.get(numpy_fn)
+    except TypeError:  # unhashable
+        return None
+
+
+def call(numpy_fn, args, kwargs):
+    """`numpy_fn(*args, **kwargs)` computed by rt ops; an error naming it when unsupported."""
+    implementation = lookup(numpy_fn)
+    if implementation is None:
+        raise unsupported(numpy_fn)
+    return implementation(*args, **kwargs)
+
+
+def qualified_name(numpy_fn) -> str:
+    """`numpy.sum`, `numpy.linalg.norm`, `numpy.add.reduce`: how the user wrote it."""
+    owner = getattr(numpy_fn, "__self__", None)
+    if isinstance(owner, np.ufunc):
+        return f"numpy.{owner.__name__}.{numpy_fn.__name__}"
+    module = getattr(numpy_fn, "__module__", None) or "numpy"
+    return f"{module}.{getattr(numpy_fn, '__name__', repr(numpy_fn))}"
+
+
+def supported_names() -> list:
+    """The qualified names of the numpy callables that run on tensors, sorted."""
+    return sorted(_NAMES)
+
+
+def unsupported(numpy_fn) -> TypeError:
+    """The error for a numpy function that has no rt implementation (yet)."""
+    name = qualified_name(numpy_fn)
+    short = name.rpartition(".")[2]
+    close = difflib.get_close_matches(name, _NAMES, n=3, cutoff=0.75)
+    nearest = f" The nearest supported: {', '.join(close)}." if close else ""
+    return TypeError(with_origin(
+        f"{name} is not supported on tensors in rt.function (numpy cannot compute on graph "
+        f"values).{nearest} Or call numpy on the values when the graph runs: "
+        f"rt.numpy_function(np.{short}, [x, ...], Tout=rt.float32). runtime.numpy lists the "
+        "numpy functions that run on tensors.", user_origin(3)))

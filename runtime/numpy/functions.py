@@ -1,0 +1,695 @@
+"""The numpy-named functions on tensors: numpy's signatures, results and dtypes, computed by rt
+ops (so they run eagerly and in graphs, and differentiate). Only `out=None` is accepted.
+
+Each function here is what `np.<name>` does on arrays, written with the ops of runtime/ops/;
+runtime/numpy/dispatch.py maps numpy's own functions to them.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.control_flow import cond
+from runtime.conversion import convert_to_tensor, is_python_scalar
+from runtime.errors import with_origin
+from runtime.numpy.dtype_rules import accumulator, as_numpy_dtype, inexact, operands
+from runtime.ops import array_ops, creation_ops, math_ops, reduction_ops, shapes
+from runtime.source_info import user_origin
+from runtime.tensor import Tensor
+
+__all__ = [
+    "abs", "absolute", "add", "all", "allclose", "amax", "amin", "any", "arange", "argmax",
+    "argmin", "around", "array", "array_equal", "asarray", "astype", "atleast_1d",
+    "atleast_2d", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "broadcast_to",
+    "ceil", "clip", "concatenate", "copy", "cos", "divide", "divmod", "empty", "empty_like",
+    "equal", "exp", "expand_dims", "eye", "floor", "floor_divide", "full", "full_like",
+    "greater", "greater_equal", "hstack", "identity", "invert", "isclose", "left_shift",
+    "less", "less_equal", "linspace", "log", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "matmul", "max", "maximum", "mean", "min", "minimum", "mod", "moveaxis",
+    "multiply", "ndim", "negative", "not_equal", "ones", "ones_like", "positive", "power",
+    "prod", "ravel", "remainder", "reshape", "right_shift", "round", "shape", "sign", "sin",
+    "size", "sqrt", "square", "squeeze", "stack", "std", "subtract", "sum", "swapaxes", "tanh",
+    "tile", "transpose", "true_divide", "var", "vstack", "where", "zeros", "zeros_like",
+]
+
+
+def _tensor(value) -> Tensor:
+    return convert_to_tensor(value)
+
+
+def _refuse(message: str, error=TypeError):
+    raise error(with_origin(message, user_origin(2)))
+
+
+def _no_out(out, name: str) -> None:
+    if out is not None:
+        _refuse(f"numpy.{name}(..., out=...): tensors are immutable, so `out` is not supported; "
+                f"assign the result instead (y = np.{name}(...)).")
+
+
+def _cast_to(x, dtype):
+    if dtype is None:
+        return x
+    dtype = as_numpy_dtype(dtype)
+    return x if x.dtype is dtype else math_ops.cast(x, dtype)
+
+
+def _named(name: str, fn, doc: str):
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+# ---- elementwise ---------------------------------------------------------------------------
+
+def _unary(name, rt_fn, floats=False):
+    """np.<name>(x): `floats` for a float function (an integer array computes in numpy's float
+    dtype for it, `dtype_rules.inexact`)."""
+
+    def fn(x, /, out=None, *, dtype=None):
+        _no_out(out, name)
+        x = _tensor(x)
+        if dtype is not None:
+            x = _cast_to(x, dtype)
+        return rt_fn(inexact(x) if floats else x)
+
+    return _named(name, fn, f"numpy.{name}, elementwise.")
+
+
+def _binary(name, rt_fn):
+    """np.<name>(x1, x2): operands promoted by numpy's rules first."""
+
+    def fn(x1, x2, /, out=None, *, dtype=None):
+        _no_out(out, name)
+        a, b = operands(x1, x2)
+        if dtype is not None:
+            a, b = _cast_to(_tensor(a), dtype), _cast_to(_tensor(b), dtype)
+        return rt_fn(a, b)
+
+    return _named(name, fn, f"numpy.{name}, elementwise with broadcasting.")
+
+
+absolute = _unary("absolute", math_ops.abs)
+abs = _named("abs", absolute, "numpy.abs, elementwise.")  # noqa: A001 - numpy's name
+negative = _unary("negative", math_ops.negative)
+positive = _unary("positive", lambda x: x)
+sign = _unary("sign", math_ops.sign)
+square = _unary("square", math_ops.square)
+sqrt = _unary("sqrt", math_ops.sqrt, floats=True)
+exp = _unary("exp", math_ops.exp, floats=True)
+log = _unary("log", math_ops.log, floats=True)
+sin = _unary("sin", math_ops.sin, floats=True)
+cos = _unary("cos", math_ops.cos, floats=True)
+tanh = _unary("tanh", math_ops.tanh, floats=True)
+floor = _unary("floor", lambda x: x if not x.dtype.is_floating else math_ops.floor(x))
+ceil = _unary("ceil", lambda x: x if not x.dtype.is_floating else math_ops.ceil(x))
+logical_not = _unary("logical_not", lambda x: math_ops.logical_not(_truth(x)))
+invert = _unary("invert", math_ops.invert)
+bitwise_not = _named("bitwise_not", invert, "numpy.bitwise_not, elementwise.")
+
+add = _binary("add", math_ops.add)
+subtract = _binary("subtract", math_ops.subtract)
+multiply = _binary("multiply", math_ops.multiply)
+divide = _binary("divide", math_ops.divide)
+true_divide = _named("true_divide", divide, "numpy.true_divide, elementwise.")
+floor_divide = _binary("floor_divide", math_ops.floordiv)
+remainder = _binary("remainder", math_ops.mod)
+mod = _named("mod", remainder, "numpy.mod, elementwise.")
+power = _binary("power", math_ops.pow)
+maximum = _binary("maximum", math_ops.maximum)
+minimum = _binary("minimum", math_ops.minimum)
+equal = _binary("equal", math_ops.equal)
+not_equal = _binary("not_equal", math_ops.not_equal)
+less = _binary("less", math_ops.less)
+less_equal = _binary("less_equal", math_ops.less_equal)
+greater = _binary("greater", math_ops.greater)
+greater_equal = _binary("greater_equal", math_ops.greater_equal)
+logical_and = _binary("logical_and", lambda a, b: math_ops.logical_and(_truth(a), _truth(b)))
+logical_or = _binary("logical_or", lambda a, b: math_ops.logical_or(_truth(a), _truth(b)))
+logical_xor = _binary("logical_xor", lambda a, b: math_ops.logical_xor(_truth(a), _truth(b)))
+bitwise_and = _binary("bitwise_and", math_ops.bitwise_and)
+bitwise_or = _binary("bitwise_or", math_ops.bitwise_or)
+bitwise_xor = _binary("bitwise_xor", math_ops.bitwise_xor)
+left_shift = _binary("left_shift", math_ops.left_shift)
+right_shift = _binary("right_shift", math_ops.right_shift)
+
+
+def _truth(x):
+    """numpy's truth of each element (nonzero) as bools."""
+    x = _tensor(x)
+    return x if x.dtype.is_bool else math_ops.not_equal(x, 0)
+
+
+def divmod(x1, x2, /, out=None):  # noqa: A001 - numpy's name
+    """numpy.divmod: (floor_divide, remainder)."""
+    _no_out(out, "divmod")
+    a, b = operands(x1, x2)
+    return math_ops.floordiv(a, b), math_ops.mod(a, b)
+
+
+def round(a, decimals=0, out=None):  # noqa: A001 - numpy's name
+    """numpy.round: halves to even; `decimals` places as numpy computes them (scaled by
+    10**decimals, rounded, scaled back)."""
+    _no_out(out, "round")
+    a = _tensor(a)
+    if decimals == 0 or not a.dtype.is_floating:
+        return a if not a.dtype.is_floating else math_ops.round(a)
+    scale = 10.0 ** decimals
+    if decimals > 0:
+        return math_ops.divide(math_ops.round(math_ops.multiply(a, scale)), scale)
+    factor = 10.0 ** -decimals
+    return math_ops.multiply(math_ops.round(math_ops.divide(a, factor)), factor)
+
+
+around = _named("around", round, "numpy.around: numpy.round.")
+
+
+def clip(a, a_min=None, a_max=None, out=None, **kwargs):
+    """numpy.clip: `a` limited to [a_min, a_max] (either may be None); numpy 2's `min=` /
+    `max=` names too."""
+    _no_out(out, "clip")
+    a_min = kwargs.pop("min", a_min)
+    a_max = kwargs.pop("max", a_max)
+    if kwargs:
+        _refuse(f"numpy.clip: unsupported arguments {sorted(kwargs)}.")
+    if a_min is None and a_max is None:
+        _refuse("numpy.clip: give a_min or a_max (or both).", ValueError)
+    values = operands(a, *(v for v in (a_min, a_max) if v is not None))
+    x = _tensor(values[0])
+    rest = iter(values[1:])
+    if a_min is not None:
+        x = math_ops.maximum(x, next(rest))
+    if a_max is not None:
+        x = math_ops.minimum(x, next(rest))
+    return x
+
+
+def where(condition, x=None, y=None, /):
+    """numpy.where(condition, x, y): elements of x where condition, else of y (promoted by
+    numpy's rules)."""
+    if x is None and y is None:
+        _refuse("numpy.where(condition) with one argument gives numpy.nonzero(condition); "
+                "call np.nonzero(condition) (rt.where(condition) gives coordinates, one row "
+                "each, as numpy.argwhere).")
+    if x is None or y is None:
+        _refuse("numpy.where: pass both x and y, or neither.", ValueError)
+    a, b = operands(x, y)
+    return math_ops.where(_truth(condition), a, b)
+
+
+def matmul(x1, x2, /, out=None):
+    """numpy.matmul: 1-D operands are vectors (a dim is added, then removed)."""
+    _no_out(out, "matmul")
+    a, b = (_tensor(v) for v in operands(x1, x2))
+    if a.ndim == 0 or b.ndim == 0:
+        _refuse("numpy.matmul: operands must not be scalars (0-d); use np.multiply.", ValueError)
+    vector_a, vector_b = a.ndim == 1, b.ndim == 1
+    if vector_a:
+        a = array_ops.expand_dims(a, 0)
+    if vector_b:
+        b = array_ops.expand_dims(b, 1)
+    result = math_ops.matmul(a, b)
+    if vector_a:
+        result = array_ops.squeeze(result, [-2])
+    if vector_b:
+        result = array_ops.squeeze(result, [-1])
+    return result
+
+
+# ---- reductions ---------------------------------------------------------------------------
+
+def _unsupported_keywords(name, initial=None, where=None):
+    if initial is not None or where is not None:
+        _refuse(f"numpy.{name}: `initial` and `where` are not supported on tensors; mask with "
+                "np.where(mask, x, identity) first.")
+
+
+def _axes(axis):
+    return axis if axis is None or isinstance(axis, (int, tuple, list)) else int(axis)
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+    """numpy.sum: small integers and bools sum in int64, as numpy's."""
+    _no_out(out, "sum")
+    _unsupported_keywords("sum", initial, where)
+    return reduction_ops.reduce_sum(accumulator(_tensor(a), dtype, "sum"), _axes(axis), keepdims)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """numpy.prod: small integers and bools multiply in int64, as numpy's."""
+    _no_out(out, "prod")
+    _unsupported_keywords("prod", initial, where)
+    return reduction_ops.reduce_prod(accumulator(_tensor(a), dtype, "prod"), _axes(axis),
+                                     keepdims)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """numpy.mean: integers and bools average in float64."""
+    _no_out(out, "mean")
+    _unsupported_keywords("mean", None, where)
+    x = _tensor(a)
+    x = _cast_to(x, dtype) if dtype is not None else (
+        x if x.dtype.is_floating else math_ops.cast(x, dtypes.float64))
+    return reduction_ops.reduce_mean(x, _axes(axis), keepdims)
+
+
+def _extremum(name, rt_reduce):
+    def fn(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+        _no_out(out, name)
+        _unsupported_keywords(name, initial, where)
+        x = _tensor(a)
+        if x.dtype.is_bool:  # numpy's max of bools is their any
+            reduce = reduction_ops.reduce_any if name in ("max", "amax") else (
+                reduction_ops.reduce_all)
+            return reduce(x, _axes(axis), keepdims)
+        return rt_reduce(x, _axes(axis), keepdims)
+
+    return _named(name, fn, f"numpy.{name}: the {'largest' if 'max' in name else 'smallest'} "
+                  "element along `axis`.")
+
+
+max = _extremum("max", reduction_ops.reduce_max)  # noqa: A001 - numpy's name
+min = _extremum("min", reduction_ops.reduce_min)  # noqa: A001 - numpy's name
+amax = _extremum("amax", reduction_ops.reduce_max)
+amin = _extremum("amin", reduction_ops.reduce_min)
+
+
+def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001 - numpy's name
+    """numpy.all: whether every element is nonzero."""
+    _no_out(out, "all")
+    _unsupported_keywords("all", None, where)
+    return reduction_ops.reduce_all(_truth(a), _axes(axis), keepdims)
+
+
+def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001 - numpy's name
+    """numpy.any: whether some element is nonzero."""
+    _no_out(out, "any")
+    _unsupported_keywords("any", None, where)
+    return reduction_ops.reduce_any(_truth(a), _axes(axis), keepdims)
+
+
+def argmax(a, axis=None, out=None, *, keepdims=False):
+    """numpy.argmax: int64 index of the largest element along `axis` (of the flattened array
+    when axis is None; the first one on ties)."""
+    return _arg_reduce("argmax", reduction_ops.argmax, a, axis, out, keepdims)
+
+
+def argmin(a, axis=None, out=None, *, keepdims=False):
+    """numpy.argmin: int64 index of the smallest element along `axis` (of the flattened array
+    when axis is None; the first one on ties)."""
+    return _arg_reduce("argmin", reduction_ops.argmin, a, axis, out, keepdims)
+
+
+def _arg_reduce(name, rt_arg, a, axis, out, keepdims):
+    _no_out(out, name)
+    x = _tensor(a)
+    if x.dtype.is_bool:
+        x = math_ops.cast(x, dtypes.int8)
+    if axis is None:
+        result = rt_arg(array_ops.reshape(x, [-1]), axis=0)
+        return array_ops.reshape(result, [1] * x.ndim) if keepdims else result
+    result = rt_arg(x, axis=axis)
+    return array_ops.expand_dims(result, axis) if keepdims else result
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None):
+    """numpy.var: the mean of squared deviations from the mean, over n - ddof."""
+    _no_out(out, "var")
+    _unsupported_keywords("var", None, where)
+    if mean is not None or correction is not None:
+        _refuse("numpy.var: `mean=` and `correction=` are not supported on tensors; use ddof.")
+    x = _tensor(a)
+    x = _cast_to(x, dtype) if dtype is not None else x if x.dtype.is_floating else (
+        math_ops.cast(x, dtypes.float64))  # numpy's var of integers and bools: float64
+    axis = _axes(axis)
+    centered = math_ops.subtract(x, reduction_ops.reduce_mean(x, axis, keepdims=True))
+    squares = math_ops.multiply(centered, centered)
+    count = _count(x, axis)
+    total = reduction_ops.reduce_sum(squares, axis, keepdims)
+    return math_ops.divide(total, math_ops.cast(math_ops.maximum(count - ddof, 0), x.dtype))
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None):
+    """numpy.std: the square root of numpy.var."""
+    return math_ops.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+                             correction=correction))
+
+
+def _count(x, axis):
+    """How many elements a reduction over `axis` combines (a Python int when known)."""
+    axes = range(x.ndim) if axis is None else (axis if isinstance(axis, (tuple, list))
+                                                else (axis,))
+    dims = [x.shape[a] for a in axes]
+    if builtins.all(d is not None for d in dims):
+        return int(np.prod(dims, dtype=np.int64))
+    shape = array_ops.shape(x, out_type=dtypes.int64)
+    count = convert_to_tensor(np.int64(1))
+    for a in axes:
+        count = math_ops.multiply(count, shape[a])
+    return count
+
+
+def ufunc_reduce(ufunc_name: str, reduction):
+    """`np.<ufunc_name>.reduce`: `reduction` along axis 0 by default."""
+
+    def reduce(array, axis=0, dtype=None, out=None, keepdims=False):
+        _no_out(out, f"{ufunc_name}.reduce")
+        return reduction(_cast_to(_tensor(array), dtype), axis=axis, keepdims=keepdims)
+
+    return _named("reduce", reduce, f"numpy.{ufunc_name}.reduce.")
+
+
+UFUNC_REDUCTIONS = {"add": sum, "multiply": prod, "maximum": max, "minimum": min,
+                    "logical_and": all, "logical_or": any}
+
+
+# ---- shapes ---------------------------------------------------------------------------------
+
+def shape(a, /):
+    """numpy.shape: a tuple of ints (an unknown dim is a scalar int64 tensor)."""
+    x = _tensor(a)
+    if builtins.all(d is not None for d in x.shape):
+        return tuple(x.shape)
+    dynamic = array_ops.shape(x, out_type=dtypes.int64)
+    return tuple(d if d is not None else dynamic[i] for i, d in enumerate(x.shape))
+
+
+def ndim(a, /):
+    """numpy.ndim: the number of axes."""
+    return _tensor(a).ndim
+
+
+def size(a, /, axis=None):
+    """numpy.size: the number of elements (along `axis`); an int, or a scalar tensor when a dim
+    is unknown."""
+    dims = shape(a)
+    if axis is not None:
+        return dims[axis]
+    if builtins.all(isinstance(d, int) for d in dims):
+        return int(np.prod(dims, dtype=np.int64))
+    return array_ops.size(_tensor(a), out_type=dtypes.int64)
+
+
+def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
+    """numpy.reshape (C order only)."""
+    if order != "C":
+        _refuse("numpy.reshape: only order='C' is supported on tensors.", ValueError)
+    shape = newshape if shape is None else shape
+    if shape is None:
+        _refuse("numpy.reshape: give the new shape.")
+    return array_ops.reshape(_tensor(a), (shape,) if isinstance(shape, int) else shape)
+
+
+def ravel(a, order="C"):
+    """numpy.ravel: the elements as a 1-D tensor (C order)."""
+    return reshape(a, [-1], order)
+
+
+def transpose(a, axes=None):
+    """numpy.transpose: axes reversed, or permuted by `axes`."""
+    return array_ops.transpose(_tensor(a), None if axes is None else list(axes))
+
+
+def swapaxes(a, axis1, axis2):
+    """numpy.swapaxes."""
+    x = _tensor(a)
+    perm = list(range(x.ndim))
+    i = shapes.static_check(shapes.normalize_axis, axis1, x.ndim, "swapaxes")
+    j = shapes.static_check(shapes.normalize_axis, axis2, x.ndim, "swapaxes")
+    perm[i], perm[j] = perm[j], perm[i]
+    return array_ops.transpose(x, perm)
+
+
+def moveaxis(a, source, destination):
+    """numpy.moveaxis (one axis, or sequences of them)."""
+    x = _tensor(a)
+    sources = [source] if isinstance(source, int) else list(source)
+    targets = [destination] if isinstance(destination, int) else list(destination)
+    sources = [shapes.static_check(shapes.normalize_axis, s, x.ndim, "moveaxis") for s in sources]
+    targets = [shapes.static_check(shapes.normalize_axis, t, x.ndim, "moveaxis") for t in targets]
+    order = [n for n in range(x.ndim) if n not in sources]
+    for target, source_axis in sorted(zip(targets, sources)):
+        order.insert(target, source_axis)
+    return array_ops.transpose(x, order)
+
+
+def squeeze(a, axis=None):
+    """numpy.squeeze: removes axes of length 1 (those of `axis`)."""
+    x = _tensor(a)
+    if axis is None and builtins.any(d is None for d in x.shape):
+        _refuse("numpy.squeeze: some dims are unknown while tracing; name the axes to remove "
+                "(axis=...).", ValueError)
+    return array_ops.squeeze(x, None if axis is None else ([axis] if isinstance(axis, int)
+                                                           else list(axis)))
+
+
+def expand_dims(a, axis):
+    """numpy.expand_dims (an axis, or a tuple of them)."""
+    x = _tensor(a)
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    rank = x.ndim + len(axes)
+    for position in sorted(shapes.static_check(shapes.normalize_axis, v, rank, "expand_dims")
+                           for v in axes):
+        x = array_ops.expand_dims(x, position)
+    return x
+
+
+def atleast_1d(*arys):
+    """numpy.atleast_1d."""
+    results = [reshape(x, [1]) if _tensor(x).ndim == 0 else _tensor(x) for x in arys]
+    return results[0] if len(results) == 1 else results
+
+
+def atleast_2d(*arys):
+    """numpy.atleast_2d."""
+    results = []
+    for value in arys:
+        x = _tensor(value)
+        results.append(reshape(x, [1, 1]) if x.ndim == 0 else expand_dims(x, 0) if x.ndim == 1
+                       else x)
+    return results[0] if len(results) == 1 else results
+
+
+def _joined(arrays, what):
+    items = list(arrays) if not isinstance(arrays, Tensor) else array_ops.unstack(arrays)
+    if not items:
+        _refuse(f"numpy.{what} needs at least one array.", ValueError)
+    return [_tensor(v) for v in operands(*items)]
+
+
+def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """numpy.concatenate (axis=None joins the flattened arrays)."""
+    _no_out(out, "concatenate")
+    items = _joined(arrays, "concatenate")
+    if axis is None:
+        items, axis = [array_ops.reshape(x, [-1]) for x in items], 0
+    result = array_ops.concat(items, shapes.static_check(
+        shapes.normalize_axis, axis, builtins.max(items[0].ndim, 1), "concatenate"))
+    return _cast_to(result, dtype)
+
+
+def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """numpy.stack: along a new axis."""
+    _no_out(out, "stack")
+    return _cast_to(array_ops.stack(_joined(arrays, "stack"), axis), dtype)
+
+
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    """numpy.vstack: 1-D arrays become rows."""
+    return concatenate([atleast_2d(x) for x in _joined(tup, "vstack")], 0, dtype=dtype)
+
+
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    """numpy.hstack: along axis 1 (axis 0 for 1-D arrays)."""
+    items = [atleast_1d(x) for x in _joined(tup, "hstack")]
+    return concatenate(items, 0 if items[0].ndim == 1 else 1, dtype=dtype)
+
+
+def tile(A, reps):  # noqa: N803 - numpy's name
+    """numpy.tile."""
+    x = _tensor(A)
+    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    if len(reps) < x.ndim:
+        reps = (1,) * (x.ndim - len(reps)) + reps
+    elif len(reps) > x.ndim:
+        x = array_ops.reshape(x, [1] * (len(reps) - x.ndim) + list(shape(x)))
+    return array_ops.tile(x, list(reps))
+
+
+def broadcast_to(array, shape):
+    """numpy.broadcast_to."""
+    return array_ops.broadcast_to(_tensor(array), (shape,) if isinstance(shape, int) else shape)
+
+
+def copy(a, order="K"):
+    """numpy.copy: tensors are immutable, so the same values."""
+    return array_ops.identity(_tensor(a))
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    """numpy.astype."""
+    return math_ops.cast(_tensor(x), as_numpy_dtype(dtype))
+
+
+def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):  # noqa: A002
+    """numpy.array of tensors (or lists holding them): a tensor."""
+    x = _cast_to(_tensor(object), dtype)
+    while x.ndim < ndmin:
+        x = array_ops.expand_dims(x, 0)
+    return x
+
+
+def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    """numpy.asarray of a tensor: the tensor (cast to `dtype`)."""
+    return _cast_to(_tensor(a), dtype)
+
+
+# ---- creation -------------------------------------------------------------------------------
+
+def _shape_arg(shape):
+    return [shape] if isinstance(shape, (int, np.integer)) or (
+        isinstance(shape, Tensor) and shape.ndim == 0) else shape
+
+
+def zeros(shape, dtype=float, order="C", *, device=None, like=None):
+    """numpy.zeros (float64 unless `dtype` says otherwise)."""
+    return creation_ops.zeros(_shape_arg(shape), as_numpy_dtype(dtype))
+
+
+def ones(shape, dtype=None, order="C", *, device=None, like=None):
+    """numpy.ones (float64 unless `dtype` says otherwise)."""
+    return creation_ops.ones(_shape_arg(shape), as_numpy_dtype(dtype or float))
+
+
+def empty(shape, dtype=float, order="C", *, device=None, like=None):
+    """numpy.empty: numpy leaves the values unset; here they are zeros."""
+    return zeros(shape, dtype)
+
+
+def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
+    """numpy.full (the dtype of `fill_value` unless `dtype` says otherwise; a Python float is
+    float64 and an int int64, as numpy's)."""
+    if is_python_scalar(fill_value):
+        value = convert_to_tensor(np.asarray(fill_value))
+    else:
+        value = _tensor(fill_value)
+    return creation_ops.fill(_shape_arg(shape), _cast_to(value, dtype))
+
+
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """numpy.zeros_like."""
+    return creation_ops.zeros_like(_tensor(a), None if dtype is None else as_numpy_dtype(dtype))
+
+
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """numpy.ones_like."""
+    return creation_ops.ones_like(_tensor(a), None if dtype is None else as_numpy_dtype(dtype))
+
+
+def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """numpy.empty_like: zeros here (numpy leaves the values unset)."""
+    return zeros_like(prototype, dtype)
+
+
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """numpy.full_like: the dtype of `a` unless `dtype` says otherwise."""
+    x = _tensor(a)
+    target = x.dtype if dtype is None else as_numpy_dtype(dtype)
+    ones_ = creation_ops.ones_like(x, target)
+    value = fill_value if isinstance(fill_value, Tensor) else convert_to_tensor(
+        np.asarray(fill_value).astype(target.np_dtype))
+    return math_ops.multiply(ones_, _cast_to(value, target))
+
+
+def arange(start, stop=None, step=1, dtype=None, *, device=None, like=None):
+    """numpy.arange: Python ints give int64 and floats float64, tensors their dtype."""
+    if stop is None:
+        start, stop = 0, start
+    values = [v if isinstance(v, Tensor) else np.asarray(v) for v in (start, stop, step)]
+    found = dtypes.as_dtype(np.result_type(*[
+        v.dtype.np_dtype if isinstance(v, Tensor) else v for v in values]))
+    return creation_ops.range(start, stop, step, dtype=found if dtype is None
+                              else as_numpy_dtype(dtype))
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
+    """numpy.linspace (endpoint=True); float64 unless the bounds are float32/float16
+    tensors."""
+    if not endpoint or retstep:
+        _refuse("numpy.linspace: endpoint=False and retstep=True are not supported on tensors.")
+    a, b = operands(start, stop)
+    a, b = _tensor(a), _tensor(b)
+    target = dtypes.as_dtype(np.result_type(a.dtype.np_dtype, b.dtype.np_dtype, 1.0))
+    a, b = _cast_to(a, target), _cast_to(b, target)
+    return _cast_to(creation_ops.linspace(a, b, num, axis), dtype)
+
+
+def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):  # noqa: N803
+    """numpy.eye (k=0 only)."""
+    if k != 0:
+        _refuse("numpy.eye: only k=0 is supported on tensors; use np.diag.", ValueError)
+    return creation_ops.eye(N, M, dtype=as_numpy_dtype(dtype))
+
+
+def identity(n, dtype=None, *, like=None):
+    """numpy.identity."""
+    return eye(n, dtype=dtype or float)
+
+
+# ---- comparisons of whole arrays ------------------------------------------------------------
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """numpy.isclose: |a - b| <= atol + rtol * |b| elementwise (infinities equal only
+    themselves; nan equals nan when `equal_nan`)."""
+    x, y = (_tensor(v) for v in operands(a, b))
+    if not x.dtype.is_floating:
+        x, y = inexact(x), inexact(y)
+    difference = math_ops.abs(math_ops.subtract(x, y))
+    finite = math_ops.logical_and(_finite(x), _finite(y))
+    close = math_ops.less_equal(difference, math_ops.add(
+        math_ops.multiply(math_ops.abs(y), rtol), atol))
+    result = math_ops.where(finite, close, math_ops.equal(x, y))
+    if equal_nan:
+        result = math_ops.logical_or(result, math_ops.logical_and(_nan(x), _nan(y)))
+    return result
+
+
+def _nan(x):
+    return math_ops.not_equal(x, x)
+
+
+def _finite(x):
+    return math_ops.logical_and(math_ops.equal(x, x),
+                                math_ops.less(math_ops.abs(x), np.inf))
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """numpy.allclose: every element isclose."""
+    return reduction_ops.reduce_all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """numpy.array_equal: same shape and elements. Shapes are compared while tracing when
+    known, else when the graph runs."""
+    x, y = (_tensor(v) for v in operands(a1, a2))
+    if x.ndim != y.ndim or builtins.any(
+            p is not None and q is not None and p != q for p, q in zip(x.shape, y.shape)):
+        return convert_to_tensor(np.bool_(False))
+
+    def same_values():
+        equal_ = math_ops.equal(x, y)
+        if equal_nan and x.dtype.is_floating:
+            equal_ = math_ops.logical_or(equal_, math_ops.logical_and(_nan(x), _nan(y)))
+        return reduction_ops.reduce_all(equal_)
+
+    if x.shape.is_fully_defined() and y.shape.is_fully_defined():
+        return same_values()
+    same_shape = reduction_ops.reduce_all(math_ops.equal(array_ops.shape(x), array_ops.shape(y)))
+    return cond(same_shape, same_values, lambda: convert_to_tensor(np.bool_(False)))
+

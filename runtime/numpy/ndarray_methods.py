@@ -1,0 +1,77 @@
+"""numpy's ndarray methods and attributes on tensors (`x.sum()`, `x.T`, `x.astype(...)`),
+eager and in graphs, installed on `Tensor` by runtime.numpy: each is the runtime.numpy
+function of the same name, so it gives numpy's result."""
+
+from __future__ import annotations
+
+from runtime.errors import OperatorNotAllowedInGraphError, with_origin
+from runtime.numpy import functions as fn
+from runtime.python_builtins import one_element, weak
+from runtime.source_info import user_origin
+from runtime.tensor import EagerTensor, Tensor
+
+
+def _shape_args(shape):
+    """`x.reshape(2, 3)` and `x.reshape((2, 3))` alike."""
+    return shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
+
+
+def reshape(self, *shape, order="C"):
+    """ndarray.reshape: `x.reshape(2, 3)` or `x.reshape((2, 3))`."""
+    return fn.reshape(self, _shape_args(shape), order)
+
+
+def transpose(self, *axes):
+    """ndarray.transpose: `x.transpose()`, `x.transpose(1, 0)` or `x.transpose((1, 0))`."""
+    return fn.transpose(self, _shape_args(axes) if axes else None)
+
+
+def flatten(self, order="C"):
+    """ndarray.flatten: the elements as a 1-D tensor."""
+    return fn.ravel(self, order)
+
+
+def item(self, *index):
+    """ndarray.item: the one element (or the element at `index`) as a Python number; in a
+    graph, a scalar tensor that stands for one."""
+    value = self[index] if index else self
+    if isinstance(value, EagerTensor):
+        return value.numpy().item()
+    return weak(one_element(value, "item()") if value.shape else value)
+
+
+def tolist(self):
+    """ndarray.tolist: nested Python lists of Python numbers (eager tensors only)."""
+    if isinstance(self, EagerTensor):
+        return self.numpy().tolist()
+    raise OperatorNotAllowedInGraphError(with_origin(
+        "tolist() of a graph tensor: its values are known only when the graph runs. Use the "
+        "tensor itself, or rt.unstack(x) for a Python list of tensors.", user_origin()))
+
+
+def _size(self):
+    return fn.size(self)
+
+
+def _transposed(self):
+    return fn.transpose(self)
+
+
+_METHODS = {
+    "sum": fn.sum, "mean": fn.mean, "max": fn.max, "min": fn.min, "prod": fn.prod,
+    "std": fn.std, "var": fn.var, "argmax": fn.argmax, "argmin": fn.argmin, "all": fn.all,
+    "any": fn.any, "squeeze": fn.squeeze, "astype": fn.astype, "clip": fn.clip,
+    "round": fn.round, "copy": fn.copy, "ravel": fn.ravel, "swapaxes": fn.swapaxes,
+    "reshape": reshape, "transpose": transpose, "flatten": flatten, "item": item,
+    "tolist": tolist, "dot": fn.matmul,
+}
+
+
+def install(names: dict) -> None:
+    """Installs the methods, and `names` (more methods: name -> function of the tensor first),
+    on Tensor; `T` and `size` are properties."""
+    for name, method in {**_METHODS, **names}.items():
+        setattr(Tensor, name, method)
+    Tensor.T = property(_transposed, doc="ndarray.T: the axes reversed.")
+    Tensor.size = property(_size, doc="ndarray.size: the number of elements (an int; a scalar "
+                                      "tensor when a dim is unknown).")

@@ -1,0 +1,214 @@
+"""Numpy code in converted functions (issue 26): numpy's functions called with tensors, ndarray
+methods and attributes on tensors, numpy's dtypes. Each program runs three ways (numpy on numpy
+values, the converted function on eager tensors, the graph) and must agree exactly."""
+
+import numpy as np
+import pytest
+
+import autograph
+import runtime as rt
+import runtime.numpy as rnp
+from tests.autograph.three_way import assert_agree, outcomes, same
+
+F64 = np.array([0.5, -1.25, 3.0, 2.0])
+F32 = np.array([[1.5, -2.0, 0.25], [4.0, 0.0, -0.5]], dtype=np.float32)
+I32 = np.array([[3, -1, 4], [1, 5, -9]], dtype=np.int32)
+I64 = np.array([7, 0, -3, 12], dtype=np.int64)
+B = np.array([True, False, True])
+
+
+def reductions(x):
+    return (np.sum(x), np.sum(x, axis=0), np.prod(x, axis=-1), np.mean(x), np.max(x),
+            np.min(x, axis=0, keepdims=True), np.argmax(x), np.argmin(x, axis=-1),
+            np.all(x), np.any(x > 3), np.std(x), np.var(x, axis=0, ddof=1), np.amax(x))
+
+
+def methods(x):
+    return (x.sum(), x.mean(axis=0), x.max(), x.min(axis=-1), x.prod(), x.std(), x.var(),
+            x.argmax(), x.argmin(axis=0), x.all(), x.any(), x.reshape(-1), x.reshape(1, -1),
+            x.T, x.transpose(), x.flatten(), x.ravel(), x.astype(np.float64), x.clip(0, 2),
+            x.round(), x.copy(), x.ndim, x.shape, x.size, x.dtype == np.dtype(x.dtype.name))
+
+
+def elementwise(x):
+    return (np.sin(x), np.sqrt(np.abs(x)), np.exp(x / 4), np.log(np.abs(x) + 1), np.square(x),
+            np.floor(x), np.ceil(x), np.sign(x), np.negative(x), np.absolute(x),
+            np.maximum(x, 0.5), np.minimum(x, 1), np.power(x, 2), np.where(x > 0, x, -x),
+            np.clip(x, -1, 1), np.round(x, 1), np.tanh(x), np.cos(x))
+
+
+def integer_elementwise(x):
+    return (np.sin(x), np.sqrt(np.abs(x)), np.floor_divide(x, 2), np.remainder(x, 3),
+            np.add(x, 1.5), np.multiply(x, x), np.true_divide(x, 2), np.maximum(x, 0),
+            np.logical_and(x > 0, x < 4), np.bitwise_and(x, 3), np.equal(x, 1))
+
+
+def shapes(x):
+    return (np.reshape(x, (-1,)), np.transpose(x), np.swapaxes(x, 0, 1), np.moveaxis(x, 0, -1),
+            np.expand_dims(x, 0), np.expand_dims(x, (0, 3)), np.squeeze(np.expand_dims(x, 1)),
+            np.concatenate([x, x]), np.concatenate([x, x], axis=None), np.stack([x, x], 1),
+            np.vstack([x, x]), np.hstack([x, x]), np.tile(x, 2), np.tile(x, (2, 1)),
+            np.broadcast_to(x[0], (3, x.shape[1])), np.atleast_2d(x[0]), np.ravel(x),
+            np.shape(x), np.ndim(x), np.size(x))
+
+
+def creation(x):
+    n = x.shape[0]
+    return (np.zeros(n), np.ones((n, 2), dtype=np.int32), np.full(n, 2.5), np.zeros_like(x),
+            np.ones_like(x, dtype=np.float64), np.full_like(x, 7), np.arange(n),
+            np.linspace(0.0, 1.0, 5), np.eye(n), np.identity(2))
+
+
+def whole_arrays(x):
+    return (np.array_equal(x, x), np.array_equal(x, x + 1), np.array_equal(x, x[:1]),
+            np.allclose(x, x + 1e-9), np.isclose(x, x * 1.5), np.allclose(x, x + 1))
+
+
+def products(a, b):
+    return np.matmul(a, b), a @ b, np.matmul(a[0], b), np.matmul(a, b[:, 0])
+
+
+@pytest.mark.parametrize("fn, args", [
+    (reductions, (F64,)), (reductions, (F32,)), (reductions, (I32,)), (reductions, (I64,)),
+    (methods, (F32,)), (methods, (I32,)), (methods, (F64,)),
+    (elementwise, (F64,)), (elementwise, (F32,)),
+    (integer_elementwise, (I32,)), (integer_elementwise, (I64,)),
+    (shapes, (F32,)), (shapes, (I32,)),
+    (creation, (F64,)), (creation, (I32,)),
+    (whole_arrays, (F64,)), (whole_arrays, (F32,)),
+    (products, (F32, F32.T.copy())),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_numpy_programs_agree_three_ways(fn, args):
+    assert_agree(fn, *args)
+
+
+def bool_reductions(x):
+    return np.sum(x), np.mean(x), np.max(x), np.min(x), np.argmax(x), x.sum(), np.any(x)
+
+
+def small_integers(x):
+    return np.sum(x), np.prod(x), np.mean(x), np.sin(x), x.std()
+
+
+def test_numpy_dtype_rules_for_bools_and_small_integers():
+    assert_agree(bool_reductions, B)
+    assert_agree(small_integers, np.array([1, 2, 3], dtype=np.int16))
+    assert_agree(small_integers, np.array([1, 2, 3], dtype=np.int8))
+
+
+def branch_on_numpy(y):
+    if np.sum(y) > 0:
+        y = np.sin(y) * 2
+    else:
+        y = np.abs(y)
+    total = 0.0
+    for v in y:
+        total += np.maximum(v, 0.5)
+    return y.mean(), total, np.array_equal(y, y)
+
+
+@pytest.mark.parametrize("y", [F64, -F64])
+def test_numpy_calls_decide_graph_control_flow(y):
+    assert_agree(branch_on_numpy, y)
+    graph = rt.function(branch_on_numpy).get_concrete_function(rt.constant(y)).graph
+    assert "If" in [op.type for op in graph.operations]
+
+
+def test_a_graph_tensor_never_reaches_numpy_even_in_unconverted_code():
+    @autograph.do_not_convert
+    def library(a, b):
+        return np.array_equal(a, b), np.sum(a) + np.float64(1), np.add.reduce(a)
+
+    @rt.function
+    def f(x):
+        return library(x, x)
+
+    x = np.array([1.0, 2.0])
+    assert same(f(rt.constant(x)), library(x, x))
+
+
+def unknown_numpy(y):
+    return np.unwrap(y)
+
+
+def test_an_unsupported_numpy_function_is_an_error_at_the_users_line():
+    with pytest.raises(TypeError) as info:
+        rt.function(unknown_numpy)(rt.constant(F64))
+    text = str(info.value)
+    assert "numpy.unwrap is not supported on tensors" in text
+    assert "rt.numpy_function(np.unwrap" in text
+    assert "test_numpy_code.py" in text and "return np.unwrap(y)" in text
+    # eagerly (no graph) numpy computes on the values, as plain Python does
+    assert same(np.asarray(autograph.to_graph(unknown_numpy)(rt.constant(F64))),
+                unknown_numpy(F64))
+
+
+def test_the_error_suggests_the_nearest_supported_function():
+    def amaxx():
+        pass
+
+    amaxx.__module__ = "numpy"
+    error = str(rnp.dispatch.unsupported(amaxx))
+    assert "numpy.amaxx is not supported" in error and "nearest supported: numpy.amax" in error
+
+
+def test_outside_converted_code_numpy_stays_numpy():
+    a, b = rt.constant([1.0, 2.0]), rt.constant([3.0, 4.0])
+    product = np.multiply(a, b)  # S28
+    assert isinstance(product, np.ndarray) and product.tolist() == [3.0, 8.0]
+    assert isinstance(np.sin(a), np.ndarray)
+    # numpy's reductions call the argument's own method when it has one (as for JAX arrays):
+    # `np.sum(a)` is `a.sum()`, numpy's result as a tensor
+    assert same(np.sum(a).numpy(), np.sum(a.numpy())) and same(np.mean(a).numpy(), np.float32(1.5))
+
+
+def test_rt_dtypes_equal_numpys():
+    x = rt.constant(I64)
+    assert x.dtype == np.dtype("int64") and x.dtype == np.int64 and x.dtype == "int64"
+    assert np.dtype("int64") == x.dtype and x.dtype != np.int32 and x.dtype != rt.int32
+    assert rt.float32 == np.float32 and rt.bool == np.bool_ and not rt.string == np.dtype(object)
+    assert np.zeros(2, rt.float32).dtype == np.float32 and x.dtype.kind == "i"
+    assert {rt.float32: 1}[rt.float32] == 1
+
+
+def test_item_and_tolist():
+    x = rt.constant(F32)
+    assert x[0, 1].item() == -2.0 and x.item(1, 2) == -0.5 and x.tolist() == F32.tolist()
+    assert_agree(lambda v: v[1].item() + 1, I64)
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="tolist"):
+        rt.function(lambda v: v.tolist())(x)
+
+
+def test_numpy_promotion_is_a_setting():
+    def mixed(a, b):
+        return a + b, a * 0.5
+
+    a, b = np.array([1, 2], dtype=np.int32), np.array([0.5, 1.5], dtype=np.float32)
+    python, *_ = outcomes(mixed, a, b)
+    strict = outcomes(mixed, a, b)
+    assert all(isinstance(r, TypeError) for r in strict[1:])
+    rt.config.set_dtype_promotion("numpy")
+    try:
+        converted, graph = outcomes(mixed, a, b)[1:]
+        assert same(converted, python) and same(graph, python)
+    finally:
+        rt.config.set_dtype_promotion("strict")
+    with pytest.raises(ValueError, match="strict"):
+        rt.config.set_dtype_promotion("loose")
+
+
+def test_runtime_numpy_is_a_namespace_of_numpys_names():
+    x = rt.constant(I32)
+    assert rnp.sum(x).dtype == np.int64 and rnp.mean(x).dtype == np.float64
+    assert same(rnp.sum(x, axis=1).numpy(), np.sum(I32, axis=1))
+    names = rnp.supported_names()
+    assert "numpy.sum" in names and "numpy.array_equal" in names and len(names) > 90
+    for name in names:
+        assert name.startswith("numpy.")
+
+
+def test_out_and_unsupported_keywords_are_refused():
+    with pytest.raises(TypeError, match="immutable"):
+        rt.function(lambda v: np.sum(v, out=v))(rt.constant(F64))
+    with pytest.raises(TypeError, match="initial"):
+        rt.function(lambda v: np.sum(v, initial=1.0))(rt.constant(F64))

@@ -122,6 +122,7 @@ from runtime.ops.math_ops import (
     tanh,
     where,
 )
+from runtime.ops.python_call_ops import numpy_function
 from runtime.ops.reduction_ops import (
     argmax,
     argmin,

@@ -47,6 +47,8 @@ def _run_op(op: Operation, env: dict) -> None:
             raise
         raise locate_error(e, op) from None
     except (IndexError, ValueError, TypeError, ArithmeticError) as e:
+        if getattr(e, "_rt_located", False):  # located already (a numpy_function's own error)
+            raise
         raise locate_error(e, op) from None
     for tensor, value in zip(op.outputs, results):
         env[id(tensor)] = normalize(value)

@@ -100,7 +100,8 @@ class Builder:
                 continue
             rule = op.opdef.rule(ONNX)
             if rule is None:
-                raise unsupported(op, "there is no ONNX export rule for this op type")
+                raise unsupported(op, op.opdef.lacking.get(
+                    ONNX, "there is no ONNX export rule for this op type"))
             self.op = op
             outs = rule(self, op, [env[id(t)] for t in op.inputs])
             for tensor, name in zip(op.outputs, outs):

@@ -30,11 +30,12 @@ import numpy as np
 
 from autograph.origins import Origin
 from runtime import dtypes
+from runtime.errors import with_origin
 from runtime.graph import Graph, is_valid_op_name, kernel_attrs
 from runtime.ops import array_ops, creation_ops, io_ops, list_ops, random_ops, string_ops
 from runtime.ops.fused_ops import FUSED_ELEMENTWISE
 from runtime.ops.registry import CONST, CONTROL_FLOW, PLACEHOLDER, REGISTRY
-from runtime.saved.errors import LoadError
+from runtime.saved.errors import LoadError, SaveError
 from runtime.saved.values import (
     MAX_RANK,
     ArrayReader,
@@ -67,7 +68,11 @@ class GraphEncoder:
             self.variables[variable.name] = variable
         operations = []
         for op in graph.operations:
-            attrs = {k: encode(v, self.arrays, self._special) for k, v in op.attrs.items()}
+            try:
+                attrs = {k: encode(v, self.arrays, self._special) for k, v in op.attrs.items()}
+            except SaveError as e:  # named at the user's line that made the op
+                raise SaveError(with_origin(f"the {op.type} op {op.name} cannot be saved: {e}",
+                                            op.origin)) from None
             operations.append({
                 "name": op.name,
                 "op": op.type,

@@ -167,6 +167,9 @@ def encode(value, arrays: ArrayWriter, special=None):
         return {"dict": [[encode(k, arrays, special), encode(v, arrays, special)]
                          for k, v in value.items()]}
     found = special(value) if special is not None else None
+    if found is None and callable(value):
+        raise SaveError(f"{value!r} runs Python code, which is not plain data: a saved graph "
+                        "holds data only, never Python code (nothing is pickled).")
     if found is None:
         raise SaveError(f"{type(value).__name__} {value!r} is not plain data and cannot be saved.")
     return found

@@ -110,6 +110,8 @@ class CallPaths:
             from runtime import checking
 
             checking.check_call(self, concrete, args, kwargs, values, result)
+        if self._options.numpy_results and not any(isinstance(v, Tensor) for v in leaves):
+            return nest.pack_sequence_as(result, [_as_numpy(v) for v in nest.flatten(result)])
         return result
 
     def _key(self, arguments, guard_values=None):
@@ -184,6 +186,10 @@ def _as_tensor(value):
     from runtime.conversion import convert_to_tensor
 
     return convert_to_tensor(value)
+
+
+def _as_numpy(value):
+    return value.numpy() if isinstance(value, EagerTensor) else value
 
 
 def _as_value(value):

@@ -46,10 +46,11 @@ class Function(CallPaths):
     def __init__(
         self, fn, input_signature=None, autograph=True, reduce_retracing=None, optimize=True,
         max_traces=RETRACE_WARNING_THRESHOLD, on_retrace="warn", capture_guards=True,
-        check=False, jit_compile=None,
+        check=False, jit_compile=None, numpy_results=False,
     ):
         options = checked_options(fn, input_signature, autograph, reduce_retracing, optimize,
-                                  max_traces, on_retrace, capture_guards, check, jit_compile)
+                                  max_traces, on_retrace, capture_guards, check, jit_compile,
+                                  numpy_results)
         self._options = options
         self.python_function = fn
         self.__name__ = name = getattr(fn, "__name__", "function")
@@ -167,7 +168,7 @@ class Function(CallPaths):
 def function(
     fn=None, *, input_signature=None, autograph=True, reduce_retracing=None, optimize=True,
     max_traces=RETRACE_WARNING_THRESHOLD, on_retrace="warn", capture_guards=True, check=False,
-    jit_compile=None,
+    jit_compile=None, numpy_results=False,
 ):
     """Makes `fn` run as a graph: traced once per input signature, then compiled and cached.
 
@@ -194,9 +195,13 @@ def function(
     `jit_compile="auto"` starts on the default executor and moves a graph that is called often
     to numba, compiled in the background, when numba gives the same bits
     (runtime/executor/tiering.py).
+    `numpy_results=True`: a call whose array arguments are all numpy values (no rt tensor
+    among them) returns numpy values (arrays, numpy scalars) where it would return tensors, as
+    torch.compile does for numpy code, so a numpy user's call site does not change; a call with
+    rt tensors still returns tensors (and so does the function rt.saved.load gives).
     """
     options = (input_signature, autograph, reduce_retracing, optimize, max_traces, on_retrace,
-               capture_guards, check, jit_compile)
+               capture_guards, check, jit_compile, numpy_results)
     if fn is None:
         return lambda f: Function(f, *options)
     return Function(fn, *options)

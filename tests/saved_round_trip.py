@@ -110,6 +110,9 @@ def _check(function, args, kwargs, expected) -> None:
         raise RoundTripMismatch(
             f"{function.__name__}: the function raised {expected!r}, the loaded copy returned "
             f"{actual!r}")
+    if function._options.numpy_results:  # a loaded function returns tensors (no options)
+        actual = nest.pack_sequence_as(actual, [v.numpy() if isinstance(v, rt.Tensor) else v
+                                                for v in nest.flatten(actual)])
     if not _same(actual, expected):
         raise RoundTripMismatch(
             f"{function.__name__}: the loaded copy returned {actual!r}, the function returned "

@@ -212,3 +212,19 @@ def test_out_and_unsupported_keywords_are_refused():
         rt.function(lambda v: np.sum(v, out=v))(rt.constant(F64))
     with pytest.raises(TypeError, match="initial"):
         rt.function(lambda v: np.sum(v, initial=1.0))(rt.constant(F64))
+
+
+def summed(x, n):
+    return np.sum(x) * n, {"twice": x * 2}
+
+
+def test_numpy_in_numpy_out_is_an_option():
+    f = rt.function(summed, numpy_results=True)
+    total, parts = f(F64, 2)
+    assert same(total, summed(F64, 2)[0]) and same(parts["twice"], F64 * 2)
+    assert isinstance(total, np.float64) and isinstance(parts["twice"], np.ndarray)
+    total, parts = f(rt.constant(F64), 2)  # called with tensors: tensors, as before
+    assert isinstance(total, rt.Tensor) and isinstance(parts["twice"], rt.Tensor)
+    assert isinstance(rt.function(summed)(F64, 2)[0], rt.Tensor)
+    with pytest.raises(ValueError, match="numpy_results"):
+        rt.function(summed, numpy_results="yes")

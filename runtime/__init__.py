@@ -14,6 +14,8 @@ from runtime import (  # onnx: lazy
     config,
     debugging,
     errors,
+    fft,
+    linalg,
     numpy,
     onnx,
     optimizers,
@@ -28,6 +30,8 @@ from runtime.conversion import constant, convert_to_tensor
 from runtime.dtypes import (
     DType,
     as_dtype,
+    complex64,
+    complex128,
     float16,
     float32,
     float64,
@@ -46,6 +50,18 @@ from runtime.explain import explain
 from runtime.function import Function, function
 from runtime.graph import Graph, Operation
 from runtime.ops import overloads as _overloads  # noqa: F401 - installs Tensor operators
+from runtime.ops.arrangement_ops import (
+    diag,
+    flip,
+    pad,
+    repeat,
+    roll,
+    take,
+    take_along_axis,
+    trace,
+    tril,
+    triu,
+)
 from runtime.ops.array_ops import (
     broadcast_to,
     concat,
@@ -64,6 +80,17 @@ from runtime.ops.array_ops import (
     transpose,
     unstack,
 )
+from runtime.ops.complex_ops import angle, conj, conjugate, imag, real
+from runtime.ops.contraction_ops import (
+    convolve,
+    correlate,
+    dot,
+    einsum,
+    inner,
+    outer,
+    tensordot,
+    vdot,
+)
 from runtime.ops.creation_ops import (
     eye,
     fill,
@@ -75,28 +102,55 @@ from runtime.ops.creation_ops import (
     zeros_like,
 )
 from runtime.ops.io_ops import print  # noqa: A004 - TensorFlow's name
-from runtime.ops.math_ops import (
+from runtime.ops.math_ops import (  # numpy's other math functions
     abs,  # noqa: A004 - TensorFlow's name
+    absolute,
     add,
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
     bitwise_and,
     bitwise_or,
     bitwise_xor,
     cast,
+    cbrt,
     ceil,
     clip_by_value,
+    copysign,
     cos,
+    cosh,
+    deg2rad,
     divide,
     equal,
     exp,
+    exp2,
+    expm1,
     floor,
+    floor_divide,
     floordiv,
+    fmax,
+    fmin,
+    fmod,
     greater,
     greater_equal,
+    heaviside,
+    hypot,
     invert,
+    isfinite,
+    isinf,
+    isnan,
     left_shift,
     less,
     less_equal,
     log,
+    log1p,
+    log2,
+    log10,
+    logaddexp,
     logical_and,
     logical_not,
     logical_or,
@@ -109,17 +163,27 @@ from runtime.ops.math_ops import (
     negative,
     not_equal,
     pow,  # noqa: A004 - TensorFlow's name
+    power,
+    rad2deg,
+    reciprocal,
     relu,
+    remainder,
     right_shift,
+    rint,
     round,  # noqa: A004 - TensorFlow's name
     sigmoid,
     sign,
+    signbit,
     sin,
+    sinh,
     softmax,
     sqrt,
     square,
     subtract,
+    tan,
     tanh,
+    true_divide,
+    trunc,
     where,
 )
 from runtime.ops.python_call_ops import numpy_function
@@ -134,6 +198,16 @@ from runtime.ops.reduction_ops import (
     reduce_prod,
     reduce_sum,
 )
+from runtime.ops.scan_ops import cumprod, cumsum, diff
+from runtime.ops.selection_ops import (
+    argwhere,
+    bincount,
+    flatnonzero,
+    interp,
+    nonzero,
+    unique,
+)
+from runtime.ops.sorting_ops import argsort, searchsorted, sort
 from runtime.signature import TensorSpec
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorShape
 from runtime.tensor_list import TensorList

@@ -27,6 +27,10 @@ class DType:
         return self.np_dtype.kind == "b"
 
     @property
+    def is_complex(self) -> bool:
+        return self.np_dtype.kind == "c"
+
+    @property
     def is_string(self) -> bool:
         return self.np_dtype.kind in "OSU" and not self.is_list
 
@@ -82,10 +86,15 @@ int32 = DType("int32", np.int32)
 int64 = DType("int64", np.int64)
 uint8 = DType("uint8", np.uint8)
 bool_ = DType("bool", np.bool_)
+# Complex numbers (for numpy.fft): arithmetic, abs, real, imag, conj and angle take them; the
+# other math ops refuse them, and gradients do not pass through them.
+complex64 = DType("complex64", np.complex64)
+complex128 = DType("complex128", np.complex128)
 # Strings are stored as numpy object arrays of `bytes` (variable length, like TensorFlow).
 string = DType("string", np.object_)
 
-ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool_, string)
+ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool_, string, complex64,
+       complex128)
 _BY_NAME = {d.name: d for d in ALL}
 _BY_NP = {d.np_dtype: d for d in ALL}
 
@@ -128,6 +137,8 @@ def as_dtype(value) -> DType:
         return int32
     if value is bool:
         return bool_
+    if value is complex:
+        return complex64
     if value in (str, bytes):
         return string
     try:
@@ -145,3 +156,9 @@ def from_numpy(npd) -> DType:
     """The DType of numpy values of dtype `npd`."""
     d = _BY_NP.get(npd)
     return d if d is not None else as_dtype(npd)
+
+
+def real_part(dtype: DType) -> DType:
+    """The dtype of the real and imaginary parts of a complex dtype (float32 for complex64,
+    float64 for complex128); a real dtype is its own."""
+    return {complex64: float32, complex128: float64}.get(dtype, dtype)

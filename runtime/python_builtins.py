@@ -347,6 +347,49 @@ def _periodic(op):
     return fn
 
 
+def _positive_log(op, lowest=0.0):
+    """math.log10 / log2 / log1p: a domain error at or below `lowest`."""
+    def fn(x):
+        x = _float64(x)
+        _domain(math_ops.logical_not(math_ops.less_equal(x, lowest)))
+        return weak(op(x))
+    return fn
+
+
+def _in_unit_interval(op):
+    """math.asin / acos: a domain error outside [-1, 1] (nan gives nan)."""
+    def fn(x):
+        x = _float64(x)
+        _domain(math_ops.logical_not(math_ops.greater(math_ops.abs(x), 1.0)))
+        return weak(op(x))
+    return fn
+
+
+def _overflowing(op):
+    """math.expm1 / sinh / cosh: a range error where a finite argument gives an infinity."""
+    def fn(x):
+        x = _float64(x)
+        result = op(x)
+        _check(math_ops.logical_or(math_ops.not_equal(math_ops.abs(result), np.inf),
+                                   math_ops.equal(math_ops.abs(x), np.inf)), "math range error")
+        return weak(result)
+    return fn
+
+
+def _two_floats(op):
+    def fn(x, y):
+        return weak(op(_float64(x), _float64(y)))
+    return fn
+
+
+def _math_fmod(x, y):
+    x, y = _float64(x), _float64(y)
+    _domain(math_ops.logical_not(math_ops.logical_or(
+        math_ops.equal(y, 0.0), math_ops.logical_and(math_ops.equal(math_ops.abs(x), np.inf),
+                                                     math_ops.equal(y, y)))))
+    return weak(math_ops.fmod(x, y))
+
+
 def _math_isnan(x):
     x = _float64(x)
     return math_ops.not_equal(x, x)
@@ -375,6 +418,20 @@ MATH = {
     math.isnan: _math_isnan,
     math.isinf: _math_isinf,
     math.isfinite: _math_isfinite,
+    math.tan: _periodic(math_ops.tan),
+    math.asin: _in_unit_interval(math_ops.arcsin),
+    math.acos: _in_unit_interval(math_ops.arccos),
+    math.atan: lambda x: weak(math_ops.arctan(_float64(x))),
+    math.atan2: _two_floats(math_ops.arctan2),
+    math.log10: _positive_log(math_ops.log10),
+    math.log2: _positive_log(math_ops.log2),
+    math.log1p: _positive_log(math_ops.log1p, -1.0),
+    math.expm1: _overflowing(math_ops.expm1),
+    math.sinh: _overflowing(math_ops.sinh),
+    math.cosh: _overflowing(math_ops.cosh),
+    math.hypot: _two_floats(math_ops.hypot),
+    math.copysign: _two_floats(math_ops.copysign),
+    math.fmod: _math_fmod,
 }
 """`math` functions of graph tensors: float64 as Python computes (numpy's float64 ufuncs, which
 may differ from the C library's in the last bit), with Python's domain and range errors."""

@@ -183,13 +183,13 @@ def contains_(container, item):
 # Staged as Python computes them.
 _STAGED = (builtins.min, builtins.max, builtins.sum, builtins.all, builtins.any, builtins.round,
            math.sqrt, math.log, math.exp, math.sin, math.cos, math.tanh, math.fabs, math.floor,
-           math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite)
+           math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite, math.tan, math.atan,
+           math.atan2, math.asin, math.acos, math.log10, math.log2, math.log1p, math.expm1,
+           math.hypot, math.copysign, math.fmod, math.sinh, math.cosh)
 # Builtins whose result on a staged value cannot be computed from it (the text of its digits,
 # its identity) and `math` functions not staged yet: the backend refuses them by name.
 _REFUSED = (builtins.hex, builtins.oct, builtins.bin, builtins.chr, builtins.ord, builtins.id,
-            builtins.ascii, math.tan, math.atan, math.atan2, math.asin, math.acos, math.log10,
-            math.log2, math.log1p, math.expm1, math.pow, math.hypot, math.copysign, math.fmod,
-            math.sinh, math.cosh, math.isclose)
+            builtins.ascii, math.pow, math.isclose)
 
 
 # Builtin -> overload, used by converted_call.

@@ -247,4 +247,11 @@ def _as_tensor(value, what):
         return value.read_value()
     if isinstance(value, (EagerTensor, SymbolicTensor)):
         return value
-    raise TypeError(f"tape.gradient: the {what} must be a tensor, got {type(value).__name__}.")
+    hint = ""
+    if isinstance(value, (np.ndarray, np.generic)):
+        hint = (" It is a numpy value: numpy's functions called outside rt.function compute on "
+                "the tensors' values, which the tape does not see. Use runtime.numpy's functions "
+                "(`import runtime.numpy as rnp`; rnp.sin(x)) or rt ops, or compute it inside an "
+                "rt.function, where numpy's functions of tensors are recorded.")
+    raise TypeError(f"tape.gradient: the {what} must be a tensor, got {type(value).__name__}."
+                    + hint)

@@ -34,6 +34,7 @@ from runtime.errors import InvalidArgumentError, NoLoweringError, with_origin
 from runtime.executor.codegen import Generated
 from runtime.ops import (
     array_ops,
+    contraction_ops,
     control_flow_ops,
     creation_ops,
     io_ops,
@@ -41,6 +42,7 @@ from runtime.ops import (
     math_ops,
     random_ops,
     reduction_ops,
+    selection_ops,
     string_ops,
 )
 from runtime.ops.fused_ops import FUSED_ELEMENTWISE
@@ -128,7 +130,9 @@ def _check_lowerable(graph, x64: bool) -> bool:
                 f"jit_compile='xla' cannot compile the {op.type} op ({reason}). Use the default "
                 "executor (jit_compile=None) for this function.", op.origin))
         for t in [*op.inputs, *op.outputs]:
-            if t.dtype.np_dtype.itemsize == 8 and not x64 and not t.dtype.is_string:
+            # a complex number is two floats: complex64's are 32-bit
+            part = t.dtype.np_dtype.itemsize // (2 if t.dtype.is_complex else 1)
+            if part == 8 and not x64 and not t.dtype.is_string:
                 raise NoLoweringError(with_origin(
                     f"jit_compile='xla': the {op.type} op computes in {t.dtype.name}, and JAX "
                     "runs 64-bit dtypes in 32 bits unless its 64-bit mode is on: call "
@@ -456,3 +460,31 @@ lacks(JAX, "made by the fusion pass, which does not run for XLA (XLA fuses by it
 lacks(JAX, "not lowered yet: pass the variable's value as an argument", variables.READ,
       variables.ASSIGN, variables.ASSIGN_ADD, variables.ASSIGN_SUB)
 lacks(JAX, "not lowered yet", io_ops.PRINT, array_ops.SLICE_GRADIENT, array_ops.GATHER_GRADIENT)
+
+
+# ---- contractions and selections (ops/contraction_ops.py, ops/selection_ops.py) ---------------
+
+def _in_dtype_of_op(fn):
+    """A rule computing `fn(module, op, *xs)` (numpy on static values, jnp on traced ones), in
+    the op's output dtype."""
+    def rule(op, *xs):
+        return fn(_module(*xs), op, *xs).astype(op.outputs[0].dtype.np_dtype)
+    return rule
+
+
+register_rules(JAX, {
+    contraction_ops.EINSUM: _in_dtype_of_op(
+        lambda m, op, *xs: m.einsum(op.attrs["equation"], *xs)),
+    contraction_ops.TENSORDOT: _in_dtype_of_op(
+        lambda m, op, a, b: m.tensordot(a, b, op.attrs["axes"])),
+    contraction_ops.CONVOLVE: _in_dtype_of_op(
+        lambda m, op, a, v: m.convolve(a, v, op.attrs["mode"])),
+    contraction_ops.CORRELATE: _in_dtype_of_op(
+        lambda m, op, a, v: m.correlate(a, v, op.attrs["mode"])),
+    selection_ops.INTERP: _in_dtype_of_op(
+        lambda m, op, x, xp, fp: m.interp(x, xp, fp, op.attrs["left"], op.attrs["right"])),
+})
+lacks(JAX, "the size of its output is known only when the graph runs", selection_ops.NONZERO,
+      selection_ops.UNIQUE, selection_ops.BINCOUNT, array_ops.BOOLEAN_MASK,
+      array_ops.BOOLEAN_MASK_GRADIENT)
+lacks(JAX, "not lowered yet", contraction_ops.SLIDING_GRADIENT, selection_ops.INTERP_GRADIENT)

@@ -224,6 +224,18 @@ def _operator(template):
     return lambda op, a, typed: _as_dtype(op, template.format(*a))
 
 
+def _real_operator(template):
+    """An operator numba computes as numpy does on real numbers only: its complex products and
+    quotients round otherwise (a few ulp)."""
+    def rule(op, a, typed):
+        if op.outputs[0].dtype.is_complex:
+            raise NoLoweringError(with_origin(
+                f"jit_compile='numba' does not lower a complex {op.type}: numba's complex "
+                "products and quotients differ from numpy's in the last bits.", op.origin))
+        return _operator(template)(op, a, typed)
+    return rule
+
+
 def _function(name):
     return lambda op, a, typed: _as_dtype(op, f"{name}({', '.join(a)})")
 
@@ -238,6 +250,14 @@ def _ufunc(opdef):
 def _sigmoid(op, a, typed):
     one = typed(1, op.outputs[0].dtype)
     return _as_dtype(op, f"({one} / ({one} + np.exp(-{a[0]})))")
+
+
+def _fmod(op, a, typed):
+    """numba's np.fmod of integers reads their bits as unsigned (numba 0.68: fmod(-5, 3) is 2):
+    integers take the remainder of their magnitudes (right, INT_MIN's too) with x1's sign."""
+    if op.outputs[0].dtype.is_floating:
+        return _as_dtype(op, f"np.fmod({a[0]}, {a[1]})")
+    return _as_dtype(op, f"(np.sign({a[0]}) * np.fmod(np.abs({a[0]}), np.abs({a[1]})))")
 
 
 def _relu(op, a, typed):
@@ -355,8 +375,8 @@ register_rules(NUMBA, {
     # as Python does (a division by zero raises ZeroDivisionError)
     math_ops.ADD: _operator("({} + {})"),
     math_ops.SUB: _operator("({} - {})"),
-    math_ops.MUL: _operator("({} * {})"),
-    math_ops.DIV: _operator("({} / {})"),
+    math_ops.MUL: _real_operator("({} * {})"),
+    math_ops.DIV: _real_operator("({} / {})"),
     math_ops.FLOORDIV: _operator("({} // {})"),
     math_ops.MOD: _operator("({} % {})"),
     math_ops.EQUAL: _operator("({} == {})"),
@@ -367,6 +387,7 @@ register_rules(NUMBA, {
     math_ops.GREATER_EQUAL: _operator("({} >= {})"),
     math_ops.NEG: _operator("(-{})"),
     math_ops.SQUARE: _operator("({0} * {0})"),
+    math_ops.FMOD: _fmod,  # a ufunc that numba computes otherwise than numpy for integers
     # not ufuncs
     math_ops.SIGMOID: _sigmoid,
     math_ops.RELU: _relu,
@@ -409,6 +430,7 @@ lacks(NUMBA, "variables are Python objects, which numba cannot read or write", v
       variables.ASSIGN, variables.ASSIGN_ADD, variables.ASSIGN_SUB)
 lacks(NUMBA, "made by the fusion pass, which does not run for numba (jit_compile='auto' keeps a "
       "fused graph on the default executor)", FUSED_ELEMENTWISE)
+lacks(NUMBA, "numba does not implement np.heaviside", math_ops.HEAVISIDE)
 lacks(NUMBA, "not lowered to numba yet", math_ops.POW, math_ops.ROUND, math_ops.WHERE_INDICES,
       math_ops.CLIP, math_ops.SOFTMAX)
 lacks(NUMBA, "not lowered to numba yet", array_ops.DYNAMIC_RESHAPE, array_ops.EXPAND_DIMS,
@@ -422,3 +444,5 @@ lacks(NUMBA, "not lowered to numba yet", creation_ops.FILL, creation_ops.ONES_LI
       creation_ops.RANGE, creation_ops.LINSPACE)
 lacks(NUMBA, "not lowered to numba yet (printing, checks that raise)", io_ops.PRINT,
       io_ops.ASSERT)
+lacks(NUMBA, "not lowered to numba yet (numba takes one 1-D boolean index only)",
+      array_ops.BOOLEAN_MASK, array_ops.BOOLEAN_MASK_GRADIENT)

@@ -10,8 +10,21 @@ the same name here, so numpy code compiles unchanged; outside converted code num
 
 import numpy as _np
 
+from runtime import fft, linalg
 from runtime import tensor as _tensor
-from runtime.dtypes import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
+from runtime.dtypes import (
+    bool_,
+    complex64,
+    complex128,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+)
 from runtime.numpy import dispatch as _dispatch
 from runtime.numpy import functions as _functions
 from runtime.numpy import ndarray_methods as _ndarray_methods
@@ -21,12 +34,15 @@ from runtime.numpy.functions import *  # noqa: F403 - numpy's names
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 
 __all__ = [*_functions.__all__, "bool_", "float16", "float32", "float64", "int8", "int16",
-           "int32", "int64", "uint8", "pi", "e", "inf", "nan", "newaxis", "supported_names"]
+           "int32", "int64", "uint8", "complex64", "complex128", "pi", "e", "inf", "nan",
+           "newaxis", "supported_names", "linalg", "fft"]
 
 _dispatch.implement(_np, _functions, _functions.__all__)
+_dispatch.implement(_np.linalg, linalg, linalg.__all__)
+_dispatch.implement(_np.fft, fft, fft.__all__)
 for _name, _reduction in _functions.UFUNC_REDUCTIONS.items():
     _dispatch.implement_callable(getattr(_np, _name).reduce,
                                  _functions.ufunc_reduce(_name, _reduction),
                                  f"numpy.{_name}.reduce")
 _tensor.use_numpy_dispatch(_dispatch.call)
-_ndarray_methods.install({})
+_ndarray_methods.install()

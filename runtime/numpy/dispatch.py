@@ -82,6 +82,32 @@ def supported_names() -> list:
     return sorted(_NAMES)
 
 
+def names_markdown(width: int = 96) -> str:
+    """The supported names as README lines: per numpy module, the names in backquotes."""
+    groups: dict = {}
+    for name in supported_names():
+        module, _, short = name.rpartition(".")
+        if module.rpartition(".")[2] in _UFUNC_NAMES:  # a ufunc's method: `add.reduce`
+            module, short = module.rpartition(".")[0], f"{module.rpartition('.')[2]}.{short}"
+        groups.setdefault(module, []).append(short)
+    return "\n".join(wrapped(f"`{module}` ({len(names)}):", names, width)
+                     for module, names in sorted(groups.items()))
+
+
+def wrapped(label: str, names, width: int = 96) -> str:
+    """`- label` and the names in backquotes, as a Markdown list item wrapped at `width`."""
+    lines, line = [], f"- {label}"
+    for name in names:
+        if len(line) + len(name) + 3 > width:
+            lines.append(line)
+            line = " "
+        line += f" `{name}`"
+    return "\n".join([*lines, line])
+
+
+_UFUNC_NAMES = frozenset(name for name in dir(np) if isinstance(getattr(np, name), np.ufunc))
+
+
 def unsupported(numpy_fn) -> TypeError:
     """The error for a numpy function that has no rt implementation (yet)."""
     name = qualified_name(numpy_fn)

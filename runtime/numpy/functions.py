@@ -16,23 +16,43 @@ from runtime.control_flow import cond
 from runtime.conversion import convert_to_tensor, is_python_scalar
 from runtime.errors import with_origin
 from runtime.numpy.dtype_rules import accumulator, as_numpy_dtype, inexact, operands
-from runtime.ops import array_ops, creation_ops, math_ops, reduction_ops, shapes
+from runtime.ops import (
+    arrangement_ops,
+    array_ops,
+    complex_ops,
+    contraction_ops,
+    creation_ops,
+    math_ops,
+    reduction_ops,
+    scan_ops,
+    selection_ops,
+    shapes,
+    sorting_ops,
+)
 from runtime.source_info import user_origin
 from runtime.tensor import Tensor
 
 __all__ = [
-    "abs", "absolute", "add", "all", "allclose", "amax", "amin", "any", "arange", "argmax",
-    "argmin", "around", "array", "array_equal", "asarray", "astype", "atleast_1d",
-    "atleast_2d", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "broadcast_to",
-    "ceil", "clip", "concatenate", "copy", "cos", "divide", "divmod", "empty", "empty_like",
-    "equal", "exp", "expand_dims", "eye", "floor", "floor_divide", "full", "full_like",
-    "greater", "greater_equal", "hstack", "identity", "invert", "isclose", "left_shift",
-    "less", "less_equal", "linspace", "log", "logical_and", "logical_not", "logical_or",
-    "logical_xor", "matmul", "max", "maximum", "mean", "min", "minimum", "mod", "moveaxis",
-    "multiply", "ndim", "negative", "not_equal", "ones", "ones_like", "positive", "power",
-    "prod", "ravel", "remainder", "reshape", "right_shift", "round", "shape", "sign", "sin",
-    "size", "sqrt", "square", "squeeze", "stack", "std", "subtract", "sum", "swapaxes", "tanh",
-    "tile", "transpose", "true_divide", "var", "vstack", "where", "zeros", "zeros_like",
+    "abs", "absolute", "add", "all", "allclose", "amax", "amin", "angle", "any", "arange",
+    "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax",
+    "argmin", "argsort", "argwhere", "around", "array", "array_equal", "asarray", "astype",
+    "atleast_1d", "atleast_2d", "bincount", "bitwise_and", "bitwise_not", "bitwise_or",
+    "bitwise_xor", "broadcast_to", "cbrt", "ceil", "clip", "concatenate", "conj", "conjugate",
+    "convolve", "copy", "copysign", "correlate", "cos", "cosh", "cumprod", "cumsum", "deg2rad",
+    "diag", "diff", "divide", "divmod", "dot", "einsum", "empty", "empty_like", "equal", "exp",
+    "exp2", "expand_dims", "expm1", "eye", "flatnonzero", "flip", "floor", "floor_divide",
+    "fmax", "fmin", "fmod", "full", "full_like", "greater", "greater_equal", "heaviside",
+    "hstack", "hypot", "identity", "imag", "inner", "interp", "invert", "isclose", "isfinite",
+    "isinf", "isnan", "left_shift", "less", "less_equal", "linspace", "log", "log10", "log1p",
+    "log2", "logaddexp", "logical_and", "logical_not", "logical_or", "logical_xor", "matmul",
+    "max", "maximum", "mean", "min", "minimum", "mod", "moveaxis", "multiply", "ndim",
+    "negative", "nonzero", "not_equal", "ones", "ones_like", "outer", "pad", "positive",
+    "power", "prod", "rad2deg", "ravel", "real", "reciprocal", "remainder", "repeat",
+    "reshape", "right_shift", "rint", "roll", "round", "searchsorted", "shape", "sign",
+    "signbit", "sin", "sinh", "size", "sort", "sqrt", "square", "squeeze", "stack", "std",
+    "subtract", "sum", "swapaxes", "take", "take_along_axis", "tan", "tanh", "tensordot",
+    "tile", "trace", "transpose", "tril", "triu", "true_divide", "trunc", "unique", "var",
+    "vdot", "vstack", "where", "zeros", "zeros_like",
 ]
 
 
@@ -137,6 +157,26 @@ left_shift = _binary("left_shift", math_ops.left_shift)
 right_shift = _binary("right_shift", math_ops.right_shift)
 
 
+# numpy's other math functions: the rt functions of the same names (integers computed in
+# numpy's float dtype for them), the two-operand ones after numpy's promotion
+(log1p, expm1, log2, log10, exp2, cbrt, tan, arcsin, arccos, arctan, sinh, cosh, arcsinh,
+ arccosh, arctanh, deg2rad, rad2deg, rint, signbit, trunc, isnan, isinf, isfinite,
+ reciprocal) = (
+    math_ops.log1p, math_ops.expm1, math_ops.log2, math_ops.log10, math_ops.exp2, math_ops.cbrt,
+    math_ops.tan, math_ops.arcsin, math_ops.arccos, math_ops.arctan, math_ops.sinh,
+    math_ops.cosh, math_ops.arcsinh, math_ops.arccosh, math_ops.arctanh, math_ops.deg2rad,
+    math_ops.rad2deg, math_ops.rint, math_ops.signbit, math_ops.trunc, math_ops.isnan,
+    math_ops.isinf, math_ops.isfinite, math_ops.reciprocal)
+arctan2 = _binary("arctan2", math_ops.arctan2)
+hypot = _binary("hypot", math_ops.hypot)
+logaddexp = _binary("logaddexp", math_ops.logaddexp)
+copysign = _binary("copysign", math_ops.copysign)
+heaviside = _binary("heaviside", math_ops.heaviside)
+fmod = _binary("fmod", math_ops.fmod)
+fmax = _binary("fmax", math_ops.fmax)
+fmin = _binary("fmin", math_ops.fmin)
+
+
 def _truth(x):
     """numpy's truth of each element (nonzero) as bools."""
     x = _tensor(x)
@@ -189,11 +229,9 @@ def clip(a, a_min=None, a_max=None, out=None, **kwargs):
 
 def where(condition, x=None, y=None, /):
     """numpy.where(condition, x, y): elements of x where condition, else of y (promoted by
-    numpy's rules)."""
-    if x is None and y is None:
-        _refuse("numpy.where(condition) with one argument gives numpy.nonzero(condition); "
-                "call np.nonzero(condition) (rt.where(condition) gives coordinates, one row "
-                "each, as numpy.argwhere).")
+    numpy's rules); with the condition alone, numpy.nonzero of it."""
+    if x is None and y is None:  # numpy's where(condition) is nonzero(condition)
+        return selection_ops.nonzero(condition)
     if x is None or y is None:
         _refuse("numpy.where: pass both x and y, or neither.", ValueError)
     a, b = operands(x, y)
@@ -640,6 +678,78 @@ def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):  # n
 def identity(n, dtype=None, *, like=None):
     """numpy.identity."""
     return eye(n, dtype=dtype or float)
+
+
+# ---- contractions, selections, scans, sorting, arrangement: the ops' functions (numpy's
+# signatures), after numpy's promotion where two arrays meet
+
+def _arrays(*values) -> list:
+    """`values` as numpy's functions that call `np.asarray` on their operands see them: a
+    Python number is an int64 / float64 array (not weak), and then numpy's promotion."""
+    return operands(*(np.asarray(v) if is_python_scalar(v) else v for v in values))
+
+
+def _promoting(name, rt_fn, doc):
+    def fn(a, b, *args, **kwargs):
+        return rt_fn(*_arrays(a, b), *args, **kwargs)
+
+    return _named(name, fn, doc)
+
+
+dot = _promoting("dot", contraction_ops.dot, "numpy.dot: sum products over the last axis of "
+                 "`a` and the second-to-last of `b` (a product of scalars, a matrix product).")
+inner = _promoting("inner", contraction_ops.inner, "numpy.inner: over the last axes.")
+outer = _promoting("outer", contraction_ops.outer, "numpy.outer of the flattened operands.")
+vdot = _promoting("vdot", contraction_ops.vdot, "numpy.vdot of the flattened operands.")
+tensordot = _promoting("tensordot", contraction_ops.tensordot, "numpy.tensordot.")
+convolve = _promoting("convolve", contraction_ops.convolve, "numpy.convolve (1-D).")
+correlate = _promoting("correlate", contraction_ops.correlate, "numpy.correlate (1-D).")
+nonzero, flatnonzero, argwhere = (selection_ops.nonzero, selection_ops.flatnonzero,
+                                  selection_ops.argwhere)
+unique, bincount, interp = selection_ops.unique, selection_ops.bincount, selection_ops.interp
+
+
+cumsum, cumprod, diff = scan_ops.cumsum, scan_ops.cumprod, scan_ops.diff
+searchsorted = sorting_ops.searchsorted
+
+
+def _no_order(order, name):
+    if order is not None:
+        _refuse(f"numpy.{name}(..., order=...): tensors have no fields to order by.")
+
+
+def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """numpy.sort along `axis` (None: of the flattened array); NaNs last. Every `kind` gives
+    the same values."""
+    _no_order(order, "sort")
+    return sorting_ops.sort(a, axis)
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """numpy.argsort: int64 indices that sort `a` along `axis`. Equal items keep their order
+    whatever `kind` says (numpy's kind='stable'; its default quicksort leaves the order of equal
+    items unspecified), so every executor gives the same indices."""
+    _no_order(order, "argsort")
+    x = _tensor(a)
+    return sorting_ops.argsort(array_ops.reshape(x, [1]) if x.ndim == 0 else x, axis)
+roll, flip, repeat, pad = (arrangement_ops.roll, arrangement_ops.flip, arrangement_ops.repeat,
+                           arrangement_ops.pad)
+tril, triu, diag, trace = (arrangement_ops.tril, arrangement_ops.triu, arrangement_ops.diag,
+                           arrangement_ops.trace)
+take, take_along_axis = arrangement_ops.take, arrangement_ops.take_along_axis
+
+
+real, imag, conj, angle = (complex_ops.real, complex_ops.imag, complex_ops.conj,
+                          complex_ops.angle)
+conjugate = _named("conjugate", complex_ops.conj, "numpy.conjugate: numpy.conj.")
+
+
+def einsum(subscripts, *arrays, out=None, dtype=None, order="K", casting="safe",
+           optimize=False):
+    """numpy.einsum (the operands promoted by numpy's rules; `optimize` changes nothing of the
+    result)."""
+    _no_out(out, "einsum")
+    return _cast_to(contraction_ops.einsum(subscripts, *_arrays(*arrays)), dtype)
 
 
 # ---- comparisons of whole arrays ------------------------------------------------------------

@@ -63,15 +63,24 @@ _METHODS = {
     "any": fn.any, "squeeze": fn.squeeze, "astype": fn.astype, "clip": fn.clip,
     "round": fn.round, "copy": fn.copy, "ravel": fn.ravel, "swapaxes": fn.swapaxes,
     "reshape": reshape, "transpose": transpose, "flatten": flatten, "item": item,
-    "tolist": tolist, "dot": fn.matmul,
+    "tolist": tolist, "dot": fn.dot, "nonzero": fn.nonzero, "cumsum": fn.cumsum,
+    "cumprod": fn.cumprod, "argsort": fn.argsort, "repeat": fn.repeat, "take": fn.take,
+    "trace": fn.trace, "searchsorted": fn.searchsorted, "conj": fn.conj, "conjugate": fn.conj,
 }
 
 
-def install(names: dict) -> None:
-    """Installs the methods, and `names` (more methods: name -> function of the tensor first),
-    on Tensor; `T` and `size` are properties."""
-    for name, method in {**_METHODS, **names}.items():
+# the methods and the attributes
+NAMES = sorted([*_METHODS, "T", "size", "real", "imag", "shape", "ndim", "dtype"])
+
+
+def install() -> None:
+    """Installs the methods on Tensor; `T`, `size`, `real` and `imag` are properties (`shape`,
+    `ndim` and `dtype` are the tensor's own)."""
+    for name, method in _METHODS.items():
         setattr(Tensor, name, method)
     Tensor.T = property(_transposed, doc="ndarray.T: the axes reversed.")
+    Tensor.real = property(fn.real, doc="ndarray.real: the real parts.")
+    Tensor.imag = property(fn.imag, doc="ndarray.imag: the imaginary parts (zeros for real "
+                                        "values).")
     Tensor.size = property(_size, doc="ndarray.size: the number of elements (an int; a scalar "
                                       "tensor when a dim is unknown).")

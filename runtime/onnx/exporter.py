@@ -98,6 +98,9 @@ class Builder:
         for op in graph.operations:
             if op.opdef is PLACEHOLDER:
                 continue
+            if any(t.dtype.is_complex for t in (*op.inputs, *op.outputs)):
+                raise unsupported(op, "complex tensors are not exported (onnxruntime has no "
+                                  "complex arithmetic kernels)")
             rule = op.opdef.rule(ONNX)
             if rule is None:
                 raise unsupported(op, op.opdef.lacking.get(

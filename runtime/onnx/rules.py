@@ -17,6 +17,7 @@ from runtime import dtypes, variables
 from runtime.onnx.exporter import elem_type, unsupported, value_info
 from runtime.ops import (
     array_ops,
+    contraction_ops,
     control_flow_ops,
     creation_ops,
     io_ops,
@@ -24,6 +25,7 @@ from runtime.ops import (
     math_ops,
     random_ops,
     reduction_ops,
+    selection_ops,
     string_ops,
 )
 from runtime.ops import control_flow_ops as cf
@@ -712,3 +714,245 @@ lacks(ONNX, "ONNX random ops take a static shape; this one's shape is computed a
       random_ops.DYNAMIC_UNIFORM)
 lacks(ONNX, "not yet: the gradient of indexing has no export", array_ops.SLICE_GRADIENT)
 lacks(ONNX, "not yet: the gradient of gather has no export", array_ops.GATHER_GRADIENT)
+
+
+# ---- numpy's other math functions (ops/math_ops.py) ------------------------------------------
+# (tan, the inverse and hyperbolic functions, rint and reciprocal are the ONNX op they declare)
+
+def _log_base(base):
+    """log2, log10: the natural logarithm over ln(base)."""
+    def rule(b, op, x):
+        return [b.one("Div", b.one("Log", x[0]), b.const(np.log(base), op.outputs[0].dtype))]
+
+    return rule
+
+
+def _times(factor):
+    """deg2rad, rad2deg: one product."""
+    return lambda b, op, x: [b.one("Mul", x[0], b.const(factor, op.outputs[0].dtype))]
+
+
+def _exp2(b, op, x):
+    return [b.one("Pow", b.const(2, op.outputs[0].dtype), x[0])]
+
+
+def _cbrt(b, op, x):
+    third = b.const(1 / 3, op.outputs[0].dtype)
+    return [b.one("Mul", b.one("Sign", x[0]), b.one("Pow", b.one("Abs", x[0]), third))]
+
+
+def _trunc(b, op, x):
+    if not op.inputs[0].dtype.is_floating:
+        return [b.one("Identity", x[0])]
+    negative = b.one("Less", x[0], b.const(0, op.inputs[0].dtype))
+    return [b.one("Where", negative, b.one("Ceil", x[0]), b.one("Floor", x[0]))]
+
+
+def _all(b, x, value: bool):
+    """A bool tensor of the shape of `x`, all `value`."""
+    return b.one("Expand", b.const(np.bool_(value)), b.one("Shape", x))
+
+
+def _is_nan(b, op, x):
+    if not op.inputs[0].dtype.is_floating:
+        return [_all(b, x[0], False)]  # integers and bools are never nan (numpy's isnan)
+    return [b.one("IsNaN", x[0])]
+
+
+def _is_inf(b, op, x):
+    if not op.inputs[0].dtype.is_floating:
+        return [_all(b, x[0], False)]
+    return [b.one("IsInf", x[0])]
+
+
+def _is_finite(b, op, x):
+    if not op.inputs[0].dtype.is_floating:
+        return [_all(b, x[0], True)]
+    return [b.one("Not", b.one("Or", b.one("IsNaN", x[0]), b.one("IsInf", x[0])))]
+
+
+def _hypot(b, op, x):
+    """m * sqrt(1 + (n / m)**2), m and n the larger and the smaller magnitude: no overflow
+    where x1**2 + x2**2 would; 0 where both are 0, and inf where either is inf (even next to a
+    nan, as numpy's hypot)."""
+    dtype = op.outputs[0].dtype
+    magnitudes = b.one("Abs", x[0]), b.one("Abs", x[1])
+    large, small = b.one("Max", *magnitudes), b.one("Min", *magnitudes)
+    zero, one = b.const(0, dtype), b.const(1, dtype)
+    ratio = b.one("Div", small, b.one("Where", b.one("Equal", large, zero), one, large))
+    scaled = b.one("Mul", large, b.one("Sqrt", b.one("Add", one, b.one("Mul", ratio, ratio))))
+    infinite = b.one("Or", b.one("IsInf", x[0]), b.one("IsInf", x[1]))
+    return [b.one("Where", infinite, b.const(np.inf, dtype), scaled)]
+
+
+def _logaddexp(b, op, x):
+    """max(x1, x2) + log(1 + exp(-|x1 - x2|)), numpy's formula with log(1 + t) for its
+    log1p(t) (t <= 1: an absolute error of an ulp of the result's scale), and x1 + log(2) where
+    x1 == x2 (so that two infinities of one sign give that infinity)."""
+    dtype = op.outputs[0].dtype
+    distance = b.one("Abs", b.one("Sub", x[0], x[1]))
+    tail = b.one("Log", b.one("Add", b.const(1, dtype), b.one("Exp", b.one("Neg", distance))))
+    general = b.one("Add", b.one("Max", x[0], x[1]), tail)
+    doubled = b.one("Add", x[0], b.const(np.log(2), dtype))
+    return [b.one("Where", b.one("Equal", x[0], x[1]), doubled, general)]
+
+
+def _heaviside(b, op, x):
+    dtype = op.outputs[0].dtype
+    zero = b.const(0, dtype)
+    step = b.one("Where", b.one("Greater", x[0], zero), b.const(1, dtype), x[1])
+    step = b.one("Where", b.one("Less", x[0], zero), zero, step)
+    return [b.one("Where", b.one("IsNaN", x[0]), x[0], step)]  # nan stays nan
+
+
+def _nan_losing(onnx_type):
+    """fmax, fmin: ONNX Max and Min give nan next to a nan; numpy's fmax and fmin give the
+    other operand."""
+    def rule(b, op, x):
+        both = b.one(onnx_type, *x)
+        if not op.inputs[0].dtype.is_floating:
+            return [both]
+        either = b.one("Where", b.one("IsNaN", x[0]), x[1], both)
+        return [b.one("Where", b.one("IsNaN", x[1]), x[0], either)]
+
+    return rule
+
+
+register_rules(ONNX, {
+    math_ops.LOG2: _log_base(2),
+    math_ops.LOG10: _log_base(10),
+    math_ops.DEG2RAD: _times(np.pi / 180),
+    math_ops.RAD2DEG: _times(180 / np.pi),
+    math_ops.EXP2: _exp2,
+    math_ops.CBRT: _cbrt,
+    math_ops.TRUNC: _trunc,
+    math_ops.IS_NAN: _is_nan,
+    math_ops.IS_INF: _is_inf,
+    math_ops.IS_FINITE: _is_finite,
+    math_ops.HYPOT: _hypot,
+    math_ops.LOGADDEXP: _logaddexp,
+    math_ops.HEAVISIDE: _heaviside,
+    math_ops.FMOD: lambda b, op, x: [b.one("Mod", *x, fmod=1)],  # C's remainder, as numpy's
+    math_ops.FMAX: _nan_losing("Max"),
+    math_ops.FMIN: _nan_losing("Min"),
+})
+lacks(ONNX, "ONNX has no log1p or expm1, and Log(1 + x) and Exp(x) - 1 lose the precision near "
+      "0 that these functions exist for", math_ops.LOG1P, math_ops.EXPM1)
+lacks(ONNX, "ONNX has no Atan2; its quadrants, signed zeros and infinities take more than a few "
+      "nodes (not written yet)", math_ops.ARCTAN2)
+lacks(ONNX, "ONNX cannot read the sign bit of a nan (it has no bitcast), which numpy's signbit "
+      "and copysign do", math_ops.SIGNBIT, math_ops.COPYSIGN)
+
+
+# ---- contractions, selections and boolean masks (ops/contraction_ops.py, selection_ops.py) ----
+# onnxruntime's kernels take fewer dtypes than ONNX names: Einsum computes narrow integers and
+# bools in int64 (wrapping back as numpy's does, or nonzero for bools), Unique integers in int64
+# (floats: it drops NaNs), NonZero reads the truth of each element.
+_EINSUM_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)
+_UNIQUE_DTYPES = (dtypes.int8, dtypes.int64)
+
+
+def _einsum_node(b, op, x, equation):
+    dtype = op.inputs[0].dtype
+    if dtype in _EINSUM_DTYPES:
+        return [b.one("Einsum", *x, equation=equation)]
+    if not (dtype.is_integer or dtype.is_bool):
+        raise unsupported(op, f"onnxruntime's Einsum does not take {dtype.name}")
+    wide = b.one("Einsum", *(b.cast(n, dtype, dtypes.int64) for n in x), equation=equation)
+    return [b.cast(wide, dtypes.int64, dtype)]
+
+
+def _einsum(b, op, x):
+    return _einsum_node(b, op, x, op.attrs["equation"])
+
+
+def _tensordot(b, op, x):
+    a, c = op.inputs
+    a_axes, b_axes = op.attrs["axes"]
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    a_term = [next(letters) for _ in range(a.ndim)]
+    b_term = [next(letters) for _ in range(c.ndim)]
+    for i, j in zip(a_axes, b_axes):
+        b_term[j] = a_term[i]
+    out = [a_term[i] for i in range(a.ndim) if i not in a_axes] + [
+        b_term[j] for j in range(c.ndim) if j not in b_axes]
+    equation = "".join(a_term) + "," + "".join(b_term) + "->" + "".join(out)
+    return _einsum_node(b, op, x, equation)
+
+
+def _truth(b, op, name, dtype):
+    return name if dtype.is_bool else b.one("Cast", name, to=elem_type(dtypes.bool_))
+
+
+def _nonzero_rows(b, op, x):
+    rank = op.inputs[0].ndim
+    found = b.one("NonZero", _truth(b, op, x[0], op.inputs[0].dtype))  # [rank, count]
+    rows = [found] if rank == 1 else b.node("Split", [found], rank, axis=0, num_outputs=rank)
+    return [b.one("Squeeze", row, b.int64s([0])) for row in rows]
+
+
+def _unique(b, op, x):
+    dtype = op.inputs[0].dtype
+    wide = dtype if dtype in _UNIQUE_DTYPES else dtypes.int64
+    if not (dtype.is_integer or dtype.is_bool):
+        raise unsupported(op, f"{dtype.name} values: onnxruntime's Unique drops NaNs, where "
+                              "numpy keeps one, so only integers and bools are exported")
+    values, index, inverse, counts = b.node("Unique", [b.cast(x[0], dtype, wide)], 4, sorted=1)
+    outs = [b.cast(values, wide, dtype)]
+    if op.attrs["return_index"]:
+        outs.append(index)
+    if op.attrs["return_inverse"]:
+        outs.append(b.one("Reshape", inverse, b.one("Shape", x[0])))
+    if op.attrs["return_counts"]:
+        outs.append(counts)
+    return outs
+
+
+def _bincount(b, op, x):
+    """Scatter-adds ones (or the weights) into max(x) + 1 (at least minlength) zeros."""
+    out = op.outputs[0].dtype
+    index = b.cast(x[0], op.inputs[0].dtype, dtypes.int64)
+    top = b.one("Add", b.one("ReduceMax", index, keepdims=1), b.int64s([1]))  # [1]
+    length = b.one("Max", top, b.int64s([op.attrs["minlength"]]))
+    zeros = b.one("ConstantOfShape", length,
+                  value=numpy_helper.from_array(np.zeros(1, out.np_dtype)))
+    if len(x) == 2:
+        updates = b.cast(x[1], op.inputs[1].dtype, out)
+    else:
+        updates = b.one("Expand", b.const(np.int64(1)), b.one("Shape", index))
+    return [b.one("ScatterElements", zeros, index, updates, axis=0, reduction="add")]
+
+
+def _boolean_mask(b, op, x):
+    if op.inputs[1].ndim == 0:
+        raise unsupported(op, "a 0-d boolean mask (x[True]) has no ONNX GatherND form")
+    coordinates = b.one("Transpose", b.one("NonZero", x[1]))  # [count, mask rank]
+    return [b.one("GatherND", x[0], coordinates)]
+
+
+def _boolean_mask_gradient(b, op, x):
+    if op.inputs[1].ndim == 0:
+        raise unsupported(op, "a 0-d boolean mask (x[True]) has no ONNX ScatterND form")
+    grad, mask, shape = x
+    zeros = b.one("ConstantOfShape", b.cast(shape, op.inputs[2].dtype, dtypes.int64),
+                  value=numpy_helper.from_array(np.zeros(1, op.outputs[0].dtype.np_dtype)))
+    coordinates = b.one("Transpose", b.one("NonZero", mask))
+    return [b.one("ScatterND", zeros, coordinates, grad)]
+
+
+register_rules(ONNX, {
+    contraction_ops.EINSUM: _einsum,
+    contraction_ops.TENSORDOT: _tensordot,
+    selection_ops.NONZERO: _nonzero_rows,
+    selection_ops.UNIQUE: _unique,
+    selection_ops.BINCOUNT: _bincount,
+    array_ops.BOOLEAN_MASK: _boolean_mask,
+    array_ops.BOOLEAN_MASK_GRADIENT: _boolean_mask_gradient,
+})
+lacks(ONNX, "not yet: numpy's modes swap the operands by their lengths at run time, and ONNX "
+      "Conv takes its padding as a static attribute", contraction_ops.CONVOLVE,
+      contraction_ops.CORRELATE)
+lacks(ONNX, "not yet: ONNX has no 1-D interpolation op (it would be a search and two gathers)",
+      selection_ops.INTERP)
+lacks(ONNX, "not yet: the gradients of convolve, correlate and interp have no export",
+      contraction_ops.SLIDING_GRADIENT, selection_ops.INTERP_GRADIENT)

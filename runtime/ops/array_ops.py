@@ -492,7 +492,9 @@ def _index_spec(key):
     def tensor_ref(value, scalar: bool):
         t = convert_to_tensor(value)
         if not t.dtype.is_integer:
-            raise TypeError(f"Tensor indices must be integers, got {t.dtype.name}.")
+            raise TypeError(f"Tensor indices must be integers, got {t.dtype.name}"
+                            + (" (a boolean mask must be the whole key: x[mask])."
+                               if t.dtype.is_bool else "."))
         if scalar and t.ndim:
             raise TypeError(f"Slice bounds must be scalars, got a tensor of shape {list(t.shape)}.")
         tensors.append(t)
@@ -606,10 +608,69 @@ def _known_dim(op):
 
 def getitem(tensor, key):
     """`tensor[key]` with ints, slices (bounds may be scalar tensors), None, ... and integer
-    tensors, with numpy's semantics; an out-of-range index is an InvalidArgumentError."""
+    tensors, with numpy's semantics; an out-of-range index is an InvalidArgumentError. A key
+    that is one bool tensor (or array, or list of bools) is a boolean mask."""
     tensor = convert_to_tensor(tensor)
+    mask = _boolean_mask_key(key)
+    if mask is not None:
+        shapes.static_check(_boolean_mask_infer, [tensor, mask])
+        return apply(BOOLEAN_MASK, [tensor, mask])
     spec, index_tensors = _index_spec(key)
     return apply(GETITEM, [tensor, *index_tensors], {"spec": spec})
+
+
+# ---- boolean masks: `x[mask]` ----------------------------------------------------------------
+
+def _only_bools(value) -> bool:
+    if isinstance(value, list):
+        return bool(value) and all(_only_bools(v) for v in value)
+    return isinstance(value, (bool, np.bool_))
+
+
+def _boolean_mask_key(key):
+    """The bool tensor of a key that is a boolean mask (a bool tensor or numpy array, or a list
+    of Python bools), else None."""
+    if isinstance(key, Tensor):
+        return key if key.dtype.is_bool else None
+    if isinstance(key, np.ndarray) and key.dtype == np.bool_ or (
+            isinstance(key, list) and _only_bools(key)):
+        return convert_to_tensor(np.asarray(key))
+    return None
+
+
+def _boolean_mask_infer(inputs):
+    """numpy's `x[mask]`: the mask covers the leading dims of x (sizes equal); the result has
+    one row per true element (how many: unknown in a graph), then x's remaining dims."""
+    x, mask = inputs
+    if mask.ndim > x.ndim:
+        raise InvalidArgumentError(
+            f"too many indices: a boolean mask of rank {mask.ndim} for a tensor of rank {x.ndim}")
+    for axis, (d, m) in enumerate(zip(x.shape, mask.shape)):
+        if d is not None and m is not None and d != m:
+            raise InvalidArgumentError(
+                f"boolean index did not match the tensor along axis {axis}: the axis has size "
+                f"{d}, the mask {m}")
+    return [(x.dtype, (None, *x.shape[mask.ndim:]))]
+
+
+BOOLEAN_MASK = define_op(
+    "BooleanMask",
+    infer=_boolean_mask_infer,
+    kernel=lambda x, mask: normalize(x[mask]),
+)
+
+
+def _boolean_mask_gradient_kernel(grad, mask, shape):
+    out = np.zeros(tuple(int(d) for d in shape), dtype=np.asarray(grad).dtype)
+    out[mask] = grad
+    return normalize(out)
+
+
+BOOLEAN_MASK_GRADIENT = define_op(
+    "BooleanMaskGrad",
+    infer=lambda inputs: [(inputs[0].dtype, shapes.known_dims(inputs[2]))],
+    kernel=_boolean_mask_gradient_kernel,
+)
 
 
 # ---- stop_gradient ---------------------------------------------------------------------------
@@ -734,6 +795,11 @@ register_rules(GRADIENT, {
     SLICE_GRADIENT: lambda op, grads: [
         apply(GETITEM, [grads[0], *op.inputs[2:]], {"spec": op.attrs["spec"]}),
         None, *[None] * (len(op.inputs) - 2)],
+    # the selected elements' gradients put back in zeros, and the other way round
+    BOOLEAN_MASK: lambda op, grads: [
+        apply(BOOLEAN_MASK_GRADIENT, [grads[0], op.inputs[1], shape(op.inputs[0])]), None],
+    BOOLEAN_MASK_GRADIENT: lambda op, grads: [apply(BOOLEAN_MASK, [grads[0], op.inputs[1]]),
+                                              None, None],
 })
 lacks(GRADIENT, "integer results", SHAPE, SIZE, RANK)
 

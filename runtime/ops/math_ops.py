@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -16,6 +17,8 @@ from runtime.ops.registry import (
     FUSED,
     GRADIENT,
     KNOWN_VALUE,
+    NUMBA,
+    ONNX,
     Elementwise,
     apply,
     define_op,
@@ -29,7 +32,9 @@ from runtime.tensor import normalize
 
 # The dtypes elementwise ops take, stated (a backend without numpy's rules needs them); the
 # operands of one op have one dtype (binary_operands unifies them first).
-_NUMBERS = frozenset(d for d in dtypes.ALL if not (d.is_bool or d.is_string))
+_NUMBERS = frozenset(d for d in dtypes.ALL if not (d.is_bool or d.is_string or d.is_complex))
+# Complex numbers: only the arithmetic below and abs take them (and ops/complex_ops.py).
+_COMPLEX = frozenset(d for d in dtypes.ALL if d.is_complex)
 _FLOATS = frozenset(d for d in dtypes.ALL if d.is_floating)
 _ORDERED = _NUMBERS | {dtypes.bool_}  # what comparisons take
 _BOOLS = frozenset({dtypes.bool_})
@@ -38,7 +43,7 @@ _STRINGS = frozenset({dtypes.string})
 
 def _true_division(dtype):
     """numpy's true division: integers give float64."""
-    return dtype if dtype.is_floating else dtypes.float64
+    return dtype if dtype.is_floating or dtype.is_complex else dtypes.float64
 
 
 def _elementwise(name, ufunc=None, emit=None, *, accepts, result=None, onnx=None, exact=True,
@@ -88,11 +93,13 @@ def _binary(expr):
 
 
 # operator.add, unlike np.add, also concatenates strings (bytes and object arrays of bytes).
-ADD = _elementwise("Add", "add", _binary("{} + {}"), accepts=_NUMBERS | _STRINGS,
+ADD = _elementwise("Add", "add", _binary("{} + {}"), accepts=_NUMBERS | _STRINGS | _COMPLEX,
                    kernel=operator.add)
-SUB = _elementwise("Sub", "subtract", _binary("{} - {}"), accepts=_NUMBERS, onnx="Sub")
-MUL = _elementwise("Mul", "multiply", _binary("{} * {}"), accepts=_NUMBERS, onnx="Mul")
-DIV = _elementwise("RealDiv", "true_divide", _binary("{} / {}"), accepts=_NUMBERS,
+SUB = _elementwise("Sub", "subtract", _binary("{} - {}"), accepts=_NUMBERS | _COMPLEX,
+                   onnx="Sub")
+MUL = _elementwise("Mul", "multiply", _binary("{} * {}"), accepts=_NUMBERS | _COMPLEX,
+                   onnx="Mul")
+DIV = _elementwise("RealDiv", "true_divide", _binary("{} / {}"), accepts=_NUMBERS | _COMPLEX,
                    result=_true_division)
 FLOORDIV = _elementwise("FloorDiv", "floor_divide", _binary("{} // {}"), accepts=_NUMBERS)
 MOD = _elementwise("FloorMod", "remainder", _binary("{} % {}"), accepts=_NUMBERS)
@@ -133,9 +140,20 @@ def _relu(x):
     return np.maximum(x, 0)
 
 
-NEG = _elementwise("Neg", "negative", lambda a, attrs: f"(-{a[0]})", accepts=_NUMBERS)
+NEG = _elementwise("Neg", "negative", lambda a, attrs: f"(-{a[0]})",
+                   accepts=_NUMBERS | _COMPLEX)
 ABS = _elementwise("Abs", "absolute", lambda a, attrs: f"abs({a[0]})", accepts=_NUMBERS,
                    onnx="Abs")
+# abs of a complex number: its modulus, a float (np.absolute: Python's abs() of a numpy complex
+# scalar rounds otherwise). `abs` and `absolute` pick it for complex tensors.
+COMPLEX_ABS = _elementwise("ComplexAbs", "absolute", accepts=_COMPLEX, result=dtypes.real_part)
+lacks(FUSED, "changes the dtype (complex to float): the fused kernel's steps keep their "
+      "operands' dtype", COMPLEX_ABS)
+lacks(GRADIENT, "complex input: gradients do not pass through complex values (rt "
+      "differentiates real floats only)", COMPLEX_ABS)
+lacks(ONNX, "complex tensors are not exported (onnxruntime has no complex arithmetic kernels)",
+      COMPLEX_ABS)
+lacks(NUMBA, "numba's complex modulus differs from numpy's in the last bits", COMPLEX_ABS)
 SIGN = _elementwise("Sign", "sign", accepts=_NUMBERS, onnx="Sign")
 EXP = _elementwise("Exp", "exp", accepts=_FLOATS, onnx="Exp", exact=False)
 LOG = _elementwise("Log", "log", accepts=_FLOATS, onnx="Log", exact=False)
@@ -179,7 +197,8 @@ def _binary_op(opdef, x, y, name, strings=False):
     both operands are (see runtime.conversion)."""
     weak = weak_result(x, y)
     x, y = binary_operands(x, y, name)
-    if x.dtype not in _NUMBERS and not (strings and x.dtype is dtypes.string):
+    _refuse_complex(opdef, x.dtype, name)
+    if x.dtype not in _NUMBERS | _COMPLEX and not (strings and x.dtype is dtypes.string):
         raise TypeError(
             f"{name} does not accept {x.dtype.name} tensors; use rt.cast(x, rt.int32) (or "
             "another numeric dtype) first."
@@ -190,8 +209,17 @@ def _binary_op(opdef, x, y, name, strings=False):
     return result
 
 
+def _refuse_complex(opdef, dtype, name):
+    """Complex tensors, eagerly as in graphs, only where the op's declaration takes them."""
+    if dtype.is_complex and dtype not in (opdef.elementwise.accepts if opdef.elementwise else ()):
+        raise TypeError(f"{name} does not take complex tensors ({dtype.name}); on complex "
+                        "values rt computes +, -, *, /, negative, abs, real, imag, conj and "
+                        "angle.")
+
+
 def _compare_op(opdef, x, y, name, string_opdef=None):
     x, y = binary_operands(x, y, name)
+    _refuse_complex(opdef, x.dtype, name)
     if x.dtype.is_string:
         if string_opdef is None:
             raise TypeError(f"{name} does not accept string tensors (only equal and not_equal do).")
@@ -202,6 +230,9 @@ def _compare_op(opdef, x, y, name, string_opdef=None):
 def _unary_op(opdef, x, accepts, name):
     x = convert_to_tensor(x)
     allowed, kind = accepts
+    if opdef is ABS and x.dtype.is_complex:
+        opdef = COMPLEX_ABS
+    _refuse_complex(opdef, x.dtype, name)
     if not allowed(x.dtype):
         raise TypeError(
             f"{name} needs {kind} tensor, got {x.dtype.name}; use rt.cast(x, ...) first."
@@ -331,6 +362,149 @@ floor = _unary("floor", FLOOR, _FLOATING)
 ceil = _unary("ceil", CEIL, _FLOATING)
 
 
+# ---- numpy's other math functions ------------------------------------------------------------
+# The ufuncs numpy code calls by name, each one op declared as its ufunc (kernel, FUSED, NUMBA
+# and JAX rules follow; ONNX from `onnx=` or onnx/rules.py), with numpy's dtypes: a function of
+# floats takes integer and bool tensors as the float dtype numpy's loops cast them to.
+
+LOG1P = _elementwise("Log1p", "log1p", accepts=_FLOATS, exact=False)
+EXPM1 = _elementwise("Expm1", "expm1", accepts=_FLOATS, exact=False)
+LOG2 = _elementwise("Log2", "log2", accepts=_FLOATS, exact=False)
+LOG10 = _elementwise("Log10", "log10", accepts=_FLOATS, exact=False)
+EXP2 = _elementwise("Exp2", "exp2", accepts=_FLOATS, exact=False)
+CBRT = _elementwise("Cbrt", "cbrt", accepts=_FLOATS, exact=False)
+TAN = _elementwise("Tan", "tan", accepts=_FLOATS, onnx="Tan", exact=False)
+ARCSIN = _elementwise("Asin", "arcsin", accepts=_FLOATS, onnx="Asin", exact=False)
+ARCCOS = _elementwise("Acos", "arccos", accepts=_FLOATS, onnx="Acos", exact=False)
+ARCTAN = _elementwise("Atan", "arctan", accepts=_FLOATS, onnx="Atan", exact=False)
+SINH = _elementwise("Sinh", "sinh", accepts=_FLOATS, onnx="Sinh", exact=False)
+COSH = _elementwise("Cosh", "cosh", accepts=_FLOATS, onnx="Cosh", exact=False)
+ARCSINH = _elementwise("Asinh", "arcsinh", accepts=_FLOATS, onnx="Asinh", exact=False)
+ARCCOSH = _elementwise("Acosh", "arccosh", accepts=_FLOATS, onnx="Acosh", exact=False)
+ARCTANH = _elementwise("Atanh", "arctanh", accepts=_FLOATS, onnx="Atanh", exact=False)
+# numba multiplies by another rounding of pi / 180 than numpy's loops
+DEG2RAD = _elementwise("Deg2Rad", "deg2rad", accepts=_FLOATS, exact=False)
+RAD2DEG = _elementwise("Rad2Deg", "rad2deg", accepts=_FLOATS, exact=False)
+RINT = _elementwise("Rint", "rint", accepts=_FLOATS, onnx="Round")  # both: half to even
+RECIPROCAL = _elementwise("Reciprocal", "reciprocal", accepts=_FLOATS, onnx="Reciprocal")
+TRUNC = _elementwise("Trunc", "trunc", accepts=_NUMBERS)  # integers: themselves, as numpy's
+SIGNBIT = _predicate("Signbit", "signbit", accepts=_FLOATS)
+IS_NAN = _predicate("IsNan", "isnan")  # integers and bools: never nan, never infinite
+IS_INF = _predicate("IsInf", "isinf")
+IS_FINITE = _predicate("IsFinite", "isfinite")
+ARCTAN2 = _elementwise("Atan2", "arctan2", accepts=_FLOATS, exact=False)
+HYPOT = _elementwise("Hypot", "hypot", accepts=_FLOATS, exact=False)
+LOGADDEXP = _elementwise("LogAddExp", "logaddexp", accepts=_FLOATS, exact=False)
+COPYSIGN = _elementwise("CopySign", "copysign", accepts=_FLOATS)
+HEAVISIDE = _elementwise("Heaviside", "heaviside", accepts=_FLOATS)
+FMOD = _elementwise("Fmod", "fmod", accepts=_NUMBERS)  # C's remainder: the sign of `x1`
+FMAX = _elementwise("Fmax", "fmax", accepts=_NUMBERS)  # a nan loses to a number
+FMIN = _elementwise("Fmin", "fmin", accepts=_NUMBERS)
+
+
+def _as_float(opdef, x, name):
+    """`x` as numpy's float functions take it: a float tensor as it is, an integer or bool one
+    cast to the float dtype numpy's loops use (int32, int64: float64; int16: float32; int8,
+    uint8, bool: float16)."""
+    if x.dtype.is_floating:
+        return x
+    _refuse_complex(opdef, x.dtype, name)
+    if x.dtype.is_string or x.dtype.is_list:
+        raise TypeError(f"{name} takes numeric tensors, not {x.dtype.name}, as numpy's does.")
+    return cast(x, dtypes.from_numpy(np.promote_types(x.dtype.np_dtype, np.float16)))
+
+
+def _float_unary(name, opdef, what):
+    return _named(name, lambda x: apply(opdef, [_as_float(opdef, convert_to_tensor(x), name)]),
+                  what)
+
+
+def _float_binary(name, opdef, what):
+    def function(x1, x2):
+        weak = weak_result(x1, x2)
+        x1, x2 = binary_operands(x1, x2, name)
+        result = apply(opdef, [_as_float(opdef, x1, name), _as_float(opdef, x2, name)])
+        if weak:
+            result.weak = True
+        return result
+
+    return _named(name, function, what)
+
+
+def _classify(name, opdef, what):
+    """isnan and its kin: any numeric or bool tensor, a bool tensor."""
+    def function(x):
+        x = convert_to_tensor(x)
+        _refuse_complex(opdef, x.dtype, name)
+        if x.dtype.is_string or x.dtype.is_list:
+            raise TypeError(f"{name} takes numeric tensors, not {x.dtype.name}, as numpy's does.")
+        return apply(opdef, [x])
+
+    return _named(name, function, what)
+
+
+log1p = _float_unary("log1p", LOG1P, "log(1 + x), accurate for small x")
+expm1 = _float_unary("expm1", EXPM1, "exp(x) - 1, accurate for small x")
+log2 = _float_unary("log2", LOG2, "the base-2 logarithm")
+log10 = _float_unary("log10", LOG10, "the base-10 logarithm")
+exp2 = _float_unary("exp2", EXP2, "2 ** x")
+cbrt = _float_unary("cbrt", CBRT, "the cube root (negative for negative x)")
+tan = _float_unary("tan", TAN, "the tangent")
+arcsin = _float_unary("arcsin", ARCSIN, "the inverse sine, in [-pi/2, pi/2]")
+arccos = _float_unary("arccos", ARCCOS, "the inverse cosine, in [0, pi]")
+arctan = _float_unary("arctan", ARCTAN, "the inverse tangent, in [-pi/2, pi/2]")
+sinh = _float_unary("sinh", SINH, "the hyperbolic sine")
+cosh = _float_unary("cosh", COSH, "the hyperbolic cosine")
+arcsinh = _float_unary("arcsinh", ARCSINH, "the inverse hyperbolic sine")
+arccosh = _float_unary("arccosh", ARCCOSH, "the inverse hyperbolic cosine")
+arctanh = _float_unary("arctanh", ARCTANH, "the inverse hyperbolic tangent")
+deg2rad = _float_unary("deg2rad", DEG2RAD, "degrees to radians")
+rad2deg = _float_unary("rad2deg", RAD2DEG, "radians to degrees")
+rint = _float_unary("rint", RINT, "the nearest integer, halves to even, as floats")
+signbit = _float_unary("signbit", SIGNBIT, "whether the sign bit is set (-0.0 too), a bool "
+                       "tensor")
+trunc = _unary("trunc", TRUNC, _NUMERIC)
+trunc.__doc__ = "rt.trunc: the integer part, rounded toward zero (integers stay integers)."
+absolute = _unary("absolute", ABS, _NUMERIC)
+absolute.__doc__ = "rt.absolute: numpy's name of rt.abs."
+isnan = _classify("isnan", IS_NAN, "whether each element is nan, a bool tensor")
+isinf = _classify("isinf", IS_INF, "whether each element is infinite, a bool tensor")
+isfinite = _classify("isfinite", IS_FINITE, "whether each element is neither infinite nor nan, a "
+                     "bool tensor")
+arctan2 = _float_binary("arctan2", ARCTAN2, "the angle of the point (x2, x1), in [-pi, pi]")
+hypot = _float_binary("hypot", HYPOT, "sqrt(x1**2 + x2**2), without overflow in the squares")
+logaddexp = _float_binary("logaddexp", LOGADDEXP, "log(exp(x1) + exp(x2)), without overflow")
+copysign = _float_binary("copysign", COPYSIGN, "the magnitude of x1 with the sign of x2")
+heaviside = _float_binary("heaviside", HEAVISIDE, "the step function: 0 for x1 < 0, 1 for "
+                          "x1 > 0, x2 where x1 is 0 (nan for nan)")
+fmod = _arithmetic("fmod", FMOD)
+fmod.__doc__ = "rt.fmod: C's remainder of x1 / x2 (the sign of x1), numpy broadcasting."
+fmax = _arithmetic("fmax", FMAX)
+fmax.__doc__ = "rt.fmax: the elementwise maximum, where a nan loses to a number."
+fmin = _arithmetic("fmin", FMIN)
+fmin.__doc__ = "rt.fmin: the elementwise minimum, where a nan loses to a number."
+power = _arithmetic("power", POW)
+power.__doc__ = "rt.power: numpy's name of rt.pow, x1 ** x2 with numpy broadcasting."
+remainder = _arithmetic("remainder", MOD)
+remainder.__doc__ = "rt.remainder: x1 - floor(x1 / x2) * x2 (the sign of x2), as Python's %."
+true_divide = _arithmetic("true_divide", DIV)
+true_divide.__doc__ = "rt.true_divide: numpy's name of rt.divide (integers give float64)."
+floor_divide = _arithmetic("floor_divide", FLOORDIV)
+floor_divide.__doc__ = "rt.floor_divide: numpy's name of rt.floordiv, x1 // x2."
+
+
+def reciprocal(x):
+    """rt.reciprocal: 1 / x of a float tensor."""
+    x = convert_to_tensor(x)
+    _refuse_complex(RECIPROCAL, x.dtype, "reciprocal")
+    if not x.dtype.is_floating:
+        raise TypeError(
+            f"reciprocal takes float tensors, not {x.dtype.name}: numpy's reciprocal of integers "
+            "rounds toward zero (0 for all but 1 and -1, undefined for 0); write 1 / x for the "
+            "float reciprocal, or rt.cast(x, rt.float64) first.")
+    return apply(RECIPROCAL, [x])
+
+
 # ---- ops with attrs or special shapes -------------------------------------------------------
 
 def _where_kernel(cond, x, y):
@@ -389,6 +563,9 @@ def cast(x, dtype):
         return x
     if x.dtype.is_string or dtype.is_string or x.dtype.is_list or dtype.is_list:
         raise TypeError(f"cast between {x.dtype.name} and {dtype.name} is not supported.")
+    if x.dtype.is_complex and not dtype.is_complex:
+        raise TypeError(f"cast from {x.dtype.name} to {dtype.name} would drop the imaginary "
+                        "part; use rt.real(x) (or rt.abs(x)) first.")
     return apply(CAST, [x], {"dtype": dtype})
 
 
@@ -555,6 +732,59 @@ lacks(GRADIENT, "bool results", EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GRE
 lacks(GRADIENT, "integer results (coordinates)", WHERE_INDICES)
 lacks(GRADIENT, "integer results", BITWISE_AND, BITWISE_OR, BITWISE_XOR, INVERT, LEFT_SHIFT,
       RIGHT_SHIFT)
+
+
+def _first_wins(a, b, wins):
+    """Where `fmax`/`fmin` pick `a`: it wins the comparison, or `b` is nan."""
+    return logical_or(wins(a, b), isnan(b))
+
+
+def _zero_gradient(op, grads):
+    return [_zeros(grads[0])]
+
+
+# numpy's other math functions (x the input, y the output)
+register_rules(GRADIENT, {
+    LOG1P: lambda op, grads: [grads[0] / (op.inputs[0] + 1.0)],
+    EXPM1: lambda op, grads: [grads[0] * (op.outputs[0] + 1.0)],
+    LOG2: lambda op, grads: [grads[0] / (op.inputs[0] * math.log(2.0))],
+    LOG10: lambda op, grads: [grads[0] / (op.inputs[0] * math.log(10.0))],
+    EXP2: lambda op, grads: [grads[0] * (op.outputs[0] * math.log(2.0))],
+    CBRT: lambda op, grads: [grads[0] / (op.outputs[0] * op.outputs[0] * 3.0)],
+    TAN: lambda op, grads: [grads[0] * (op.outputs[0] * op.outputs[0] + 1.0)],
+    ARCSIN: lambda op, grads: [grads[0] / sqrt(1.0 - op.inputs[0] * op.inputs[0])],
+    ARCCOS: lambda op, grads: [-(grads[0] / sqrt(1.0 - op.inputs[0] * op.inputs[0]))],
+    ARCTAN: lambda op, grads: [grads[0] / (op.inputs[0] * op.inputs[0] + 1.0)],
+    SINH: lambda op, grads: [grads[0] * cosh(op.inputs[0])],
+    COSH: lambda op, grads: [grads[0] * sinh(op.inputs[0])],
+    ARCSINH: lambda op, grads: [grads[0] / sqrt(op.inputs[0] * op.inputs[0] + 1.0)],
+    ARCCOSH: lambda op, grads: [grads[0] / sqrt(op.inputs[0] * op.inputs[0] - 1.0)],
+    ARCTANH: lambda op, grads: [grads[0] / (1.0 - op.inputs[0] * op.inputs[0])],
+    DEG2RAD: lambda op, grads: [grads[0] * (math.pi / 180.0)],
+    RAD2DEG: lambda op, grads: [grads[0] * (180.0 / math.pi)],
+    RECIPROCAL: lambda op, grads: [-(grads[0] * op.outputs[0] * op.outputs[0])],
+    # piecewise constant: zero almost everywhere
+    RINT: _zero_gradient,
+    TRUNC: _zero_gradient,
+    ARCTAN2: _binary_gradient(lambda g, a, b, y: g * b / (a * a + b * b),
+                              lambda g, a, b, y: -(g * a / (a * a + b * b))),
+    HYPOT: _binary_gradient(lambda g, a, b, y: g * a / y, lambda g, a, b, y: g * b / y),
+    LOGADDEXP: _binary_gradient(lambda g, a, b, y: g * exp(a - y),
+                                lambda g, a, b, y: g * exp(b - y)),
+    COPYSIGN: _binary_gradient(lambda g, a, b, y: where(equal(signbit(a), signbit(b)), g, -g),
+                               lambda g, a, b, y: _zeros(g)),
+    HEAVISIDE: _binary_gradient(lambda g, a, b, y: _zeros(g),
+                                lambda g, a, b, y: where(equal(a, 0.0), g, _zeros(g))),
+    # x1 - trunc(x1 / x2) * x2, as JAX differentiates it
+    FMOD: _binary_gradient(lambda g, a, b, y: g, lambda g, a, b, y: -(g * trunc(a / b))),
+    FMAX: _binary_gradient(
+        lambda g, a, b, y: where(_first_wins(a, b, greater_equal), g, _zeros(g)),
+        lambda g, a, b, y: where(_first_wins(a, b, greater_equal), _zeros(g), g)),
+    FMIN: _binary_gradient(
+        lambda g, a, b, y: where(_first_wins(a, b, less_equal), g, _zeros(g)),
+        lambda g, a, b, y: where(_first_wins(a, b, less_equal), _zeros(g), g)),
+})
+lacks(GRADIENT, "bool results", SIGNBIT, IS_NAN, IS_INF, IS_FINITE)
 
 
 @register_rule(GRADIENT, CLIP)

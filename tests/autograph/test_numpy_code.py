@@ -4,11 +4,11 @@ values, the converted function on eager tensors, the graph) and must agree exact
 
 import numpy as np
 import pytest
+from three_way import assert_agree, outcomes, same
 
 import autograph
 import runtime as rt
 import runtime.numpy as rnp
-from tests.autograph.three_way import assert_agree, outcomes, same
 
 F64 = np.array([0.5, -1.25, 3.0, 2.0])
 F32 = np.array([[1.5, -2.0, 0.25], [4.0, 0.0, -0.5]], dtype=np.float32)

@@ -96,7 +96,10 @@ def to_graph(fn):
         try:
             return converted(*args, **kwargs)
         except Exception as e:
-            raise errors.translate(e, origins.REGISTRY) from None
+            translated = errors.translate(e, origins.REGISTRY)
+            if translated is e:
+                raise  # the same exception, its traceback rewritten: its cause is kept
+            raise translated from None
 
     wrapper.__ag_converted__ = converted
     return wrapper

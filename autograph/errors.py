@@ -48,9 +48,13 @@ def translate(exc: BaseException, registry) -> BaseException:
         tb = tb.tb_next
     notes = []
     kept = []
+    message = str(exc)
     for tb in frames:
         filename = tb.tb_frame.f_code.co_filename
         origin = registry.lookup(filename, tb.tb_lineno)
+        if origin is not None and f'File "{origin.filename}", line {origin.lineno}\n' in (
+                message + "\n"):
+            continue  # the message names this line already
         if origin is not None:
             notes.append(
                 f'  File "{origin.filename}", line {origin.lineno}, in '
@@ -58,14 +62,15 @@ def translate(exc: BaseException, registry) -> BaseException:
             )
         elif not registry.is_generated(filename):
             kept.append(tb)
-    if not notes:
+    if len(kept) == len(frames):  # no generated frame
         return exc
     if isinstance(exc, RecursionError) and not isinstance(exc, AutoGraphError):
         return _recursion_error(frames, registry)
     new_tb = None
     for tb in reversed(kept):
         new_tb = types.TracebackType(new_tb, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
-    add_note(exc, "Raised in code converted by autograph, at:\n" + "\n".join(notes))
+    if notes:
+        add_note(exc, "Raised in code converted by autograph, at:\n" + "\n".join(notes))
     exc._ag_translated = True
     return exc.with_traceback(new_tb)
 

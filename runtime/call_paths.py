@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import calls, config, context, nest
+from runtime import calls, config, context, nest, traceback_filtering
 from runtime.errors import ForeignTensorError
 from runtime.signature import float_token, is_tensor_leaf
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
@@ -35,48 +35,52 @@ class CallPaths:
     reads a caller's tensors: traced as part of callers)."""
 
     def __call__(self, *args, **kwargs):
-        if config._any_call_switch:
-            if config._run_functions_eagerly:
-                return self.python_function(*args, **kwargs)
-            return self._call_general(args, kwargs)
-        if kwargs or self._check:
-            return self._call_general(args, kwargs)
-        # The fast path: positional eager tensors and Python scalars, keyed by what the general
-        # path keys them by (dtype and shape; type and value) as a flat tuple of tokens: a
-        # dtype (a 0-d tensor: numpy scalar or bytes), a dtype and a shape (an array), a Python
-        # type and a value. One eager tensor, the commonest call, has a key of its own.
-        if len(args) == 1 and type(args[0]) is EagerTensor and not self._guards.found:
-            v = args[0]._value
-            key = args[0].dtype if type(v) is not np.ndarray else (args[0].dtype, v.shape)
+        try:
+            if config._any_call_switch:
+                if config._run_functions_eagerly:
+                    return self.python_function(*args, **kwargs)
+                return self._call_general(args, kwargs)
+            if kwargs or self._check:
+                return self._call_general(args, kwargs)
+            # The fast path: positional eager tensors and Python scalars, keyed by what the
+            # general path keys them by (dtype and shape; type and value) as a flat tuple of
+            # tokens: a dtype (a 0-d tensor: numpy scalar or bytes), a dtype and a shape (an
+            # array), a Python type and a value. One eager tensor, the commonest call, has a key
+            # of its own.
+            if len(args) == 1 and type(args[0]) is EagerTensor and not self._guards.found:
+                v = args[0]._value
+                key = args[0].dtype if type(v) is not np.ndarray else (args[0].dtype, v.shape)
+                concrete = self._fast.get(key)
+                if concrete is not None:
+                    if context.busy:  # a graph is built or a tape records, on some thread
+                        return self._call_busy(concrete, args)
+                    return concrete.call(v)
+                return self._call_general(args, kwargs, (key, [v]))
+            key, values = [], []
+            for a in args:
+                kind = type(a)
+                if kind is EagerTensor:
+                    v = a._value
+                    key.append(a.dtype)
+                    if type(v) is np.ndarray:
+                        key.append(v.shape)
+                    values.append(v)
+                elif kind in _FAST_PYTHON_TYPES:
+                    key.append(kind)
+                    key.append(a if kind is not float else float_token(a))
+                else:
+                    return self._call_general(args, kwargs)
+            guards = self._guards
+            now = guards.values() if guards.found else None  # read once: threads change them
+            key = tuple(key) if now is None else (tuple(key), now)
             concrete = self._fast.get(key)
             if concrete is not None:
-                if context.busy:  # a graph is built or a tape records, on some thread
+                if context.busy:
                     return self._call_busy(concrete, args)
-                return concrete.call(v)
-            return self._call_general(args, kwargs, (key, [v]))
-        key, values = [], []
-        for a in args:
-            kind = type(a)
-            if kind is EagerTensor:
-                v = a._value
-                key.append(a.dtype)
-                if type(v) is np.ndarray:
-                    key.append(v.shape)
-                values.append(v)
-            elif kind in _FAST_PYTHON_TYPES:
-                key.append(kind)
-                key.append(a if kind is not float else float_token(a))
-            else:
-                return self._call_general(args, kwargs)
-        guards = self._guards
-        now = guards.values() if guards.found else None  # read once: threads may change them
-        key = tuple(key) if now is None else (tuple(key), now)
-        concrete = self._fast.get(key)
-        if concrete is not None:
-            if context.busy:
-                return self._call_busy(concrete, args)
-            return concrete.call(*values)
-        return self._call_general(args, kwargs, (key, values), now)
+                return concrete.call(*values)
+            return self._call_general(args, kwargs, (key, values), now)
+        except Exception as e:  # noqa: BLE001 - re-raised, showing the user's frames
+            raise traceback_filtering.filtered(e)  # noqa: B904 - the same exception, chain kept
 
     def _call_busy(self, concrete, args):
         """A fast-path call (positional eager tensors and Python scalars) while a graph is

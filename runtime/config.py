@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 _run_functions_eagerly = False
 _optimize_graphs = True
 _check_functions = False
@@ -43,6 +45,22 @@ def checking_functions() -> bool:
     return _check_functions
 
 
+_traceback_filtering = os.environ.get("TRACEGRAPH_TRACEBACK_FILTERING", "1") != "0"
+
+
+def set_traceback_filtering(enabled: bool) -> None:
+    """When True (the default; TRACEGRAPH_TRACEBACK_FILTERING=0 in the environment makes it
+    False), an error raised through an rt.function call, tape.gradient or rt.grad shows only
+    the user's frames in its traceback (runtime/traceback_filtering.py); False shows every
+    frame of the library too."""
+    global _traceback_filtering
+    _traceback_filtering = bool(enabled)
+
+
+def traceback_filtering() -> bool:
+    return _traceback_filtering
+
+
 _dtype_promotion = "strict"
 
 
@@ -80,8 +98,6 @@ def cache_dir() -> str | None:
     """The directory `set_cache_dir` chose (or the environment's default); None for none."""
     if _cache_dir_chosen:
         return _cache_dir
-    import os
-
     chosen = os.environ.get("TRACEGRAPH_CACHE_DIR")
     if chosen is not None:
         return chosen or None

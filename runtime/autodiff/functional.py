@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 
 import autograph
-from runtime import context
+from runtime import context, traceback_filtering
 from runtime.autodiff.tape import GradientTape
 from runtime.conversion import convert_to_tensor
 
@@ -19,23 +19,30 @@ def value_and_grad(fn, argnums=0):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        args = list(args)
-        for i in positions:
-            if i >= len(args):
-                raise TypeError(f"{fn.__qualname__}: argnums asks for argument {i}, but only "
-                                f"{len(args)} {'is' if len(args) == 1 else 'are'} passed "
-                                "positionally.")
-            args[i] = convert_to_tensor(args[i])
-        with GradientTape() as tape:
-            tape.watch([args[i] for i in positions])
-            if context.current_graph() is not None:  # tracing: convert fn's control flow
-                value = autograph.converted_call(fn, *args, **kwargs)
-            else:
-                value = fn(*args, **kwargs)
-        grads = tape.gradient(value, [args[i] for i in positions])
-        return value, grads[0] if isinstance(argnums, int) else tuple(grads)
+        try:
+            return _value_and_grad(fn, argnums, positions, args, kwargs)
+        except Exception as e:  # noqa: BLE001 - re-raised, showing the user's frames
+            raise traceback_filtering.filtered(e)  # noqa: B904 - the same exception, chain kept
 
     return autograph.do_not_convert(wrapper)  # the wrapper itself runs as written
+
+
+def _value_and_grad(fn, argnums, positions, args, kwargs):
+    args = list(args)
+    for i in positions:
+        if i >= len(args):
+            raise TypeError(f"{fn.__qualname__}: argnums asks for argument {i}, but only "
+                            f"{len(args)} {'is' if len(args) == 1 else 'are'} passed "
+                            "positionally.")
+        args[i] = convert_to_tensor(args[i])
+    with GradientTape() as tape:
+        tape.watch([args[i] for i in positions])
+        if context.current_graph() is not None:  # tracing: convert fn's control flow
+            value = autograph.converted_call(fn, *args, **kwargs)
+        else:
+            value = fn(*args, **kwargs)
+    grads = tape.gradient(value, [args[i] for i in positions])
+    return value, grads[0] if isinstance(argnums, int) else tuple(grads)
 
 
 def grad(fn, argnums=0):

@@ -19,7 +19,7 @@ import contextlib
 
 import numpy as np
 
-from runtime import context, nest
+from runtime import context, nest, traceback_filtering
 from runtime.autodiff.backprop import Entry, accumulate, backprop, differentiable
 from runtime.autodiff.control_flow import variables_read
 from runtime.errors import a_or_an
@@ -156,6 +156,12 @@ class GradientTape:
         result has the same). `output_gradients` weights each target (default: ones). A source
         that nothing recorded connects to gets None, or zeros with
         `unconnected_gradients="zero"`."""
+        try:
+            return self._gradient(target, sources, output_gradients, unconnected_gradients)
+        except Exception as e:  # noqa: BLE001 - re-raised, showing the user's frames
+            raise traceback_filtering.filtered(e)  # noqa: B904 - the same exception, chain kept
+
+    def _gradient(self, target, sources, output_gradients, unconnected_gradients):
         if unconnected_gradients not in ("none", "zero"):
             raise ValueError(f"unconnected_gradients must be 'none' or 'zero', got "
                              f"{unconnected_gradients!r}.")

@@ -64,6 +64,17 @@ import autograph
 import runtime as rt
 from runtime.function import Function
 
+
+@pytest.fixture(autouse=True, scope="module")
+def _library_frames_kept():
+    """The harness tells a clear error by its innermost frame (a `raise` of the library), so
+    tracebacks keep the library's frames here."""
+    was = rt.config.traceback_filtering()
+    rt.config.set_traceback_filtering(False)
+    yield
+    rt.config.set_traceback_filtering(was)
+
+
 FUZZING = "FUZZ_PROGRAMS" in os.environ
 PROGRAMS = int(os.environ.get("FUZZ_PROGRAMS", 300))
 REPORT = os.environ.get("FUZZ_REPORT")

@@ -114,6 +114,16 @@ from hypothesis import strategies as st
 import runtime as rt
 from runtime.saved.errors import LoadError
 
+
+@pytest.fixture(autouse=True, scope="module")
+def _library_frames_kept():
+    """The harness tells a clear error by its innermost frame (a `raise` of the library), so
+    tracebacks keep the library's frames here."""
+    was = rt.config.traceback_filtering()
+    rt.config.set_traceback_filtering(False)
+    yield
+    rt.config.set_traceback_filtering(was)
+
 PROGRAMS = int(os.environ.get("GRAD_FUZZ_PROGRAMS", 40))
 REPORT = os.environ.get("GRAD_FUZZ_REPORT")
 RANDOM = os.environ.get("GRAD_FUZZ_RANDOM") == "1"

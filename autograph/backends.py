@@ -36,6 +36,12 @@ class Backend:
         """`value` is a graph value: its control flow must be staged."""
         raise NotImplementedError
 
+    def converts(self, value) -> bool:
+        """`value`, not a tensor, is one this backend turns into a staged value when a staged
+        construct changes it (e.g. a numpy array: `total = np.zeros(3)` before a graph loop
+        that adds tensors to it), as it does numbers."""
+        return False
+
     def building_graph(self) -> bool:
         """A graph is being built now: ops on this library's eager tensors give graph values
         (the tensors are captured), so Python's comparisons of them cannot be decided."""

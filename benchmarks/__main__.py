@@ -31,6 +31,7 @@ from benchmarks import (  # noqa: E402
     composition,
     external,
     harness,
+    numpy_programs,
     report,
     scaling,
     workloads,
@@ -107,6 +108,9 @@ def main(argv=None) -> int:
                      + composition.composition_table(budget))
         _progress("executors: first call, warm-up, steady state")
         notes.append("executors (jit_compile) on loop workloads:\n" + backends.backend_table())
+        _progress("numpy programs: plain numpy, graph, jit_compile='auto' after warm-up")
+        notes.append("numpy programs (tests/numpy_programs.py):\n"
+                     + numpy_programs.numpy_programs_table(budget))
     if any(w.key == "W13" for w in chosen) and not args.small:
         _progress("W13 at 1,000 / 10,000 / 100,000 appends")
         notes.append(scaling.append_scaling(budget))

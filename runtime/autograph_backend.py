@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 import autograph
 from autograph import frames
 from runtime import context, dtypes, outside_state, python_builtins, source_info
@@ -20,6 +22,7 @@ from runtime.conversion import (
     is_python_scalar,
     is_weak,
     python_scalar_fits,
+    weak_dtype,
 )
 from runtime.errors import (
     GraphLimitError,
@@ -81,6 +84,9 @@ class RuntimeBackend(autograph.Backend):
 
     def is_staged(self, value) -> bool:
         return isinstance(value, (SymbolicTensor, TensorList))
+
+    def converts(self, value) -> bool:
+        return isinstance(value, np.ndarray) and value.dtype.kind in "biufc"
 
     def building_graph(self) -> bool:
         return context.busy != 0 and context.current_graph() is not None
@@ -161,8 +167,9 @@ class RuntimeBackend(autograph.Backend):
         if isinstance(value, TensorList):
             handle = context.current_graph().add_input(value.handle.dtype, value.element_shape)
             return TensorList(handle)
-        if isinstance(value, Tensor) or type(value) in _PYTHON_DTYPES:
-            tensor = convert_to_tensor(value)
+        if isinstance(value, Tensor) or type(value) in _PYTHON_DTYPES or self.converts(value):
+            tensor = convert_to_tensor(value, weak_dtype(value) if is_python_scalar(value)
+                                       else None)
             placeholder = context.current_graph().add_input(tensor.dtype, tensor.shape)
             placeholder.weak = is_weak(value)
             return placeholder

@@ -20,6 +20,7 @@ from runtime.conversion import (
     convert_to_tensor,
     is_python_scalar,
     python_scalar_fits,
+    weak_dtype,
     weak_fits,
     weak_join,
 )
@@ -60,10 +61,11 @@ def _to_graph_tensor(graph: Graph, value, dtype=None) -> SymbolicTensor:
 
 
 def _spec(value):
-    """(dtype, weak) of a graph tensor or a Python scalar (weak, with the dtype it becomes on its
-    own: int32, float32, bool, or int64 for an int beyond int32)."""
+    """(dtype, weak) of a graph tensor or a Python scalar (weak, with the dtype that holds it
+    exactly: int32 (int64 for an int beyond int32), float64 for a float (Python's own width: a
+    value joined from Python floats keeps Python's value), bool)."""
     if is_python_scalar(value):
-        return convert_to_tensor(value).dtype, True
+        return weak_dtype(value), True
     return value.dtype, value.weak
 
 
@@ -216,13 +218,14 @@ def _in_branch(g: Graph, value, names, i):
     """A branch output as a tensor of `g`; a Python scalar stays one until its dtype is known."""
     if is_python_scalar(value):
         return value
-    if not isinstance(value, (Tensor, TensorList, np.generic)) and not hasattr(value,
-                                                                              "read_value"):
+    if not isinstance(value, (Tensor, TensorList, np.generic)) and not hasattr(
+            value, "read_value") and not (isinstance(value, np.ndarray)
+                                          and value.dtype.kind in "biufc"):
         raise TypeError(
             with_origin(
                 f"cond: output {_describe(names, i)} is {type(value).__name__} ({value!r}), which "
-                "cannot become a tensor; branches of a tensor condition can only return tensors "
-                "and numbers.",
+                "cannot become a tensor; branches of a tensor condition can only return tensors, "
+                "numbers and numeric numpy arrays.",
                 user_origin(),
             )
         )

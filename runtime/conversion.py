@@ -129,6 +129,16 @@ def weak_result(x, y) -> bool:
     return x_weak and y_weak
 
 
+def weak_dtype(value) -> dtypes.DType:
+    """The dtype of the weak tensor that stands for the Python scalar `value` in a graph `if`
+    or loop: float64 for a float (Python's width, so its value stays exactly Python's; next to
+    a strong tensor it takes that tensor's dtype as any weak value does), else the dtype it
+    converts to (int32, int64 beyond int32, bool)."""
+    if isinstance(value, float):
+        return dtypes.float64
+    return convert_to_tensor(value).dtype
+
+
 def weak_join(a: dtypes.DType, b: dtypes.DType) -> dtypes.DType:
     """The dtype of two weak values together: the float one if only one is a float (Python's
     int + float), else the wider."""
@@ -219,7 +229,9 @@ def binary_operands(x, y, op_name: str):
         if x.dtype is not y.dtype:
             raise TypeError(
                 f"{op_name}: operands have different dtypes, {x.dtype.name} and {y.dtype.name}; "
-                f"use rt.cast(x, rt.{y.dtype.name}) (or the other way round) to make them match."
+                f"use rt.cast(x, rt.{y.dtype.name}) (or the other way round) to make them match, "
+                "or x.astype(...) in numpy code (rt.config.set_dtype_promotion('numpy') promotes "
+                "them as numpy does)."
             )
         return x, y
     if x_tensor or y_tensor:
@@ -229,7 +241,11 @@ def binary_operands(x, y, op_name: str):
             return binary_operands(x if x_tensor else other, other if x_tensor else y, op_name)
         if is_weak(other):
             dtype = tensor.dtype
-            if _is_python_float(other) and (dtype.is_integer or dtype.is_bool):
+            if isinstance(other, complex) and not dtype.is_complex:  # numpy: a complex result
+                dtype = dtypes.complex64 if dtype in (dtypes.float32, dtypes.float16) else (
+                    dtypes.complex128)
+                tensor = _cast(tensor, dtype)
+            elif _is_python_float(other) and (dtype.is_integer or dtype.is_bool):
                 dtype = dtypes.float64 if config.dtype_promotion() == "numpy" else dtypes.float32
                 tensor = _cast(tensor, dtype)
             elif dtype.is_bool and _is_python_int(other):

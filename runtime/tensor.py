@@ -330,6 +330,11 @@ class SymbolicTensor(Tensor):
         return _numpy_call(func, args, kwargs)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if kwargs.get("out") is not None:  # `a += t` on a numpy array `a`
+            raise OperatorNotAllowedInGraphError(with_origin(
+                f"numpy.{ufunc.__name__} would write a graph value into a numpy array in place "
+                "(`a += t`, or out=a): a numpy array holds values, not graph values. Assign a "
+                "new value instead (`a = a + t`): the name then holds a tensor.", user_origin()))
         return _numpy_call(ufunc if method == "__call__" else getattr(ufunc, method), inputs,
                            kwargs)
 

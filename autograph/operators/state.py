@@ -112,8 +112,10 @@ _STAGED = object()  # marks a staged leaf position in Carried.static
 
 
 def stageable(backend, value) -> bool:
-    """Whether a leaf can be a staged value: a tensor or a number."""
-    return isinstance(value, numbers.Number) or backend.is_tensor(value)
+    """Whether a leaf can be a staged value: a tensor, a number, or a value the backend converts
+    (a numpy array)."""
+    return (isinstance(value, numbers.Number) or backend.is_tensor(value)
+            or backend.converts(value))
 
 
 class Carried:

@@ -111,7 +111,7 @@ _UFUNC_NAMES = frozenset(name for name in dir(np) if isinstance(getattr(np, name
 def unsupported(numpy_fn) -> TypeError:
     """The error for a numpy function that has no rt implementation (yet)."""
     name = qualified_name(numpy_fn)
-    short = name.rpartition(".")[2]
+    short = name.removeprefix("numpy.")
     close = difflib.get_close_matches(name, _NAMES, n=3, cutoff=0.75)
     nearest = f" The nearest supported: {', '.join(close)}." if close else ""
     return TypeError(with_origin(

@@ -31,6 +31,7 @@ from runtime.ops import (
 )
 from runtime.source_info import user_origin
 from runtime.tensor import Tensor
+from runtime.tensor_list import TensorList
 
 __all__ = [
     "abs", "absolute", "add", "all", "allclose", "amax", "amin", "angle", "any", "arange",
@@ -244,17 +245,7 @@ def matmul(x1, x2, /, out=None):
     a, b = (_tensor(v) for v in operands(x1, x2))
     if a.ndim == 0 or b.ndim == 0:
         _refuse("numpy.matmul: operands must not be scalars (0-d); use np.multiply.", ValueError)
-    vector_a, vector_b = a.ndim == 1, b.ndim == 1
-    if vector_a:
-        a = array_ops.expand_dims(a, 0)
-    if vector_b:
-        b = array_ops.expand_dims(b, 1)
-    result = math_ops.matmul(a, b)
-    if vector_a:
-        result = array_ops.squeeze(result, [-2])
-    if vector_b:
-        result = array_ops.squeeze(result, [-1])
-    return result
+    return math_ops.matmul(a, b)
 
 
 # ---- reductions ---------------------------------------------------------------------------
@@ -514,6 +505,8 @@ def atleast_2d(*arys):
 
 
 def _joined(arrays, what):
+    if isinstance(arrays, TensorList):  # a list a graph loop appended to: its items
+        arrays = [arrays.stack()] if what == "concatenate" else array_ops.unstack(arrays.stack())
     items = list(arrays) if not isinstance(arrays, Tensor) else array_ops.unstack(arrays)
     if not items:
         _refuse(f"numpy.{what} needs at least one array.", ValueError)
@@ -534,6 +527,8 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """numpy.stack: along a new axis."""
     _no_out(out, "stack")
+    if isinstance(arrays, TensorList):  # a list a graph loop appended to
+        return _cast_to(array_ops.stack(arrays, axis), dtype)
     return _cast_to(array_ops.stack(_joined(arrays, "stack"), axis), dtype)
 
 
@@ -574,9 +569,18 @@ def astype(x, dtype, /, *, copy=True, device=None):
     return math_ops.cast(_tensor(x), as_numpy_dtype(dtype))
 
 
+def _nested(value):
+    """A (nested) list of tensors and numbers as one tensor, by numpy's rules: the items promote
+    to one dtype (a Python number as np.asarray makes it: int64, float64)."""
+    if isinstance(value, (list, tuple)) and value and builtins.any(
+            isinstance(v, (Tensor, list, tuple)) for v in value):
+        return array_ops.stack([_tensor(v) for v in _arrays(*(_nested(v) for v in value))])
+    return _tensor(value)
+
+
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):  # noqa: A002
     """numpy.array of tensors (or lists holding them): a tensor."""
-    x = _cast_to(_tensor(object), dtype)
+    x = _cast_to(_nested(object), dtype)
     while x.ndim < ndmin:
         x = array_ops.expand_dims(x, 0)
     return x
@@ -584,7 +588,7 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
 
 def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     """numpy.asarray of a tensor: the tensor (cast to `dtype`)."""
-    return _cast_to(_tensor(a), dtype)
+    return _cast_to(_nested(a), dtype)
 
 
 # ---- creation -------------------------------------------------------------------------------

@@ -617,8 +617,15 @@ MATMUL = define_op(
 
 def matmul(a, b, transpose_a=False, transpose_b=False):
     """Matrix product of the last two axes (batched over leading axes, which broadcast);
-    `transpose_a` / `transpose_b` swap the last two axes of an operand first."""
+    `transpose_a` / `transpose_b` swap the last two axes of an operand first. A 1-D operand is
+    a vector, as in numpy's `@` (a dim is added for the product, then removed)."""
     a, b = binary_operands(a, b, "matmul")
+    if (a.ndim == 1 or b.ndim == 1) and a.ndim and b.ndim and not (transpose_a or transpose_b):
+        product = matmul(array_ops.expand_dims(a, 0) if a.ndim == 1 else a,
+                         array_ops.expand_dims(b, 1) if b.ndim == 1 else b)
+        if a.ndim == 1:
+            product = array_ops.squeeze(product, [-2])
+        return array_ops.squeeze(product, [-1]) if b.ndim == 1 else product
     if a.ndim < 2 or b.ndim < 2:
         raise InvalidArgumentError(with_origin(
             f"matmul needs tensors of rank >= 2, got shapes {list(a.shape)} and "

@@ -171,8 +171,10 @@ def test_what_does_not_take_complex_tensors_says_so_eagerly_and_in_graphs():
         rt.cast(rt.constant(z), rt.float32)
     with pytest.raises(TypeError, match="different dtypes"):
         rt.constant(z) + rt.constant([1.0])
-    with pytest.raises(TypeError, match="Cannot convert 1j"):
-        rt.constant([1.0]) + 1j
+    # a Python complex next to a real tensor makes it complex, as in numpy
+    result = rt.constant(np.array([1.0], np.float32)) + 1j
+    assert result.dtype is rt.complex64 and result.numpy()[0] == 1 + 1j
+    assert (rt.constant([2.0], rt.float64) * 1j).dtype is rt.complex128
 
 
 def test_complex_graphs_save_and_load(tmp_path):

@@ -302,7 +302,15 @@ def test_matmul_errors_name_the_user_line():
     a, b = np.ones((2, 3), np.float32), np.ones((2, 3), np.float32)
     check_error(lambda x, y: rt.matmul(x, y), a, b, match="matmul|MatMul")
     with pytest.raises(rt.errors.InvalidArgumentError, match="rank >= 2"):
-        rt.matmul(rt.constant([1.0]), rt.constant([[1.0]]))
+        rt.matmul(rt.constant(1.0), rt.constant([[1.0]]))
+
+
+def test_matmul_of_vectors_is_numpys():
+    m, v = np.arange(6, dtype=np.float32).reshape(2, 3), np.arange(3, dtype=np.float32)
+    check_op(rt.matmul, np.matmul, m, v)
+    check_op(rt.matmul, np.matmul, v, m.T.copy())
+    check_op(rt.matmul, np.matmul, v, v)
+    check_op(lambda x, y: x @ y, lambda x, y: x @ y, np.stack([m, m]), v)
 
 
 @pytest.mark.parametrize("axis", [-1, 0, 1])

@@ -332,7 +332,7 @@ def test_cond_of_python_scalars_is_weak_and_adapts():
     total = _traced(lambda x: rt.cond(x > 0, lambda: 1, lambda: 2) + x, x)
     assert not total.weak and total.dtype is rt.float32
     mixed = _traced(lambda x: rt.cond(x > 0, lambda: 1, lambda: 2.5), x)
-    assert mixed.weak and mixed.dtype is rt.float32
+    assert mixed.weak and mixed.dtype is rt.float64  # Python's float: its value exactly
     strong = _traced(lambda x: rt.cond(x > 0, lambda: 1, lambda: x), x)
     assert not strong.weak and strong.dtype is rt.float32
 

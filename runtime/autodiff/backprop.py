@@ -41,11 +41,13 @@ def _reaches_variables(entry) -> bool:
 
 def differentiable(tensor) -> bool:
     """Only floating-point values have gradients (integers get None, as in TensorFlow), and
-    staged lists of them (whose gradient is the list of their items' gradients)."""
+    staged lists of them (whose gradient is the list of their items' gradients). Complex values
+    count as connected too, so that a gradient through them, which no rule gives yet, is an
+    error that names the op (never a None where a gradient exists)."""
     dtype = tensor.dtype
     while dtype.is_list:
         dtype = dtype.element
-    return dtype.is_floating
+    return dtype.is_floating or dtype.is_complex
 
 
 def add(a, b):

@@ -199,7 +199,11 @@ def test_gradients_do_not_pass_through_complex_values():
     with rt.GradientTape() as tape:
         tape.watch(x)
         y = rt.reduce_sum(rt.abs(rt.fft.rfft(x)))
-    assert tape.gradient(y, x) is None  # a stated limit: complex values are not differentiable
+    with pytest.raises(rt.errors.NoGradientError, match="complex"):  # an error, never a None
+        tape.gradient(y, x)
+    f = rt.function(rt.grad(lambda v: rt.reduce_sum(rt.real(rt.fft.fft(v)))))
+    with pytest.raises(rt.errors.NoGradientError, match="complex"):
+        f(x)
 
 
 def test_onnx_export_refuses_complex_tensors():

@@ -46,14 +46,14 @@ __all__ = [
     "hstack", "hypot", "identity", "imag", "inner", "interp", "invert", "isclose", "isfinite",
     "isinf", "isnan", "left_shift", "less", "less_equal", "linspace", "log", "log10", "log1p",
     "log2", "logaddexp", "logical_and", "logical_not", "logical_or", "logical_xor", "matmul",
-    "max", "maximum", "mean", "min", "minimum", "mod", "moveaxis", "multiply", "ndim",
-    "negative", "nonzero", "not_equal", "ones", "ones_like", "outer", "pad", "positive",
-    "power", "prod", "rad2deg", "ravel", "real", "reciprocal", "remainder", "repeat",
-    "reshape", "right_shift", "rint", "roll", "round", "searchsorted", "shape", "sign",
-    "signbit", "sin", "sinh", "size", "sort", "sqrt", "square", "squeeze", "stack", "std",
-    "subtract", "sum", "swapaxes", "take", "take_along_axis", "tan", "tanh", "tensordot",
-    "tile", "trace", "transpose", "tril", "triu", "true_divide", "trunc", "unique", "var",
-    "vdot", "vstack", "where", "zeros", "zeros_like",
+    "max", "maximum", "mean", "meshgrid", "min", "minimum", "mod", "moveaxis", "multiply",
+    "ndim", "negative", "nonzero", "not_equal", "ones", "ones_like", "outer", "pad",
+    "positive", "power", "prod", "rad2deg", "ravel", "real", "reciprocal", "remainder",
+    "repeat", "reshape", "right_shift", "rint", "roll", "round", "searchsorted", "shape",
+    "sign", "signbit", "sin", "sinh", "size", "sort", "sqrt", "square", "squeeze", "stack",
+    "std", "subtract", "sum", "swapaxes", "take", "take_along_axis", "tan", "tanh",
+    "tensordot", "tile", "trace", "transpose", "tril", "triu", "true_divide", "trunc",
+    "unique", "var", "vdot", "vstack", "where", "zeros", "zeros_like",
 ]
 
 
@@ -552,6 +552,25 @@ def tile(A, reps):  # noqa: N803 - numpy's name
     elif len(reps) > x.ndim:
         x = array_ops.reshape(x, [1] * (len(reps) - x.ndim) + list(shape(x)))
     return array_ops.tile(x, list(reps))
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """numpy.meshgrid: coordinate arrays from 1-D coordinate vectors (each keeps its dtype),
+    "xy" (Cartesian: the first two axes swapped) or "ij" (matrix) indexing."""
+    if indexing not in ("xy", "ij"):
+        _refuse("numpy.meshgrid: indexing must be 'xy' or 'ij'.", ValueError)
+    vectors = [reshape(_tensor(x), [-1]) for x in xi]
+    rank = len(vectors)
+    axes = list(range(rank))
+    if indexing == "xy" and rank > 1:
+        axes[0], axes[1] = 1, 0
+    grids = [reshape(v, [1] * axes[i] + [-1] + [1] * (rank - axes[i] - 1))
+             for i, v in enumerate(vectors)]
+    if sparse:
+        return tuple(grids)
+    dims = [shape(v)[0] for v in vectors]
+    full = [dims[axes.index(k)] for k in range(rank)]
+    return tuple(array_ops.broadcast_to(g, full) for g in grids)
 
 
 def broadcast_to(array, shape):

@@ -228,3 +228,18 @@ def test_numpy_in_numpy_out_is_an_option():
     assert isinstance(rt.function(summed)(F64, 2)[0], rt.Tensor)
     with pytest.raises(ValueError, match="numpy_results"):
         rt.function(summed, numpy_results="yes")
+
+
+def grids(x, y):
+    a, b = np.meshgrid(x, y)
+    c, d = np.meshgrid(x, y, indexing="ij")
+    e, f = np.meshgrid(x, y, sparse=True)
+    return a, b, c, d, e, f, np.meshgrid(x)[0]
+
+
+def test_meshgrid():
+    assert_agree(grids, np.arange(3, dtype=np.int32), np.array([0.5, 1.5]))
+    f = rt.function(grids, input_signature=[rt.TensorSpec([None], rt.int32),
+                                            rt.TensorSpec([None], rt.float64)])
+    x, y = np.arange(4, dtype=np.int32), np.array([0.5, 1.5, 2.5])
+    assert all(same(g.numpy(), want) for g, want in zip(f(x, y), grids(x, y)))

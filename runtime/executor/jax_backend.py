@@ -453,7 +453,7 @@ lacks(JAX, "staged lists grow while the graph runs, and XLA needs every shape wh
 lacks(JAX, "XLA has no strings", string_ops.STRING_JOIN, string_ops.STRING_FORMAT,
       math_ops.STRING_EQUAL, math_ops.STRING_NOT_EQUAL)
 lacks(JAX, "random numbers come from numpy's generator; XLA's would give other numbers",
-      random_ops.UNIFORM, random_ops.NORMAL, random_ops.DYNAMIC_UNIFORM)
+      random_ops.UNIFORM, random_ops.NORMAL, random_ops.DYNAMIC_UNIFORM, random_ops.DYNAMIC_NORMAL)
 lacks(JAX, "the size of its output is known only when the graph runs", math_ops.WHERE_INDICES)
 lacks(JAX, "made by the fusion pass, which does not run for XLA (XLA fuses by itself)",
       FUSED_ELEMENTWISE)

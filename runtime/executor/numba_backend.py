@@ -425,7 +425,7 @@ lacks(NUMBA, "staged lists are not lowered (the emitter writes no Python lists)"
       list_ops.LIST_SPLIT_LIKE)
 lacks(NUMBA, "random numbers come from numpy's generator; numba's has a state of its own and "
       "would give other numbers", random_ops.UNIFORM, random_ops.NORMAL,
-      random_ops.DYNAMIC_UNIFORM)
+      random_ops.DYNAMIC_UNIFORM, random_ops.DYNAMIC_NORMAL)
 lacks(NUMBA, "variables are Python objects, which numba cannot read or write", variables.READ,
       variables.ASSIGN, variables.ASSIGN_ADD, variables.ASSIGN_SUB)
 lacks(NUMBA, "made by the fusion pass, which does not run for numba (jit_compile='auto' keeps a "

@@ -711,7 +711,7 @@ lacks(ONNX, "ONNX BitShift takes unsigned integers only", math_ops.LEFT_SHIFT,
       math_ops.RIGHT_SHIFT)
 lacks(ONNX, "made by the fusion pass; export uses the graph before the passes", FUSED_ELEMENTWISE)
 lacks(ONNX, "ONNX random ops take a static shape; this one's shape is computed at run time",
-      random_ops.DYNAMIC_UNIFORM)
+      random_ops.DYNAMIC_UNIFORM, random_ops.DYNAMIC_NORMAL)
 lacks(ONNX, "not yet: the gradient of indexing has no export", array_ops.SLICE_GRADIENT)
 lacks(ONNX, "not yet: the gradient of gather has no export", array_ops.GATHER_GRADIENT)
 

@@ -88,6 +88,37 @@ DYNAMIC_UNIFORM = define_op(
 )
 
 
+def _dynamic_normal_kernel(shape, mean, stddev, *, dtype, seed):
+    if np.any(shape < 0):
+        raise ValueError(f"the shape of random numbers {shape.tolist()} must not be negative")
+    return _normal_kernel(shape=tuple(shape), dtype=dtype, mean=mean.item(),
+                          stddev=stddev.item(), seed=seed)
+
+
+def _dynamic_normal_infer(inputs, *, dtype, **_):
+    shape, mean, stddev = inputs
+    if mean.shape or stddev.shape:
+        raise ValueError("random.normal's mean and stddev must be scalars")
+    return [(dtype, shapes.known_dims(shape))]
+
+
+DYNAMIC_NORMAL = define_op(
+    "DynamicRandomNormal",
+    infer=_dynamic_normal_infer,
+    kernel=_dynamic_normal_kernel,
+    stateful=True,
+)
+
+
+def _dynamic_shape(shape):
+    """A shape that holds tensors, as one int tensor."""
+    from runtime.ops import array_ops  # the shape as one tensor
+
+    return array_ops.shape_tensor(shape if shapes.is_dynamic(shape) else
+                                  list(_shape(shape)) or np.zeros(0, np.int32),
+                                  "the shape of random numbers")
+
+
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None):
     """Uniform numbers in [minval, maxval) (maxval defaults to 1 for floats). The shape and the
     bounds may be tensors (then they are checked when the graph runs)."""
@@ -99,13 +130,9 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None):
     if dtype.is_bool or dtype.is_string:
         raise TypeError(f"random.uniform needs a numeric dtype, got {dtype.name}.")
     if shapes.is_dynamic(shape) or shapes.is_dynamic([minval, maxval]):
-        from runtime.ops import array_ops  # the shape as one tensor
-
-        shape = array_ops.shape_tensor(shape if shapes.is_dynamic(shape) else
-                                       list(_shape(shape)) or np.zeros(0, np.int32),
-                                       "the shape of random numbers")
         bounds = [convert_to_tensor(v, dtype) for v in (minval, maxval)]
-        return apply(DYNAMIC_UNIFORM, [shape, *bounds], {"dtype": dtype, "seed": _seed(seed)})
+        return apply(DYNAMIC_UNIFORM, [_dynamic_shape(shape), *bounds],
+                     {"dtype": dtype, "seed": _seed(seed)})
     bound = float if dtype.is_floating else int
     if not bound(minval) < bound(maxval):
         raise ValueError(f"random.uniform needs minval < maxval, got {minval} and {maxval}.")
@@ -115,10 +142,15 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None):
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None):
-    """Normally distributed numbers."""
+    """Normally distributed numbers. The shape, mean and stddev may be tensors (then they are
+    checked when the graph runs)."""
     dtype = dtypes.as_dtype(dtype)
     if not dtype.is_floating:
         raise TypeError(f"random.normal needs a float dtype, got {dtype.name}.")
+    if shapes.is_dynamic(shape) or shapes.is_dynamic([mean, stddev]):
+        moments = [convert_to_tensor(v, dtype) for v in (mean, stddev)]
+        return apply(DYNAMIC_NORMAL, [_dynamic_shape(shape), *moments],
+                     {"dtype": dtype, "seed": _seed(seed)})
     attrs = {"shape": _shape(shape), "dtype": dtype, "mean": float(mean),
              "stddev": float(stddev), "seed": _seed(seed)}
     return apply(NORMAL, [], attrs)
@@ -136,4 +168,4 @@ def _seed(seed):
 
 
 lacks(GRADIENT, "random values: not differentiated with respect to their parameters", UNIFORM,
-      NORMAL, DYNAMIC_UNIFORM)
+      NORMAL, DYNAMIC_UNIFORM, DYNAMIC_NORMAL)

@@ -366,7 +366,7 @@ def _check_const(inputs, attrs, specs) -> None:
 # The operand of each op whose inference reads its value as a shape (a 1-D int tensor).
 _SHAPE_OPERANDS = {creation_ops.FILL: 0, array_ops.DYNAMIC_RESHAPE: 1,
                    array_ops.DYNAMIC_TILE: 1, array_ops.DYNAMIC_BROADCAST_TO: 1,
-                   random_ops.DYNAMIC_UNIFORM: 0}
+                   random_ops.DYNAMIC_UNIFORM: 0, random_ops.DYNAMIC_NORMAL: 0}
 MAX_FORMAT_WIDTH = 10_000  # the widest field (or precision) of a StringFormat template
 _PERCENT_FIELD = re.compile(r"%%|%(?:\([^)]*\))?[-#0 +]*(\d*)(?:\.(\d*))?")
 

@@ -104,3 +104,23 @@ def test_random_errors():
     assert f(rt.constant([2])).shape == (2,)
     with pytest.raises(rt.errors.InvalidArgumentError, match="negative"):
         f(rt.constant([-2]))
+
+
+@pytest.mark.parametrize("make", [
+    lambda n, s: rt.random.normal([n, 2], mean=s, stddev=0.5, seed=7),
+    lambda n, s: rt.random.uniform([n, 2], minval=s, maxval=s + 1.0, seed=7),
+])
+def test_shapes_and_parameters_held_in_tensors(make):
+    """rt.random.normal([n]) with a graph-valued n, as rt.zeros takes one: the shape is read
+    when the graph runs; the seeded numbers are those of the same static call."""
+    f = rt.function(lambda x: make(rt.shape(x)[0], rt.reduce_sum(x) * 0.0 + 3.0),
+                    autograph=False)
+    rt.random.set_seed(0)
+    graph = f(rt.constant([1.0, 2.0, 3.0])).numpy()
+    rt.random.set_seed(0)
+    eager = make(3, 3.0).numpy()
+    assert graph.shape == (3, 2) and graph.dtype == np.float32
+    np.testing.assert_array_equal(graph, eager)
+    g = rt.function(lambda n: make(n, 0.0), autograph=False)
+    with pytest.raises(rt.errors.InvalidArgumentError, match="must not be negative"):
+        g(rt.constant(-1))

@@ -102,6 +102,8 @@ class Variable:
         self.trainable = trainable
         self._lock = threading.Lock()  # held by updates (see the kernels above)
         self.version = 0  # how many assignments it has had (a gradient checks it is unchanged)
+        # the user's line that made it while a function was traced (named if that is refused)
+        self._origin = user_origin() if context.current_graph() is not None else None
         context.note_variable_created(self)
 
     # ---- pickling (by value; the copy is a new variable, with a name of its own) ----

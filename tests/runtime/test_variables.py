@@ -128,6 +128,10 @@ def test_variables_with_unknown_dims_may_change_shape():
         rt.Variable([1, 2], shape=[3])
 
 
+def _make_state():
+    return rt.Variable(1.0)
+
+
 def test_creating_a_variable_on_every_trace_is_an_error():
     def f(x):
         return x + rt.Variable(1.0)
@@ -135,3 +139,6 @@ def test_creating_a_variable_on_every_trace_is_an_error():
     fn = rt.function(f, autograph=False)
     with pytest.raises(ValueError, match="outside"):
         fn(rt.constant(1.0))
+    with pytest.raises(ValueError) as info:  # the error names the line that makes it
+        rt.function(lambda x: x * _make_state())(rt.constant(1.0))
+    assert "return rt.Variable(1.0)" in str(info.value)

@@ -35,6 +35,7 @@ from runtime.function_options import (  # noqa: F401 - JIT_COMPILERS: also read 
 )
 from runtime.function_tracing import FunctionTracer
 from runtime.function_view import function_html
+from runtime.numpy import dispatch as numpy_dispatch
 from runtime.trace_cache import TraceCache
 
 
@@ -51,6 +52,11 @@ class Function(CallPaths):
         options = checked_options(fn, input_signature, autograph, reduce_retracing, optimize,
                                   max_traces, on_retrace, capture_guards, check, jit_compile,
                                   numpy_results)
+        if numpy_dispatch.is_numpy_callable(fn):  # rt.function(np.negative): runtime.numpy's
+            found = numpy_dispatch.lookup(fn)
+            if found is None:
+                raise numpy_dispatch.unsupported(fn)
+            fn = found
         self._options = options
         self.python_function = fn
         self.__name__ = name = getattr(fn, "__name__", "function")

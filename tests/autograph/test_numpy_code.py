@@ -243,3 +243,11 @@ def test_meshgrid():
                                             rt.TensorSpec([None], rt.float64)])
     x, y = np.arange(4, dtype=np.int32), np.array([0.5, 1.5, 2.5])
     assert all(same(g.numpy(), want) for g, want in zip(f(x, y), grids(x, y)))
+
+
+def test_rt_function_of_a_numpy_function_traces_runtime_numpys():
+    x = rt.constant(F32)
+    assert same(rt.function(np.negative)(x).numpy(), np.negative(F32))
+    assert same(rt.function(np.sum)(x, axis=1).numpy(), np.sum(F32, axis=1))
+    with pytest.raises(TypeError, match="numpy.unwrap is not supported"):
+        rt.function(np.unwrap)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import sys
 
 import runtime as rt
@@ -25,18 +26,45 @@ def _argument(text: str):
     return value if python or isinstance(value, str) else rt.constant(value)
 
 
+_EXAMPLES = """examples:
+  python -m runtime explain model.py:step 1.5 "[1.0, 2.0]"   tensors from Python literals
+  python -m runtime explain model.py:step 1.5 py:3           py:3 stays the Python int 3
+  python -m runtime explain model.py:Model.__call__ ...      a method (its class's function)
+  python -m runtime explain model.py:step 1.5 --traceback    the full traceback of an error
+
+An error (a failed trace, a missing argument) prints one line, the located message, and exits
+with status 1; --traceback shows the whole traceback."""
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m runtime",
-                                     description="Explains what rt.function does with a function.")
+                                     description="Explains what rt.function does with a function.",
+                                     epilog=_EXAMPLES,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"tracegraph {rt.__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
-    explain = commands.add_parser("explain", help="print rt.explain of a function")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    explain = commands.add_parser("explain", help="print rt.explain of a function",
+                                  epilog=_EXAMPLES,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     explain.add_argument("target", metavar="FILE.py:NAME")
     explain.add_argument("args", nargs="*", metavar="ARG",
                          help="arguments as Python literals (tensors; `py:` keeps a Python value)")
+    explain.add_argument("--traceback", action="store_true",
+                         help="on an error, print the whole traceback instead of one line")
     args = parser.parse_args(argv)
     fn = load_target(args.target)
-    print(rt.explain(fn, *[_argument(a) for a in args.args]))
+    try:
+        report = rt.explain(fn, *[_argument(a) for a in args.args])
+    except Exception as e:  # noqa: BLE001 - a command line shows the located message
+        if args.traceback:
+            raise
+        print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    try:
+        print(report)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

@@ -68,6 +68,28 @@ def test_command_line_explains_a_function_of_a_file(tmp_path):
     assert "Python loop, unrolled while tracing: 3 iterations" in run.stdout
 
 
+def test_command_line_errors_are_one_located_message(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "mod.py").write_text(
+        "import runtime as rt\n\ndef f(x):\n    return rt.reshape(x, [7])\n")
+    command = [sys.executable, "-m", "runtime", "explain"]
+    run = subprocess.run([*command, f"{tmp_path}/mod.py:f", "1.5"], capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert run.stderr.startswith("error: InvalidArgumentError: Reshape")
+    assert "mod.py\", line 4" in run.stderr and "return rt.reshape(x, [7])" in run.stderr
+    run = subprocess.run([*command, f"{tmp_path}/mod.py:f"], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 1 and "missing a required argument: 'x'" in run.stderr
+    run = subprocess.run([*command, f"{tmp_path}/mod.py:f", "1.5", "--traceback"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1 and "Traceback" in run.stderr
+    run = subprocess.run([*command[:-1], "--help"], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and "examples:" in run.stdout and "py:3" in run.stdout
+
+
 WEIGHTS = [1.0, 2.0]
 
 

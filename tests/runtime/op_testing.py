@@ -6,6 +6,9 @@ executor and through the reference interpreter, and compare all of them with num
 to both functions. It checks values, dtypes, that 0-d results are numpy scalars (not 0-d
 arrays), that the graph's declared output dtypes and shapes fit the values, and that the compiled
 executor and the interpreter agree bit for bit.
+
+`onnx_agrees(rt_fn, *arrays)` exports `rt_fn` to ONNX and checks that onnxruntime gives the
+same results (skipping when onnx or onnxruntime is not installed).
 """
 
 from __future__ import annotations
@@ -131,6 +134,37 @@ def unknown_dims_specs(args) -> list:
     """TensorSpecs with every dim unknown, for the numpy arguments among `args`."""
     return [rt.TensorSpec((None,) * np.ndim(a), rt.constant(a).dtype) for a in args
             if is_tensor_arg(a)]
+
+
+def onnx_agrees(rt_fn, *arrays, unknown_dims=False, rtol=0.0, atol=0.0):
+    """`rt_fn` exported to ONNX (traced for the arrays' shapes, or with every dim unknown when
+    `unknown_dims`) gives our results in onnxruntime on CPU: the same number of outputs, dtypes,
+    shapes and values. Values are compared bit for bit unless `rtol` or `atol` is given; then
+    float and complex outputs are compared within them (other outputs stay exact). Skips the
+    test when onnx or onnxruntime is not installed. Returns the ONNX model (to inspect its
+    nodes)."""
+    pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    tensors = [rt.constant(a) for a in arrays]
+    if unknown_dims:
+        concrete = traced_for_specs(rt_fn, *unknown_dims_specs(arrays))
+    else:
+        concrete = graph_function(rt_fn).get_concrete_function(*tensors)
+    model = rt.onnx.export(concrete)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    feeds = {i.name: np.asarray(a) for i, a in zip(session.get_inputs(), arrays)}
+    theirs = session.run(None, feeds)
+    ours = [np.asarray(t.numpy()) for t in rt.nest.flatten(concrete(*tensors))]
+    assert len(ours) == len(theirs), f"{len(ours)} outputs, onnxruntime gave {len(theirs)}"
+    for i, (mine, other) in enumerate(zip(ours, theirs)):
+        where = f"ONNX output {i}"
+        assert mine.dtype == other.dtype and mine.shape == other.shape, (
+            f"{where}: ours {mine.dtype}{mine.shape}, onnxruntime's {other.dtype}{other.shape}")
+        if (rtol or atol) and mine.dtype.kind in "fc":
+            np.testing.assert_allclose(other, mine, rtol=rtol, atol=atol, err_msg=where)
+        else:
+            np.testing.assert_array_equal(other, mine, err_msg=where)
+    return model
 
 
 def check_error(rt_fn, *args, match="", error=None):

@@ -9,6 +9,7 @@ from op_testing import (
     check_error,
     check_op,
     graph_function,
+    onnx_agrees,
     traced_for_specs,
     unknown_dims_specs,
 )
@@ -33,31 +34,6 @@ def check_unknown_dims(rt_fn, np_fn, *arrays, rtol=1e-6):
     for got, want in zip(outs, wants):
         assert_value(got.numpy(), want, rtol=rtol, where="unknown dims")
     return concrete
-
-
-def onnx_agrees(rt_fn, *arrays, unknown_dims=False, rtol=0.0):
-    """`rt_fn` exported to ONNX (traced for the arrays' shapes, or with every dim unknown)
-    gives our results in onnxruntime (bit for bit unless `rtol`)."""
-    ort = pytest.importorskip("onnxruntime")
-    tensors = [rt.constant(a) for a in arrays]
-    if unknown_dims:
-        concrete = traced_for_specs(rt_fn, *unknown_dims_specs(arrays))
-    else:
-        concrete = graph_function(rt_fn).get_concrete_function(*tensors)
-    model = rt.onnx.export(concrete)
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    theirs = session.run(None, {i.name: np.asarray(a) for i, a in zip(session.get_inputs(),
-                                                                       arrays)})
-    ours = concrete(*tensors)
-    ours = list(ours) if isinstance(ours, (list, tuple)) else [ours]
-    assert len(ours) == len(theirs)
-    for mine, other in zip(ours, theirs):
-        mine = np.asarray(mine.numpy())
-        assert mine.dtype == other.dtype and mine.shape == other.shape, (mine, other)
-        if rtol:
-            np.testing.assert_allclose(other, mine, rtol=rtol)
-        else:
-            np.testing.assert_array_equal(other, mine)
 
 
 def backend_agrees(rt_fn, *arrays, jit_compile, rtol=1e-6):

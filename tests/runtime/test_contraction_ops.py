@@ -4,7 +4,7 @@ differences, their ONNX export in onnxruntime and their XLA lowering."""
 
 import numpy as np
 import pytest
-from op_testing import check_error, check_op, traced_for_specs
+from op_testing import check_error, check_op, onnx_agrees, traced_for_specs
 from test_gradients import check as check_gradient
 
 import runtime as rt
@@ -257,26 +257,12 @@ def test_integer_operands_have_no_gradient():
 
 # ---- ONNX and XLA --------------------------------------------------------------------------------
 
-def _export_and_compare(fn, *args):
-    onnxruntime = pytest.importorskip("onnxruntime")
-    f = rt.function(fn, autograph=False)
-    tensors = [rt.constant(a) for a in args]
-    ours = [np.asarray(t.numpy()) for t in rt.nest.flatten(f(*tensors))]
-    model = rt.onnx.export(f.get_concrete_function(*tensors))
-    session = onnxruntime.InferenceSession(model.SerializeToString(),
-                                           providers=["CPUExecutionProvider"])
-    theirs = session.run(None, {i.name: a for i, a in zip(session.get_inputs(), args)})
-    for a, b in zip(ours, theirs, strict=True):
-        assert a.dtype == b.dtype and a.shape == b.shape
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
-
-
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int8, np.bool_])
 def test_onnx_export(dtype):
     a, b = _array((2, 3), dtype), _array((3, 4), dtype)
-    _export_and_compare(lambda x, y: (rt.einsum("ij,jk->ki", x, y), rt.einsum("ii", x[:, :2]),
-                                      rt.dot(x, y), rt.tensordot(x, y, 0), rt.inner(x, x),
-                                      rt.outer(x, y), rt.vdot(x, x)), a, b)
+    onnx_agrees(lambda x, y: (rt.einsum("ij,jk->ki", x, y), rt.einsum("ii", x[:, :2]),
+                              rt.dot(x, y), rt.tensordot(x, y, 0), rt.inner(x, x),
+                              rt.outer(x, y), rt.vdot(x, x)), a, b, rtol=1e-5, atol=1e-6)
 
 
 def test_onnx_lacks_convolve():

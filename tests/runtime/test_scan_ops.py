@@ -4,8 +4,8 @@ zeros too), ONNX against onnxruntime, and the numba and XLA lowerings."""
 
 import numpy as np
 import pytest
-from op_testing import check_error, check_op
-from test_arrangement_ops import backend_agrees, check_unknown_dims, onnx_agrees
+from op_testing import check_error, check_op, onnx_agrees
+from test_arrangement_ops import backend_agrees, check_unknown_dims
 from test_gradients import check as check_gradient
 
 import runtime as rt

@@ -5,7 +5,7 @@ export in onnxruntime, numba and XLA."""
 
 import numpy as np
 import pytest
-from op_testing import check_error, check_op, traced_for_specs
+from op_testing import check_error, check_op, onnx_agrees, traced_for_specs
 from test_gradients import check as check_gradient
 
 import runtime as rt
@@ -247,30 +247,16 @@ def test_boolean_mask_gradient():
 
 # ---- ONNX --------------------------------------------------------------------------------------
 
-def _export_and_compare(fn, *args):
-    onnxruntime = pytest.importorskip("onnxruntime")
-    f = rt.function(fn, autograph=False)
-    tensors = [rt.constant(a) for a in args]
-    ours = [np.asarray(t.numpy()) for t in rt.nest.flatten(f(*tensors))]
-    model = rt.onnx.export(f.get_concrete_function(*tensors))
-    session = onnxruntime.InferenceSession(model.SerializeToString(),
-                                           providers=["CPUExecutionProvider"])
-    theirs = session.run(None, {i.name: a for i, a in zip(session.get_inputs(), args)})
-    for a, b in zip(ours, theirs, strict=True):
-        assert a.dtype == b.dtype and a.shape == b.shape
-        np.testing.assert_array_equal(a, b)
-
-
 @pytest.mark.parametrize("value", [_ints((3, 4)), _ints((6,), np.int8), _ints((2, 3), np.int64),
                                    _ints((5,)) > 1], ids=lambda v: str(v.dtype))
 def test_onnx_export_of_selections(value):
-    _export_and_compare(lambda x: (*rt.nonzero(x), rt.flatnonzero(x), rt.argwhere(x),
-                                   *rt.unique(x, True, True, True)), value)
+    onnx_agrees(lambda x: (*rt.nonzero(x), rt.flatnonzero(x), rt.argwhere(x),
+                           *rt.unique(x, True, True, True)), value)
 
 
 @pytest.mark.parametrize("value", [X, X.astype(np.float32)], ids=lambda v: str(v.dtype))
 def test_onnx_export_of_float_selections(value):
-    _export_and_compare(lambda x: (*rt.nonzero(x), rt.flatnonzero(x), rt.argwhere(x)), value)
+    onnx_agrees(lambda x: (*rt.nonzero(x), rt.flatnonzero(x), rt.argwhere(x)), value)
     f = rt.function(rt.unique, autograph=False)
     with pytest.raises(rt.onnx.ExportError, match="drops NaNs"):
         rt.onnx.export(f.get_concrete_function(rt.constant(value)))
@@ -278,8 +264,7 @@ def test_onnx_export_of_float_selections(value):
 
 def test_onnx_export_of_bincount_and_masks():
     x, w = np.array([4, 0, 4, 1], np.int32), np.float32([0.5, 1.0, 2.0, 3.0])
-    _export_and_compare(lambda v, u: (rt.bincount(v), rt.bincount(v, u, 7), rt.bincount(v[:0])),
-                        x, w)
+    onnx_agrees(lambda v, u: (rt.bincount(v), rt.bincount(v, u, 7), rt.bincount(v[:0])), x, w)
 
     def masked(x, m):
         with rt.GradientTape() as tape:
@@ -287,4 +272,4 @@ def test_onnx_export_of_bincount_and_masks():
             y = rt.reduce_sum(x[m] ** 2)
         return x[m], x[x > 3.0], tape.gradient(y, x)
 
-    _export_and_compare(masked, Y, Y[:, :, 1] > 6)
+    onnx_agrees(masked, Y, Y[:, :, 1] > 6)

@@ -47,6 +47,7 @@ from runtime.dtypes import (
 )
 from runtime.executor.jax_backend import to_jax
 from runtime.explain import explain
+from runtime.profiling import profile
 from runtime.function import Function, function
 from runtime.graph import Graph, Operation
 from runtime.ops import overloads as _overloads  # noqa: F401 - installs Tensor operators

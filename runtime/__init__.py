@@ -47,7 +47,6 @@ from runtime.dtypes import (
 )
 from runtime.executor.jax_backend import to_jax
 from runtime.explain import explain
-from runtime.profiling import profile
 from runtime.function import Function, function
 from runtime.graph import Graph, Operation
 from runtime.ops import overloads as _overloads  # noqa: F401 - installs Tensor operators
@@ -209,6 +208,7 @@ from runtime.ops.selection_ops import (
     unique,
 )
 from runtime.ops.sorting_ops import argsort, searchsorted, sort
+from runtime.profiling import profile
 from runtime.signature import TensorSpec
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorShape
 from runtime.tensor_list import TensorList

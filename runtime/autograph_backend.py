@@ -27,6 +27,7 @@ from runtime.conversion import (
 from runtime.errors import (
     GraphLimitError,
     InvalidArgumentError,
+    NumpyUnsupportedError,
     OperatorNotAllowedInGraphError,
     with_origin,
 )
@@ -263,11 +264,16 @@ class RuntimeBackend(autograph.Backend):
 
     def numpy_call(self, fn, args, kwargs):
         implementation = numpy_dispatch.lookup(fn)
-        if implementation is not None:
+        if self.building_graph():
+            if implementation is None:
+                raise numpy_dispatch.unsupported(fn)
             return implementation(*args, **kwargs)
-        if not self.building_graph():  # eager values only: numpy computes, as in plain Python
-            return fn(*args, **kwargs)
-        raise numpy_dispatch.unsupported(fn)
+        if implementation is not None:  # eager values only: what runtime.numpy does not
+            try:  # compute, numpy computes on the values, as in plain Python
+                return implementation(*args, **kwargs)
+            except NumpyUnsupportedError:
+                pass
+        return fn(*args, **kwargs)
 
     def staged_write(self, slot, saved, origin, construct=True):
         context.note_staged_write(outside_state.Write(slot, saved, origin, construct))

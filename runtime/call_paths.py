@@ -44,12 +44,12 @@ class CallPaths:
                 return self._call_general(args, kwargs)
             # The fast path: positional eager tensors and Python scalars, keyed by what the
             # general path keys them by (dtype and shape; type and value) as a flat tuple of
-            # tokens: a dtype (a 0-d tensor: numpy scalar or bytes), a dtype and a shape (an
-            # array), a Python type and a value. One eager tensor, the commonest call, has a key
-            # of its own.
+            # tokens: the value's type (a 0-d tensor: a numpy scalar or bytes), numpy's dtype
+            # and the shape (an array), a Python type and a value; numpy's dtypes and types
+            # hash in C. One eager tensor, the commonest call, has a key of its own.
             if len(args) == 1 and type(args[0]) is EagerTensor and not self._guards.found:
                 v = args[0]._value
-                key = args[0].dtype if type(v) is not np.ndarray else (args[0].dtype, v.shape)
+                key = type(v) if type(v) is not np.ndarray else (v.dtype, v.shape)
                 concrete = self._fast.get(key)
                 if concrete is not None:
                     if context.busy:  # a graph is built or a tape records, on some thread
@@ -61,9 +61,11 @@ class CallPaths:
                 kind = type(a)
                 if kind is EagerTensor:
                     v = a._value
-                    key.append(a.dtype)
                     if type(v) is np.ndarray:
+                        key.append(v.dtype)
                         key.append(v.shape)
+                    else:
+                        key.append(type(v))
                     values.append(v)
                 elif kind in _FAST_PYTHON_TYPES:
                     key.append(kind)

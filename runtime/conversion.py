@@ -241,7 +241,11 @@ def binary_operands(x, y, op_name: str):
             return binary_operands(x if x_tensor else other, other if x_tensor else y, op_name)
         if is_weak(other):
             dtype = tensor.dtype
-            if isinstance(other, complex) and not dtype.is_complex:  # numpy: a complex result
+            if tensor.weak and _is_python_float(other) and not dtype.is_complex:
+                dtype = weak_join(dtype, dtypes.float64)  # two Python numbers: a Python float
+                if dtype is not tensor.dtype:
+                    tensor = _cast(tensor, dtype)
+            elif isinstance(other, complex) and not dtype.is_complex:  # numpy: a complex result
                 dtype = dtypes.complex64 if dtype in (dtypes.float32, dtypes.float16) else (
                     dtypes.complex128)
                 tensor = _cast(tensor, dtype)

@@ -67,8 +67,8 @@ class DType:
         except (TypeError, ValueError):
             return NotImplemented
 
-    def __hash__(self) -> int:
-        return hash(self.name)
+    def __hash__(self) -> int:  # as numpy's dtype it equals (dict keys of either kind find it)
+        return hash(self.np_dtype)
 
     def __repr__(self) -> str:
         return f"rt.{self.name}"

@@ -15,6 +15,11 @@ class OperatorNotAllowedInGraphError(Error, TypeError):
     """A symbolic tensor was used where a Python value is needed (bool, len, iteration)."""
 
 
+class NumpyUnsupportedError(OperatorNotAllowedInGraphError):
+    """A numpy function, or an argument of one, that runtime.numpy does not compute on tensors
+    (a limit of the library: a user's `except TypeError` never turns it into a value)."""
+
+
 class GraphLimitError(InvalidArgumentError):
     """An op needs what a graph does not know while tracing (e.g. the size of an unknown dim):
     a limit of graphs, not an error Python would raise."""

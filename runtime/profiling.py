@@ -2,11 +2,11 @@
 
 It times the call as the user makes it (the concrete function on its executor: the median of
 many calls), then runs the same optimized graph op by op on numpy's kernels (whatever the
-executor), timing each (inside graph `if`s and loops too, every iteration), and reports the ops and the user's source lines that made them,
-slowest first, with each one's share. The op-by-op run adds a little time per op, so the shares
-say where the time goes, and the difference between the compiled call and the sum of the kernels
-says how much is call overhead (binding, the executor's Python, packing the results) where the
-kernels are short.
+executor), timing each (inside graph `if`s and loops too, every iteration), and reports the ops
+and the user's source lines that made them, slowest first, with each one's share. The op-by-op
+run adds a little time per op, so the shares say where the time goes, and the difference between
+the compiled call and the sum of the kernels says how much is call overhead (binding, the
+executor's Python, packing the results) where the kernels are short.
 """
 
 from __future__ import annotations

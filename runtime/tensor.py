@@ -221,6 +221,18 @@ def _no_numpy_dispatch(numpy_fn, args, kwargs):
 _numpy_call = _no_numpy_dispatch
 
 
+# numpy's ufunc of `array OP tensor` -> the tensor's reflected operator (comparisons flip).
+_REFLECTED = {
+    "add": "__radd__", "subtract": "__rsub__", "multiply": "__rmul__",
+    "true_divide": "__rtruediv__", "divide": "__rtruediv__", "floor_divide": "__rfloordiv__",
+    "remainder": "__rmod__", "power": "__rpow__", "matmul": "__rmatmul__",
+    "bitwise_and": "__rand__", "bitwise_or": "__ror__", "bitwise_xor": "__rxor__",
+    "left_shift": "__rlshift__", "right_shift": "__rrshift__", "less": "__gt__",
+    "less_equal": "__ge__", "greater": "__lt__", "greater_equal": "__le__", "equal": "__eq__",
+    "not_equal": "__ne__",
+}
+
+
 def use_numpy_dispatch(call) -> None:
     """`call(numpy_fn, args, kwargs)` computes numpy's functions on graph tensors (installed by
     runtime.numpy, which sits above the op library)."""
@@ -330,6 +342,10 @@ class SymbolicTensor(Tensor):
         return _numpy_call(func, args, kwargs)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        reflected = _REFLECTED.get(ufunc.__name__)
+        if (reflected and method == "__call__" and not kwargs and len(inputs) == 2
+                and inputs[1] is self):  # `array + t`: the tensor's operator, as for an eager t
+            return getattr(self, reflected)(inputs[0])
         if kwargs.get("out") is not None:  # `a += t` on a numpy array `a`
             raise OperatorNotAllowedInGraphError(with_origin(
                 f"numpy.{ufunc.__name__} would write a graph value into a numpy array in place "

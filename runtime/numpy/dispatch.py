@@ -14,7 +14,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.conversion import convert_to_tensor
-from runtime.errors import with_origin
+from runtime.errors import NumpyUnsupportedError, with_origin
 from runtime.ops import math_ops
 from runtime.source_info import user_origin
 
@@ -116,13 +116,13 @@ def wrapped(label: str, names, width: int = 96) -> str:
 _UFUNC_NAMES = frozenset(name for name in dir(np) if isinstance(getattr(np, name), np.ufunc))
 
 
-def unsupported(numpy_fn) -> TypeError:
+def unsupported(numpy_fn) -> NumpyUnsupportedError:
     """The error for a numpy function that has no rt implementation (yet)."""
     name = qualified_name(numpy_fn)
     short = name.removeprefix("numpy.")
     close = difflib.get_close_matches(name, _NAMES, n=3, cutoff=0.75)
     nearest = f" The nearest supported: {', '.join(close)}." if close else ""
-    return TypeError(with_origin(
+    return NumpyUnsupportedError(with_origin(
         f"{name} is not supported on tensors in rt.function (numpy cannot compute on graph "
         f"values).{nearest} Or call numpy on the values when the graph runs: "
         f"rt.numpy_function(np.{short}, [x, ...], Tout=rt.float32). runtime.numpy lists the "

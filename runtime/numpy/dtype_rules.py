@@ -42,6 +42,8 @@ def _sample(value):
 def result_dtype(*values) -> dtypes.DType | None:
     """numpy's result dtype of `values` (tensors, arrays, Python scalars) by NEP 50, or None when
     every operand is a Python number (or stands for one): rt's weak rules decide then."""
+    if all(is_python_scalar(v) for v in values):  # numbers only: numpy's defaults
+        return dtypes.as_dtype(np.result_type(*(np.asarray(v) for v in values)))
     if all(is_python_scalar(v) or (isinstance(v, Tensor) and v.weak) for v in values):
         return None
     samples = [_sample(v) for v in values]
@@ -53,8 +55,9 @@ def result_dtype(*values) -> dtypes.DType | None:
 
 
 def operands(*values) -> list:
-    """`values` as tensors of numpy's common dtype (Python numbers stay Python numbers when
-    every operand is one; strings and bools are left to the op, which refuses or takes them)."""
+    """`values` as tensors of numpy's common dtype (numbers only: numpy's default dtypes; Python
+    numbers stay Python numbers next to weak tensors, which rt's weak rules join; strings and
+    bools are left to the op, which refuses or takes them)."""
     target = result_dtype(*values)
     if target is None:
         return list(values)

@@ -14,7 +14,7 @@ import numpy as np
 from runtime import dtypes
 from runtime.control_flow import cond
 from runtime.conversion import convert_to_tensor, is_python_scalar
-from runtime.errors import with_origin
+from runtime.errors import NumpyUnsupportedError, with_origin
 from runtime.numpy.dtype_rules import accumulator, as_numpy_dtype, inexact, operands
 from runtime.ops import (
     arrangement_ops,
@@ -65,10 +65,16 @@ def _refuse(message: str, error=TypeError):
     raise error(with_origin(message, user_origin(2)))
 
 
+def _unsupported(message: str):
+    """What runtime.numpy does not do on tensors (numpy would): a limit, not an argument
+    error."""
+    raise NumpyUnsupportedError(with_origin(message, user_origin(2)))
+
+
 def _no_out(out, name: str) -> None:
     if out is not None:
-        _refuse(f"numpy.{name}(..., out=...): tensors are immutable, so `out` is not supported; "
-                f"assign the result instead (y = np.{name}(...)).")
+        _unsupported(f"numpy.{name}(..., out=...): tensors are immutable, so `out` is not "
+                     f"supported; assign the result instead (y = np.{name}(...)).")
 
 
 def _cast_to(x, dtype):
@@ -196,8 +202,13 @@ def round(a, decimals=0, out=None):  # noqa: A001 - numpy's name
     10**decimals, rounded, scaled back)."""
     _no_out(out, "round")
     a = _tensor(a)
-    if decimals == 0 or not a.dtype.is_floating:
-        return a if not a.dtype.is_floating else math_ops.round(a)
+    if not a.dtype.is_floating:
+        if decimals >= 0 or a.dtype.is_bool:
+            return a
+        # integers to tens, hundreds...: halves to even, as numpy (exact below 2**53)
+        return math_ops.cast(round(math_ops.cast(a, dtypes.float64), decimals), a.dtype)
+    if decimals == 0:
+        return math_ops.round(a)
     scale = 10.0 ** decimals
     if decimals > 0:
         return math_ops.divide(math_ops.round(math_ops.multiply(a, scale)), scale)
@@ -215,9 +226,9 @@ def clip(a, a_min=None, a_max=None, out=None, **kwargs):
     a_min = kwargs.pop("min", a_min)
     a_max = kwargs.pop("max", a_max)
     if kwargs:
-        _refuse(f"numpy.clip: unsupported arguments {sorted(kwargs)}.")
-    if a_min is None and a_max is None:
-        _refuse("numpy.clip: give a_min or a_max (or both).", ValueError)
+        _unsupported(f"numpy.clip: unsupported arguments {sorted(kwargs)}.")
+    if a_min is None and a_max is None:  # numpy 2: a copy
+        return array_ops.identity(_tensor(a))
     values = operands(a, *(v for v in (a_min, a_max) if v is not None))
     x = _tensor(values[0])
     rest = iter(values[1:])
@@ -252,7 +263,7 @@ def matmul(x1, x2, /, out=None):
 
 def _unsupported_keywords(name, initial=None, where=None):
     if initial is not None or where is not None:
-        _refuse(f"numpy.{name}: `initial` and `where` are not supported on tensors; mask with "
+        _unsupported(f"numpy.{name}: `initial` and `where` are not supported on tensors; mask with "
                 "np.where(mask, x, identity) first.")
 
 
@@ -350,7 +361,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     _no_out(out, "var")
     _unsupported_keywords("var", None, where)
     if mean is not None or correction is not None:
-        _refuse("numpy.var: `mean=` and `correction=` are not supported on tensors; use ddof.")
+        _unsupported("numpy.var: `mean=` and `correction=` are not supported on tensors; use "
+                     "ddof.")
     x = _tensor(a)
     x = _cast_to(x, dtype) if dtype is not None else x if x.dtype.is_floating else (
         math_ops.cast(x, dtypes.float64))  # numpy's var of integers and bools: float64
@@ -427,7 +439,7 @@ def size(a, /, axis=None):
 def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
     """numpy.reshape (C order only)."""
     if order != "C":
-        _refuse("numpy.reshape: only order='C' is supported on tensors.", ValueError)
+        _unsupported("numpy.reshape: only order='C' is supported on tensors.")
     shape = newshape if shape is None else shape
     if shape is None:
         _refuse("numpy.reshape: give the new shape.")
@@ -510,7 +522,7 @@ def _joined(arrays, what):
     items = list(arrays) if not isinstance(arrays, Tensor) else array_ops.unstack(arrays)
     if not items:
         _refuse(f"numpy.{what} needs at least one array.", ValueError)
-    return [_tensor(v) for v in operands(*items)]
+    return [_tensor(v) for v in _arrays(*(_nested(v) for v in items))]  # np.asarray of each
 
 
 def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
@@ -591,10 +603,12 @@ def astype(x, dtype, /, *, copy=True, device=None):
 def _nested(value):
     """A (nested) list of tensors and numbers as one tensor, by numpy's rules: the items promote
     to one dtype (a Python number as np.asarray makes it: int64, float64)."""
-    if isinstance(value, (list, tuple)) and value and builtins.any(
-            isinstance(v, (Tensor, list, tuple)) for v in value):
+    if isinstance(value, (list, tuple)) and value:
+        if not builtins.any(isinstance(v, Tensor) or type(v) is TensorList
+                            or isinstance(v, (list, tuple)) for v in value):
+            return convert_to_tensor(np.asarray(value))  # numbers only: numpy's own array
         return array_ops.stack([_tensor(v) for v in _arrays(*(_nested(v) for v in value))])
-    return _tensor(value)
+    return value if is_python_scalar(value) else _tensor(value)
 
 
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):  # noqa: A002
@@ -663,7 +677,8 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
     target = x.dtype if dtype is None else as_numpy_dtype(dtype)
     ones_ = creation_ops.ones_like(x, target)
     value = fill_value if isinstance(fill_value, Tensor) else convert_to_tensor(
-        np.asarray(fill_value).astype(target.np_dtype))
+        np.asarray(fill_value, target.np_dtype) if is_python_scalar(fill_value)  # (numpy's
+        else np.asarray(fill_value).astype(target.np_dtype))  # OverflowError past the dtype)
     return math_ops.multiply(ones_, _cast_to(value, target))
 
 
@@ -683,18 +698,22 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     """numpy.linspace (endpoint=True); float64 unless the bounds are float32/float16
     tensors."""
     if not endpoint or retstep:
-        _refuse("numpy.linspace: endpoint=False and retstep=True are not supported on tensors.")
+        _unsupported("numpy.linspace: endpoint=False and retstep=True are not supported on "
+                     "tensors.")
     a, b = operands(start, stop)
     a, b = _tensor(a), _tensor(b)
     target = dtypes.as_dtype(np.result_type(a.dtype.np_dtype, b.dtype.np_dtype, 1.0))
     a, b = _cast_to(a, target), _cast_to(b, target)
-    return _cast_to(creation_ops.linspace(a, b, num, axis), dtype)
+    values = creation_ops.linspace(a, b, num, axis)
+    if dtype is not None and as_numpy_dtype(dtype).is_integer:
+        values = math_ops.floor(values)  # numpy 2 floors to an integer dtype
+    return _cast_to(values, dtype)
 
 
 def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):  # noqa: N803
     """numpy.eye (k=0 only)."""
     if k != 0:
-        _refuse("numpy.eye: only k=0 is supported on tensors; use np.diag.", ValueError)
+        _unsupported("numpy.eye: only k=0 is supported on tensors; use np.diag.")
     return creation_ops.eye(N, M, dtype=as_numpy_dtype(dtype))
 
 
@@ -738,7 +757,7 @@ searchsorted = sorting_ops.searchsorted
 
 def _no_order(order, name):
     if order is not None:
-        _refuse(f"numpy.{name}(..., order=...): tensors have no fields to order by.")
+        _unsupported(f"numpy.{name}(..., order=...): tensors have no fields to order by.")
 
 
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):

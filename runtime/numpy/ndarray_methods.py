@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from runtime.errors import OperatorNotAllowedInGraphError, with_origin
 from runtime.numpy import functions as fn
-from runtime.python_builtins import one_element, weak
+from runtime.python_builtins import one_element, to_float, to_int, weak
 from runtime.source_info import user_origin
 from runtime.tensor import EagerTensor, Tensor
 
@@ -37,7 +37,9 @@ def item(self, *index):
     value = self[index] if index else self
     if isinstance(value, EagerTensor):
         return value.numpy().item()
-    return weak(one_element(value, "item()") if value.shape else value)
+    if value.dtype.is_bool:
+        return weak(one_element(value, "item()"))
+    return to_float(value) if value.dtype.is_floating else to_int(value)  # Python's widths
 
 
 def tolist(self):

@@ -251,3 +251,67 @@ def test_rt_function_of_a_numpy_function_traces_runtime_numpys():
     assert same(rt.function(np.sum)(x, axis=1).numpy(), np.sum(F32, axis=1))
     with pytest.raises(TypeError, match="numpy.unwrap is not supported"):
         rt.function(np.unwrap)
+
+
+# ---- found by a second reading ---------------------------------------------------------------
+def python_numbers_in_numpy_calls(c, x, i8, ints):
+    return (np.where(c, 1, 0), np.where(c, 1.5, 0), np.hstack([i8, 1]),
+            np.concatenate([x, [1.5]]), np.array([x[0], 1]), np.asarray([x[1], 2.5]),
+            np.round(ints, -1), np.round(ints, -2))
+
+
+def test_python_numbers_in_numpy_calls_take_numpys_dtypes():
+    assert_agree(python_numbers_in_numpy_calls, np.array([True, False]),
+                 np.array([1.0, 2.0], np.float32), np.array([1], np.int8),
+                 np.array([15, 25, 1234, -35]))
+
+
+def fill_past_the_dtype(x):
+    return np.full_like(x, 300)
+
+
+def catches_a_refusal(x):
+    try:
+        y = np.nanmean(x)
+    except TypeError:
+        y = -1.0
+    return y
+
+
+def test_refusals_are_errors_not_values():
+    python, converted, graph = outcomes(fill_past_the_dtype, np.array([1], np.int8))
+    assert all(isinstance(r, OverflowError) for r in (python, converted, graph))
+    python, converted, graph = outcomes(catches_a_refusal, np.array([1.0, 2.0]))
+    assert python == 1.5 and same(converted, python)  # eagerly numpy computes on the values
+    assert isinstance(graph, rt.errors.NumpyUnsupportedError)  # a user's `except` cannot hide it
+
+
+def python_number_widths(x):
+    s = 0.1
+    if x[0] > 0:
+        s = s + int(x[0])
+    return x[0].item() + 0.1, x.sum().item() * 3.3, s
+
+
+def test_item_and_python_numbers_keep_pythons_width():
+    assert_agree(python_number_widths, np.array([1.5, 2.0], np.float32))
+
+
+def array_times_tensor(t):
+    return np.ones(2, np.float32) * t, np.arange(2.0, dtype=np.float32) < t, np.ones(2) * t
+
+
+def test_an_array_on_the_left_of_an_operator_follows_the_operators_rule():
+    x = np.array([1.0, 2.0], np.float32)
+    python, converted, graph = outcomes(array_times_tensor, x)
+    assert isinstance(converted, TypeError) and isinstance(graph, TypeError)  # strict, both
+    rt.config.set_dtype_promotion("numpy")
+    try:
+        assert_agree(array_times_tensor, x)
+    finally:
+        rt.config.set_dtype_promotion("strict")
+
+
+def test_rt_dtypes_hash_as_numpys():
+    assert {np.dtype("float32"): 1}.get(rt.float32) == 1
+    assert len({rt.float32, np.dtype("float32")}) == 1

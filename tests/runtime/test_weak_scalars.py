@@ -260,9 +260,9 @@ def half_steps(n):
 def test_int_start_that_the_body_makes_float_is_float_even_without_iterations():
     assert_agree(half_steps, np.int32(3))
     # Python's result is the int 0 when the loop never runs; a graph value has one dtype, the
-    # one the body gives (as in JAX).
+    # one the body gives (as in JAX): a Python float's, float64.
     python, _, graph = outcomes(half_steps, np.int32(0))
-    assert python == 0 and graph.dtype is rt.float32 and graph.numpy() == 0.0
+    assert python == 0 and graph.dtype is rt.float64 and graph.numpy() == 0.0
 
 
 # ---- errors -----------------------------------------------------------------------------------

@@ -64,50 +64,35 @@ NORMAL = define_op(
 )
 
 
-def _dynamic_uniform_kernel(shape, minval, maxval, *, dtype, seed):
-    if np.any(shape < 0):
-        raise ValueError(f"the shape of random numbers {shape.tolist()} must not be negative")
+def _dynamic(name, what, static_kernel, first, second, check=None):
+    """The op of `rt.random.<what>` whose shape (and parameters `first`, `second`) are tensors,
+    read when the graph runs; `check(a, b)` refuses parameters that do not fit."""
+
+    def kernel(shape, a, b, *, dtype, seed):
+        if np.any(shape < 0):
+            raise ValueError(f"the shape of random numbers {shape.tolist()} must not be negative")
+        if check is not None:
+            check(a, b)
+        return static_kernel(shape=tuple(shape), dtype=dtype, seed=seed,
+                             **{first: a.item(), second: b.item()})
+
+    def infer(inputs, *, dtype, **_):
+        shape, a, b = inputs
+        if a.shape or b.shape:
+            raise ValueError(f"random.{what}'s {first} and {second} must be scalars")
+        return [(dtype, shapes.known_dims(shape))]
+
+    return define_op(name, infer=infer, kernel=kernel, stateful=True)
+
+
+def _ordered(minval, maxval):
     if not minval < maxval:
         raise ValueError(f"random.uniform needs minval < maxval, got {minval} and {maxval}")
-    return _uniform_kernel(shape=tuple(shape), dtype=dtype, minval=minval.item(),
-                           maxval=maxval.item(), seed=seed)
 
 
-def _dynamic_uniform_infer(inputs, *, dtype, **_):
-    shape, minval, maxval = inputs
-    if minval.shape or maxval.shape:
-        raise ValueError("random.uniform's minval and maxval must be scalars")
-    return [(dtype, shapes.known_dims(shape))]
-
-
-DYNAMIC_UNIFORM = define_op(
-    "DynamicRandomUniform",
-    infer=_dynamic_uniform_infer,
-    kernel=_dynamic_uniform_kernel,
-    stateful=True,
-)
-
-
-def _dynamic_normal_kernel(shape, mean, stddev, *, dtype, seed):
-    if np.any(shape < 0):
-        raise ValueError(f"the shape of random numbers {shape.tolist()} must not be negative")
-    return _normal_kernel(shape=tuple(shape), dtype=dtype, mean=mean.item(),
-                          stddev=stddev.item(), seed=seed)
-
-
-def _dynamic_normal_infer(inputs, *, dtype, **_):
-    shape, mean, stddev = inputs
-    if mean.shape or stddev.shape:
-        raise ValueError("random.normal's mean and stddev must be scalars")
-    return [(dtype, shapes.known_dims(shape))]
-
-
-DYNAMIC_NORMAL = define_op(
-    "DynamicRandomNormal",
-    infer=_dynamic_normal_infer,
-    kernel=_dynamic_normal_kernel,
-    stateful=True,
-)
+DYNAMIC_UNIFORM = _dynamic("DynamicRandomUniform", "uniform", _uniform_kernel, "minval",
+                           "maxval", _ordered)
+DYNAMIC_NORMAL = _dynamic("DynamicRandomNormal", "normal", _normal_kernel, "mean", "stddev")
 
 
 def _dynamic_shape(shape):

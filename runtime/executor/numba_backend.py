@@ -260,6 +260,17 @@ def _fmod(op, a, typed):
     return _as_dtype(op, f"(np.sign({a[0]}) * np.fmod(np.abs({a[0]}), np.abs({a[1]})))")
 
 
+def _power(op, a, typed):
+    """Floats only: numpy refuses an integer to a negative integer power, numba's np.power
+    would give a number."""
+    if not op.outputs[0].dtype.is_floating:
+        raise NoLoweringError(with_origin(
+            f"jit_compile='numba' does not lower an integer {op.type}: numpy refuses negative "
+            "exponents of integers, numba's power would give a number. Use floats, or the "
+            "default executor.", op.origin))
+    return _as_dtype(op, f"np.power({a[0]}, {a[1]})")
+
+
 def _relu(op, a, typed):
     return _as_dtype(op, f"np.maximum({a[0]}, {typed(0, op.outputs[0].dtype)})")
 
@@ -388,9 +399,13 @@ register_rules(NUMBA, {
     math_ops.NEG: _operator("(-{})"),
     math_ops.SQUARE: _operator("({0} * {0})"),
     math_ops.FMOD: _fmod,  # a ufunc that numba computes otherwise than numpy for integers
+    math_ops.POW: _power,
     # not ufuncs
     math_ops.SIGMOID: _sigmoid,
     math_ops.RELU: _relu,
+    math_ops.ROUND: _function("np.round"),  # halves to even, as numpy's
+    math_ops.CLIP: lambda op, a, typed: _as_dtype(
+        op, f"np.minimum(np.maximum({a[0]}, {a[1]}), {a[2]})"),  # as its kernel
     math_ops.WHERE: _select,
     math_ops.CAST: _cast,
     array_ops.IDENTITY: lambda op, a, typed: a[0],
@@ -431,8 +446,7 @@ lacks(NUMBA, "variables are Python objects, which numba cannot read or write", v
 lacks(NUMBA, "made by the fusion pass, which does not run for numba (jit_compile='auto' keeps a "
       "fused graph on the default executor)", FUSED_ELEMENTWISE)
 lacks(NUMBA, "numba does not implement np.heaviside", math_ops.HEAVISIDE)
-lacks(NUMBA, "not lowered to numba yet", math_ops.POW, math_ops.ROUND, math_ops.WHERE_INDICES,
-      math_ops.CLIP, math_ops.SOFTMAX)
+lacks(NUMBA, "not lowered to numba yet", math_ops.WHERE_INDICES, math_ops.SOFTMAX)
 lacks(NUMBA, "not lowered to numba yet", array_ops.DYNAMIC_RESHAPE, array_ops.EXPAND_DIMS,
       array_ops.SQUEEZE, array_ops.STACK, array_ops.UNSTACK, array_ops.TILE,
       array_ops.DYNAMIC_TILE, array_ops.BROADCAST_TO, array_ops.DYNAMIC_BROADCAST_TO,

@@ -243,11 +243,11 @@ def test_numba_computes_the_programs_or_refuses_at_the_users_line(fn, args):
     except rt.errors.NoLoweringError as error:
         assert "jit_compile='numba'" in str(error) and "numpy_programs.py" in str(error)
         return
-    for value, numpy_value in zip(result if isinstance(result, tuple) else [result],
-                                  expected if isinstance(expected, tuple) else [expected]):
-        value, numpy_value = np.asarray(value), np.asarray(numpy_value)
+    for value, wanted in zip(result if isinstance(result, tuple) else [result],
+                             expected if isinstance(expected, tuple) else [expected]):
+        value, numpy_value = np.asarray(value), np.asarray(wanted)
         assert value.shape == numpy_value.shape
-        assert value.dtype == numpy_value.dtype or type(expected) in (int, float)
+        assert value.dtype == numpy_value.dtype or type(wanted) in (int, float)  # (weak)
         assert np.allclose(value, numpy_value, rtol=1e-12 if value.dtype == F64 else 1e-5)
 
 

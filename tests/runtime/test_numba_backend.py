@@ -64,7 +64,8 @@ def test_every_lowered_op_matches_the_default_executor(name):
                 if opdef.elementwise and d in opdef.elementwise.accepts]
     for dtype in (rt.float32, rt.float64, rt.int32, rt.int64, rt.bool, *complex_):
         for shape in ((), (4,)):
-            arity = getattr(opdef.kernel, "nin", None) or {"Select": 3}.get(name, 1)
+            arity = getattr(opdef.kernel, "nin", None) or {"Select": 3, "ClipByValue": 3}.get(
+                name, 1)
             if name in ("Add", "Cast", "Sum", "Mean", "Max", "Min", "Any", "All", "Identity",
                         "StopGradient"):
                 arity = 1 if name != "Add" else 2
@@ -87,8 +88,9 @@ def test_every_lowered_op_matches_the_default_executor(name):
             try:
                 with np.errstate(all="ignore"):
                     got = rt.function(fn, autograph=False, jit_compile="numba")(*values)
-            except rt.errors.NoLoweringError as e:  # complex * and /: they round otherwise
-                assert dtype.is_complex and "complex" in str(e)
+            except rt.errors.NoLoweringError as e:  # complex * and /: they round otherwise;
+                assert (dtype.is_complex and "complex" in str(e)) or (  # numpy refuses what
+                    name == "Pow" and "integer Pow" in str(e))  # numba's int power would give
                 continue
             inexact = not numba_backend.exact(opdef) or (
                 opdef in numba_backend.FLOAT_SUMS and dtype.is_floating)

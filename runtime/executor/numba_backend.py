@@ -353,6 +353,18 @@ def _concat(op, a, typed):
     return f"np.concatenate(({', '.join(a)},), {op.attrs['axis']})"
 
 
+def _pack(op, a, typed):
+    """rt.stack: numbers into a new array of the op's dtype (numba would type Python-like
+    scalars its own way), arrays by np.stack."""
+    if op.outputs[0].dtype.is_string:
+        raise NoLoweringError(with_origin(
+            "jit_compile='numba' does not lower a stack of strings (numba has no numpy "
+            "strings).", op.origin))
+    if all(len(t.shape) == 0 for t in op.inputs):
+        return f"np.array([{', '.join(a)}], dtype={_numpy_name(op.outputs[0].dtype)})"
+    return f"np.stack(({', '.join(a)},), {op.attrs['axis']})"
+
+
 def _reshape(op, a, typed):
     shape = tuple(op.attrs["shape"])
     return f"np.ascontiguousarray({a[0]}).reshape({shape!r})"
@@ -415,6 +427,7 @@ register_rules(NUMBA, {
     math_ops.MATMUL: _matmul,
     array_ops.SPLIT: _split,
     array_ops.CONCAT: _concat,
+    array_ops.STACK: _pack,
     array_ops.RESHAPE: _reshape,
     array_ops.TRANSPOSE: _transpose,
     creation_ops.ZEROS_LIKE: _zeros_like,
@@ -448,7 +461,7 @@ lacks(NUMBA, "made by the fusion pass, which does not run for numba (jit_compile
 lacks(NUMBA, "numba does not implement np.heaviside", math_ops.HEAVISIDE)
 lacks(NUMBA, "not lowered to numba yet", math_ops.WHERE_INDICES, math_ops.SOFTMAX)
 lacks(NUMBA, "not lowered to numba yet", array_ops.DYNAMIC_RESHAPE, array_ops.EXPAND_DIMS,
-      array_ops.SQUEEZE, array_ops.STACK, array_ops.UNSTACK, array_ops.TILE,
+      array_ops.SQUEEZE, array_ops.UNSTACK, array_ops.TILE,
       array_ops.DYNAMIC_TILE, array_ops.BROADCAST_TO, array_ops.DYNAMIC_BROADCAST_TO,
       array_ops.SHAPE, array_ops.SIZE, array_ops.RANK, array_ops.GATHER, array_ops.GETITEM,
       array_ops.SLICE_GRADIENT, array_ops.GATHER_GRADIENT)

@@ -135,6 +135,19 @@ def test_shapes_and_layout_ops_are_exact():
         _same(a, b)
 
 
+def test_stacks_are_exact():
+    def fn(x, y, a, b, n):
+        return rt.stack([x, y], 1), rt.stack([a, b * 2.0, a]), rt.stack([n, n + 1]), rt.stack(
+            [a > b, a < b])
+
+    x, y = (rt.constant(np.arange(3, dtype=np.float32) + k) for k in (0, 5))
+    a, b = rt.constant(np.float32(1.5)), rt.constant(np.float32(-2.0))
+    n = rt.constant(np.int32(7))
+    for want, got in zip(rt.function(fn)(x, y, a, b, n),
+                         rt.function(fn, jit_compile="numba")(x, y, a, b, n)):
+        _same(want, got)
+
+
 def test_jit_compile_names_a_known_executor():
     with pytest.raises(ValueError, match="jit_compile must be one of"):
         rt.function(workloads.newton_sqrt, jit_compile="llvm")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime import variables
-from runtime.errors import NoLoweringError, with_origin
+from runtime.errors import InvalidArgumentError, NoLoweringError, with_origin
 from runtime.executor import codegen
 from runtime.ops import (
     array_ops,
@@ -83,7 +83,9 @@ def compile_graph(graph, example_values=None):
     on_disk = run is not None
     if not on_disk:  # no cache directory: compiled in memory, for this process only
         run = codegen.load(generated)
-    compiled = numba.njit(run, cache=on_disk)
+    # An index held in a tensor may be past the end: numba checks it, as numpy does.
+    checked = any(op.opdef is array_ops.GETITEM for op in graph.walk())
+    compiled = numba.njit(run, cache=on_disk, boundscheck=checked)
     if example_values is not None:
         compiled.compile(tuple(numba.typeof(v) for v in example_values))
         compiled.disable_compile()
@@ -200,11 +202,37 @@ def _caller(compiled, graph):
             results.append(f"k{i}(outs[{i}])")
         else:
             results.append(f"outs[{i}]")
-    source = (f"def call({args}):\n"
-              f"    outs = compiled({args})\n"
-              f"    return ({''.join(r + ', ' for r in results)})\n")
+    indexing = [op for op in graph.walk() if op.opdef is array_ops.GETITEM and len(op.inputs) > 1]
+    if indexing:  # numba's bounds check names no op: the index held in a tensor did it
+        scope["out_of_bounds"] = _out_of_bounds(indexing)
+        source = (f"def call({args}):\n"
+                  f"    try:\n"
+                  f"        outs = compiled({args})\n"
+                  f"    except IndexError as e:\n"
+                  f"        raise out_of_bounds(e) from None\n"
+                  f"    return ({''.join(r + ', ' for r in results)})\n")
+    else:
+        source = (f"def call({args}):\n"
+                  f"    outs = compiled({args})\n"
+                  f"    return ({''.join(r + ', ' for r in results)})\n")
     exec(compile(source, "<rt-numba-call>", "exec"), scope)  # noqa: S102
     return scope["call"]
+
+
+def _out_of_bounds(ops):
+    """The error for an index past the end that numba's bounds check found, at the user's line
+    of the (first) indexing by a tensor."""
+    others = sorted({f"line {op.origin.lineno}" for op in ops[1:] if op.origin is not None})
+    also = f" (or the one at {', '.join(others)})" if others else ""
+
+    def error(exc):
+        located = InvalidArgumentError(with_origin(
+            f"StridedSlice op '{ops[0].name}'{also} failed while running the graph: index out "
+            f"of bounds ({exc})", ops[0].origin))
+        located._rt_located = True
+        return located
+
+    return error
 
 
 # ---- the NUMBA rules ---------------------------------------------------------------------------
@@ -365,6 +393,37 @@ def _pack(op, a, typed):
     return f"np.stack(({', '.join(a)},), {op.attrs['axis']})"
 
 
+def _getitem(op, a, typed):
+    """Basic indexing: ints, slices and 0-d integer tensors (numba compiles the graph with
+    bounds checks then: an index past the end is an IndexError, as numpy's), `None`, `...`.
+    Indexing by integer arrays is not lowered."""
+    def part(value):
+        if value is None:
+            return ""
+        return a[1 + value[1]] if isinstance(value, tuple) else str(value)
+
+    index = []
+    for item in op.attrs["spec"]:
+        kind = item[0]
+        if kind == "int":
+            index.append(str(item[1]))
+        elif kind == "slice":
+            index.append(":".join(part(v) for v in item[1:]))
+        elif kind == "newaxis":
+            index.append("None")
+        elif kind == "ellipsis":
+            index.append("...")
+        elif op.inputs[1 + item[1]].shape:  # an integer array: numpy's advanced indexing
+            raise NoLoweringError(with_origin(
+                "jit_compile='numba' does not lower indexing by an integer array (numba "
+                "takes one such index only, and places its axes otherwise); use rt.gather.",
+                op.origin))
+        else:
+            index.append(a[1 + item[1]])
+    return _as_dtype(op, f"{a[0]}[{', '.join(index)},]" if len(index) == 1 else
+                     f"{a[0]}[{', '.join(index)}]")
+
+
 def _reshape(op, a, typed):
     shape = tuple(op.attrs["shape"])
     return f"np.ascontiguousarray({a[0]}).reshape({shape!r})"
@@ -428,6 +487,7 @@ register_rules(NUMBA, {
     array_ops.SPLIT: _split,
     array_ops.CONCAT: _concat,
     array_ops.STACK: _pack,
+    array_ops.GETITEM: _getitem,
     array_ops.RESHAPE: _reshape,
     array_ops.TRANSPOSE: _transpose,
     creation_ops.ZEROS_LIKE: _zeros_like,
@@ -463,7 +523,7 @@ lacks(NUMBA, "not lowered to numba yet", math_ops.WHERE_INDICES, math_ops.SOFTMA
 lacks(NUMBA, "not lowered to numba yet", array_ops.DYNAMIC_RESHAPE, array_ops.EXPAND_DIMS,
       array_ops.SQUEEZE, array_ops.UNSTACK, array_ops.TILE,
       array_ops.DYNAMIC_TILE, array_ops.BROADCAST_TO, array_ops.DYNAMIC_BROADCAST_TO,
-      array_ops.SHAPE, array_ops.SIZE, array_ops.RANK, array_ops.GATHER, array_ops.GETITEM,
+      array_ops.SHAPE, array_ops.SIZE, array_ops.RANK, array_ops.GATHER,
       array_ops.SLICE_GRADIENT, array_ops.GATHER_GRADIENT)
 lacks(NUMBA, "not lowered to numba yet", reduction_ops.PROD, reduction_ops.ARGMAX,
       reduction_ops.ARGMIN, reduction_ops.SUM_TO_SHAPE)

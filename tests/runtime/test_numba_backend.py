@@ -159,3 +159,20 @@ def test_without_numba_the_error_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "numba", None)  # `import numba` raises ImportError
     with pytest.raises(ImportError, match=r"tracegraph\[numba\]"):
         rt.function(workloads.newton_sqrt, jit_compile="numba")(rt.constant(np.float32(4.0)))
+
+
+def test_basic_indexing_is_exact_and_bounds_checked():
+    def fn(x, i, j):
+        return (x[1], x[-1, 1:], x[:, ::-1], x[i], x[i, j], x[0:i], x[..., None], x[None, 1],
+                x[1, 2] * 2.0)
+
+    x = rt.constant(np.arange(12, dtype=np.float32).reshape(3, 4))
+    i, j = rt.constant(np.int32(2)), rt.constant(np.int64(-1))
+    native = rt.function(fn, jit_compile="numba")
+    for want, got in zip(rt.function(fn)(x, i, j), native(x, i, j)):
+        _same(want, got)
+    with pytest.raises(rt.errors.InvalidArgumentError, match="out of bounds") as info:
+        native(x, rt.constant(np.int32(3)), j)  # past the end: an error, as numpy's
+    assert "test_numba_backend.py" in str(info.value)
+    with pytest.raises(rt.errors.NoLoweringError, match="integer array"):
+        rt.function(lambda x, k: x[k], jit_compile="numba")(x, rt.constant([0, 2]))

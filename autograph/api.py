@@ -23,6 +23,8 @@ def converted_call(f, /, *args, **kwargs):
         return operators.format_string(f.__self__, *args, **kwargs)  # `template.format(...)`
     if _is_numpy(f):
         backend = backends.tensor_backend_any((*args, *kwargs.values()))
+        if backend is None and _is_numpy_random(f):  # drawn while tracing, they would be
+            backend = backends.building_graph()  # frozen into the graph: the library draws
         if backend is not None:  # numpy's function on tensors: the library computes it
             return backend.numpy_call(f, args, kwargs)
     if type(f) is types.FunctionType:
@@ -49,6 +51,12 @@ def converted_call(f, /, *args, **kwargs):
 
 
 _BUILTIN_TYPES = (types.BuiltinFunctionType, type)
+
+
+def _is_numpy_random(f) -> bool:
+    """`f` is numpy.random's (a module function, or a method of its global generator)."""
+    module = getattr(f, "__module__", None) or ""
+    return module.startswith("numpy.random")
 
 
 def _is_numpy(f) -> bool:

@@ -28,6 +28,7 @@ from runtime.dtypes import (
 from runtime.numpy import dispatch as _dispatch
 from runtime.numpy import functions as _functions
 from runtime.numpy import ndarray_methods as _ndarray_methods
+from runtime.numpy import random
 from runtime.numpy.dispatch import supported_names
 from runtime.numpy.functions import *  # noqa: F403 - numpy's names
 
@@ -35,11 +36,12 @@ pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 
 __all__ = [*_functions.__all__, "bool_", "float16", "float32", "float64", "int8", "int16",
            "int32", "int64", "uint8", "complex64", "complex128", "pi", "e", "inf", "nan",
-           "newaxis", "supported_names", "linalg", "fft"]
+           "newaxis", "supported_names", "linalg", "fft", "random"]
 
 _dispatch.implement(_np, _functions, _functions.__all__)
 _dispatch.implement(_np.linalg, linalg, linalg.__all__)
 _dispatch.implement(_np.fft, fft, fft.__all__)
+_dispatch.implement(_np.random, random, random.__all__)
 for _name, _reduction in _functions.UFUNC_REDUCTIONS.items():
     _dispatch.implement_callable(getattr(_np, _name).reduce,
                                  _functions.ufunc_reduce(_name, _reduction),

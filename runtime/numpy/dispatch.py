@@ -116,14 +116,46 @@ def wrapped(label: str, names, width: int = 96) -> str:
 _UFUNC_NAMES = frozenset(name for name in dir(np) if isinstance(getattr(np, name), np.ufunc))
 
 
+# What to write instead of a numpy function runtime.numpy does not have, where it is short.
+_INSTEAD = {
+    "median": "np.sort(x, axis) and the middle item(s)",
+    "count_nonzero": "np.sum(x != 0, axis)",
+    "nanmean": "np.sum(np.where(np.isnan(x), 0, x)) / np.sum(~np.isnan(x))",
+    "nansum": "np.sum(np.where(np.isnan(x), 0, x))",
+    "nanmax": "np.max(np.where(np.isnan(x), -np.inf, x))",
+    "nanmin": "np.min(np.where(np.isnan(x), np.inf, x))",
+    "nan_to_num": "np.where(np.isnan(x), 0.0, x)",
+    "average": "np.sum(w * x) / np.sum(w)",
+    "ptp": "np.max(x, axis) - np.min(x, axis)",
+    "flipud": "np.flip(x, 0)",
+    "fliplr": "np.flip(x, 1)",
+    "column_stack": "np.stack(arrays, axis=1)",
+    "append": "np.concatenate([x, values])",
+    "split": "slices (x[:k], x[k:]) or rt.split",
+    "diagonal": "np.diag(x) (2-D)",
+    "isin": "np.any(x[..., None] == values, axis=-1)",
+    "logspace": "10.0 ** np.linspace(start, stop, num)",
+}
+
+
 def unsupported(numpy_fn) -> NumpyUnsupportedError:
     """The error for a numpy function that has no rt implementation (yet)."""
     name = qualified_name(numpy_fn)
     short = name.removeprefix("numpy.")
-    close = difflib.get_close_matches(name, _NAMES, n=3, cutoff=0.75)
-    nearest = f" The nearest supported: {', '.join(close)}." if close else ""
+    instead = _INSTEAD.get(short)
+    if instead is not None:
+        nearest = f" Write {instead} instead."
+    else:
+        close = difflib.get_close_matches(name, _NAMES, n=3, cutoff=0.75)
+        nearest = f" The nearest supported: {', '.join(close)}." if close else ""
+    what = (f"{name} is not supported on tensors in rt.function (numpy cannot compute on graph "
+            "values).")
+    if name.startswith("numpy.random."):
+        what = (f"{name} in rt.function would run once, while tracing, and freeze its numbers "
+                "into the graph; rt.random.uniform / rt.random.normal (or np.random.normal, "
+                "uniform, rand, randn, random, standard_normal) draw new ones on every call.")
     return NumpyUnsupportedError(with_origin(
-        f"{name} is not supported on tensors in rt.function (numpy cannot compute on graph "
-        f"values).{nearest} Or call numpy on the values when the graph runs: "
-        f"rt.numpy_function(np.{short}, [x, ...], Tout=rt.float32). runtime.numpy lists the "
-        "numpy functions that run on tensors.", user_origin(3)))
+        f"{what}{nearest} Or call numpy on the values when the graph runs: "
+        f"rt.numpy_function(np.{short}, [x, ...], Tout=x.dtype, shape=[None]) (shape: one "
+        "entry per axis of the result, None where its size is known only when it runs). "
+        "runtime.numpy lists the numpy functions that run on tensors.", user_origin(3)))

@@ -38,22 +38,23 @@ __all__ = [
     "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax",
     "argmin", "argsort", "argwhere", "around", "array", "array_equal", "asarray", "astype",
     "atleast_1d", "atleast_2d", "bincount", "bitwise_and", "bitwise_not", "bitwise_or",
-    "bitwise_xor", "broadcast_to", "cbrt", "ceil", "clip", "concatenate", "conj", "conjugate",
-    "convolve", "copy", "copysign", "correlate", "cos", "cosh", "cumprod", "cumsum", "deg2rad",
-    "diag", "diff", "divide", "divmod", "dot", "einsum", "empty", "empty_like", "equal", "exp",
-    "exp2", "expand_dims", "expm1", "eye", "flatnonzero", "flip", "floor", "floor_divide",
-    "fmax", "fmin", "fmod", "full", "full_like", "greater", "greater_equal", "heaviside",
-    "hstack", "hypot", "identity", "imag", "inner", "interp", "invert", "isclose", "isfinite",
-    "isinf", "isnan", "left_shift", "less", "less_equal", "linspace", "log", "log10", "log1p",
-    "log2", "logaddexp", "logical_and", "logical_not", "logical_or", "logical_xor", "matmul",
-    "max", "maximum", "mean", "meshgrid", "min", "minimum", "mod", "moveaxis", "multiply",
-    "ndim", "negative", "nonzero", "not_equal", "ones", "ones_like", "outer", "pad",
-    "positive", "power", "prod", "rad2deg", "ravel", "real", "reciprocal", "remainder",
-    "repeat", "reshape", "right_shift", "rint", "roll", "round", "searchsorted", "shape",
-    "sign", "signbit", "sin", "sinh", "size", "sort", "sqrt", "square", "squeeze", "stack",
-    "std", "subtract", "sum", "swapaxes", "take", "take_along_axis", "tan", "tanh",
-    "tensordot", "tile", "trace", "transpose", "tril", "triu", "true_divide", "trunc",
-    "unique", "var", "vdot", "vstack", "where", "zeros", "zeros_like",
+    "bitwise_xor", "broadcast_to", "cbrt", "ceil", "clip", "concat", "concatenate", "conj",
+    "conjugate", "convolve", "copy", "copysign", "correlate", "cos", "cosh", "cumprod",
+    "cumsum", "deg2rad", "diag", "diff", "divide", "divmod", "dot", "einsum", "empty",
+    "empty_like", "equal", "exp", "exp2", "expand_dims", "expm1", "eye", "flatnonzero", "flip",
+    "floor", "floor_divide", "fmax", "fmin", "fmod", "full", "full_like", "greater",
+    "greater_equal", "heaviside", "hstack", "hypot", "identity", "imag", "inner", "interp",
+    "invert", "isclose", "isfinite", "isinf", "isnan", "left_shift", "less", "less_equal",
+    "linspace", "log", "log10", "log1p", "log2", "logaddexp", "logical_and", "logical_not",
+    "logical_or", "logical_xor", "matmul", "max", "maximum", "mean", "meshgrid", "min",
+    "minimum", "mod", "moveaxis", "multiply", "ndim", "negative", "nonzero", "not_equal",
+    "ones", "ones_like", "outer", "pad", "positive", "power", "prod", "rad2deg", "ravel",
+    "real", "reciprocal", "remainder", "repeat", "reshape", "right_shift", "rint", "roll",
+    "round", "searchsorted", "shape", "sign", "signbit", "sin", "sinh", "size", "sort", "sqrt",
+    "square", "squeeze", "stack", "std", "subtract", "sum", "swapaxes", "take",
+    "take_along_axis", "tan", "tanh", "tensordot", "tile", "trace", "transpose", "tril",
+    "triu", "true_divide", "trunc", "unique", "var", "vdot", "vstack", "where", "zeros",
+    "zeros_like",
 ]
 
 
@@ -534,6 +535,9 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
     result = array_ops.concat(items, shapes.static_check(
         shapes.normalize_axis, axis, builtins.max(items[0].ndim, 1), "concatenate"))
     return _cast_to(result, dtype)
+
+
+concat = _named("concat", concatenate, "numpy.concat: numpy.concatenate.")
 
 
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):

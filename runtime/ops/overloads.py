@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from runtime.errors import OperatorNotAllowedInGraphError, with_origin
 from runtime.ops import array_ops, math_ops
+from runtime.source_info import user_origin
 from runtime.tensor import Tensor
 
 
@@ -57,3 +59,16 @@ Tensor.__getitem__ = array_ops.getitem
 Tensor.__divmod__ = lambda self, other: (math_ops.floordiv(self, other), math_ops.mod(self, other))
 Tensor.__rdivmod__ = lambda self, other: (math_ops.floordiv(other, self),
                                           math_ops.mod(other, self))
+
+
+def _setitem(self, key, value):
+    """Tensors are immutable (as TensorFlow's and JAX's): a located error that says how to
+    write the same without assigning into one."""
+    raise OperatorNotAllowedInGraphError(with_origin(  # (a limit: `except` never hides it)
+        "A tensor cannot be changed in place (`x[i] = v`, `x[mask] = v`): tensors are "
+        "immutable. Make a new one instead: `x = np.where(mask, v, x)` (or rt.where) for a "
+        "mask; for one element, `x = np.where(np.arange(n) == i, v, x)`; or build the values in "
+        "a list and np.stack them.", user_origin()))
+
+
+Tensor.__setitem__ = _setitem

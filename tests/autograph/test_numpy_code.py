@@ -315,3 +315,49 @@ def test_an_array_on_the_left_of_an_operator_follows_the_operators_rule():
 def test_rt_dtypes_hash_as_numpys():
     assert {np.dtype("float32"): 1}.get(rt.float32) == 1
     assert len({rt.float32, np.dtype("float32")}) == 1
+
+
+# ---- found by a new user's trial ---------------------------------------------------------------
+def random_walk(x, n):
+    i = 0
+    while i < n:
+        x = x + np.random.normal(size=x.shape)
+        i += 1
+    return x, np.random.rand(3), np.random.uniform(2.0, 3.0, size=(2,))
+
+
+def test_numpy_random_draws_new_numbers_on_every_call_of_a_graph():
+    f = rt.function(random_walk)
+    x, n = rt.constant(np.zeros(4)), rt.constant(2)
+    (a, r, u), (b, _, _) = f(x, n), f(x, n)
+    assert a.dtype == np.float64 and r.shape == (3,) and u.shape == (2,)
+    assert not np.array_equal(a.numpy(), b.numpy())  # not frozen while tracing
+    assert np.all((2.0 <= u.numpy()) & (u.numpy() < 3.0))
+    rt.random.set_seed(3)
+    first = f(x, rt.constant(1))[0].numpy()
+    rt.random.set_seed(3)
+    assert np.array_equal(f(x, rt.constant(1))[0].numpy(), first)  # rt's seed repeats them
+    with pytest.raises(rt.errors.NumpyUnsupportedError, match="freeze its numbers"):
+        rt.function(lambda v: v * np.random.choice([1, 2]))(x)
+
+
+def assigns_into_a_tensor(x):
+    x[x < 0] = 0.0
+    return x
+
+
+def test_item_assignment_says_how_to_write_it():
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="np.where") as info:
+        rt.function(assigns_into_a_tensor)(rt.constant(np.array([-1.0, 2.0])))
+    assert "x[x < 0] = 0.0" in str(info.value)
+
+
+def median_of(x):
+    return np.median(x)
+
+
+def test_unsupported_functions_say_what_to_write():
+    with pytest.raises(rt.errors.NumpyUnsupportedError, match="np.sort") as info:
+        rt.function(median_of)(rt.constant(F64))
+    assert "shape=[None]" in str(info.value) and "Tout=x.dtype" in str(info.value)
+    assert_agree(lambda v: np.concat([v, v]), F64)

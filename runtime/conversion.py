@@ -209,6 +209,15 @@ def _cast(tensor: Tensor, dtype: dtypes.DType) -> Tensor:
     return math_ops.cast(tensor, dtype)
 
 
+def _wider(a: dtypes.DType, b: dtypes.DType) -> dtypes.DType:
+    """The dtype numpy promotes `a` and `b` to (`b` when rt has no such dtype): what to cast to
+    without losing values."""
+    try:
+        return dtypes.from_numpy(np.result_type(a.np_dtype, b.np_dtype))
+    except (TypeError, ValueError):
+        return b
+
+
 def binary_operands(x, y, op_name: str):
     """Converts the operands of a binary op to tensors of one dtype."""
     x_tensor, y_tensor = isinstance(x, Tensor), isinstance(y, Tensor)
@@ -227,11 +236,14 @@ def binary_operands(x, y, op_name: str):
             dtype = dtypes.as_dtype(np.result_type(x.dtype.np_dtype, y.dtype.np_dtype))
             return _cast(x, dtype), _cast(y, dtype)
         if x.dtype is not y.dtype:
+            wider = _wider(x.dtype, y.dtype)
+            narrow = ("the first" if wider is y.dtype else "the second" if wider is x.dtype
+                      else "both")
             raise TypeError(
                 f"{op_name}: operands have different dtypes, {x.dtype.name} and {y.dtype.name}; "
-                f"use rt.cast(x, rt.{y.dtype.name}) (or the other way round) to make them match, "
-                "or x.astype(...) in numpy code (rt.config.set_dtype_promotion('numpy') promotes "
-                "them as numpy does)."
+                f"cast {narrow} to {wider.name} to make them match (rt.cast(v, rt.{wider.name}),"
+                f" or v.astype(np.{wider.name}) in numpy code), or promote them as numpy does "
+                "with rt.config.set_dtype_promotion('numpy')."
             )
         return x, y
     if x_tensor or y_tensor:

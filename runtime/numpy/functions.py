@@ -518,8 +518,6 @@ def atleast_2d(*arys):
 
 
 def _joined(arrays, what):
-    if isinstance(arrays, TensorList):  # a list a graph loop appended to: its items
-        arrays = [arrays.stack()] if what == "concatenate" else array_ops.unstack(arrays.stack())
     items = list(arrays) if not isinstance(arrays, Tensor) else array_ops.unstack(arrays)
     if not items:
         _refuse(f"numpy.{what} needs at least one array.", ValueError)
@@ -529,6 +527,10 @@ def _joined(arrays, what):
 def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """numpy.concatenate (axis=None joins the flattened arrays)."""
     _no_out(out, "concatenate")
+    if isinstance(arrays, TensorList):  # a list a graph loop appended to: its items, joined
+        joined = (array_ops.reshape(arrays.stack(), [-1]) if axis is None
+                  else array_ops.concat(arrays, axis))
+        return _cast_to(joined, dtype)
     items = _joined(arrays, "concatenate")
     if axis is None:
         items, axis = [array_ops.reshape(x, [-1]) for x in items], 0
@@ -550,11 +552,16 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
 
 def vstack(tup, *, dtype=None, casting="same_kind"):
     """numpy.vstack: 1-D arrays become rows."""
+    if isinstance(tup, TensorList):
+        rows = len(tup.element_shape) < 2
+        return _cast_to(array_ops.stack(tup) if rows else array_ops.concat(tup, 0), dtype)
     return concatenate([atleast_2d(x) for x in _joined(tup, "vstack")], 0, dtype=dtype)
 
 
 def hstack(tup, *, dtype=None, casting="same_kind"):
     """numpy.hstack: along axis 1 (axis 0 for 1-D arrays)."""
+    if isinstance(tup, TensorList):
+        return concatenate(tup, 0 if len(tup.element_shape) < 2 else 1, dtype=dtype)
     items = [atleast_1d(x) for x in _joined(tup, "hstack")]
     return concatenate(items, 0 if items[0].ndim == 1 else 1, dtype=dtype)
 

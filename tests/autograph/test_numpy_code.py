@@ -361,3 +361,16 @@ def test_unsupported_functions_say_what_to_write():
         rt.function(median_of)(rt.constant(F64))
     assert "shape=[None]" in str(info.value) and "Tout=x.dtype" in str(info.value)
     assert_agree(lambda v: np.concat([v, v]), F64)
+
+
+def joins_a_loop_list(x):
+    rows = []
+    for v in x:
+        rows.append(v * 2)
+    return (np.concatenate(rows), np.concatenate(rows, axis=None), np.hstack(rows),
+            np.vstack(rows), np.stack(rows, 1))
+
+
+def test_numpy_joins_of_a_list_a_graph_loop_built():
+    assert_agree(joins_a_loop_list, np.arange(6.0).reshape(2, 3))
+    assert_agree(joins_a_loop_list, np.arange(12.0).reshape(2, 3, 2))

@@ -17,10 +17,9 @@ import time
 
 from runtime import nest
 from runtime.conversion import convert_to_tensor
+from runtime.executor.interpreter import op_results
 from runtime.function import Function
-from runtime.ops import control_flow_ops as cf
-from runtime.ops.control_flow_ops import IF, WHILE
-from runtime.ops.registry import CONST, PLACEHOLDER
+from runtime.ops.registry import PLACEHOLDER
 from runtime.signature import is_tensor_leaf
 from runtime.tensor import normalize
 
@@ -129,16 +128,7 @@ class _OpTimer:
         args = [env[id(t)] for t in op.inputs]
         inner_before = self._inner_ns
         start = time.perf_counter_ns()
-        if op.opdef is IF:
-            results = self.run(cf.taken_branch(op, args[0]), args[1:])
-        elif op.opdef is WHILE:
-            results = self._run_while(op, args)
-        elif op.opdef is CONST:
-            value = op.attrs["value"]
-            results = [value[()] if value.ndim == 0 else value]
-        else:
-            out = op.opdef.kernel(*args, **op.kernel_attrs())
-            results = list(out) if isinstance(out, tuple) else [out]
+        results = op_results(op, args, self.run)
         elapsed = time.perf_counter_ns() - start
         inner = self._inner_ns - inner_before  # (the ops of its sub-graphs, counted there)
         entry = self.times[op]
@@ -147,14 +137,3 @@ class _OpTimer:
         self._inner_ns = inner_before + elapsed
         for tensor, value in zip(op.outputs, results):
             env[id(tensor)] = normalize(value)
-
-    def _run_while(self, op, args) -> list:
-        n = cf.loop_count(op)
-        values, captured = args[:n], args[n:]
-        limit, i = cf.iteration_limit(op), 0
-        while self.run(cf.loop_cond(op), values + captured)[0]:
-            if limit is not None and i >= limit:
-                break
-            values = self.run(cf.loop_body(op), values + captured)
-            i += 1
-        return values

@@ -29,19 +29,32 @@ def run_graph_values(graph: Graph, inputs: list) -> dict:
     return env
 
 
+def op_results(op: Operation, args: list, run=run_graph) -> list:
+    """The output values of `op` for its input values `args`; its sub-graphs (a graph `if`'s
+    branch, a loop's condition and body) run by `run(graph, inputs)`."""
+    if op.opdef is IF:
+        return run(cf.taken_branch(op, args[0]), args[1:])
+    if op.opdef is WHILE:
+        n = cf.loop_count(op)
+        values, captured = args[:n], args[n:]
+        limit, i = cf.iteration_limit(op), 0
+        while run(cf.loop_cond(op), values + captured)[0]:
+            if limit is not None and i >= limit:
+                break
+            values = run(cf.loop_body(op), values + captured)
+            i += 1
+        return values
+    if op.opdef is CONST:
+        value = op.attrs["value"]
+        return [value[()] if value.ndim == 0 else value]
+    out = op.opdef.kernel(*args, **op.kernel_attrs())
+    return list(out) if isinstance(out, tuple) else [out]
+
+
 def _run_op(op: Operation, env: dict) -> None:
     args = [env[id(t)] for t in op.inputs]
     try:
-        if op.opdef is IF:
-            results = run_graph(cf.taken_branch(op, args[0]), args[1:])
-        elif op.opdef is WHILE:
-            results = _run_while(op, args)
-        elif op.opdef is CONST:
-            value = op.attrs["value"]
-            results = [value[()] if value.ndim == 0 else value]
-        else:
-            out = op.opdef.kernel(*args, **op.kernel_attrs())
-            results = list(out) if isinstance(out, tuple) else [out]
+        results = op_results(op, args)
     except Error as e:
         if getattr(e, "_rt_located", False):
             raise
@@ -52,19 +65,6 @@ def _run_op(op: Operation, env: dict) -> None:
         raise locate_error(e, op) from None
     for tensor, value in zip(op.outputs, results):
         env[id(tensor)] = normalize(value)
-
-
-def _run_while(op: Operation, args: list) -> list:
-    n = cf.loop_count(op)
-    values, captured = args[:n], args[n:]
-    limit = cf.iteration_limit(op)
-    i = 0
-    while run_graph(cf.loop_cond(op), values + captured)[0]:
-        if limit is not None and i >= limit:
-            break
-        values = run_graph(cf.loop_body(op), values + captured)
-        i += 1
-    return values
 
 
 def locate_error(error: Exception, op: Operation) -> Exception:

@@ -12,6 +12,7 @@ from autograph.api import (
     converted_call,
     do_not_convert,
     is_generated_file,
+    is_numpy_function,
     not_converted_reason,
     to_code,
     to_graph,
@@ -32,7 +33,8 @@ __version__ = "0.1.0"
 __all__ = [
     "AutoGraphError", "Backend", "ConversionError", "RecursionLimitError", "Undefined",
     "UnrolledLoopWarning",
-    "converted_call", "do_not_convert", "is_generated_file", "not_converted_reason",
+    "converted_call", "do_not_convert", "is_generated_file", "is_numpy_function",
+    "not_converted_reason",
     "record_decisions", "register_backend", "to_code", "to_graph", "unregister_backend",
     "user_location",
 ]

@@ -21,7 +21,7 @@ def converted_call(f, /, *args, **kwargs):
         return overload(*args, **kwargs)
     if type(f) is types.BuiltinMethodType and type(f.__self__) is str and f.__name__ == "format":
         return operators.format_string(f.__self__, *args, **kwargs)  # `template.format(...)`
-    if _is_numpy(f):
+    if is_numpy_function(f):
         backend = backends.tensor_backend_any((*args, *kwargs.values()))
         if backend is None and _is_numpy_random(f):  # drawn while tracing, they would be
             backend = backends.building_graph()  # frozen into the graph: the library draws
@@ -59,8 +59,9 @@ def _is_numpy_random(f) -> bool:
     return module.startswith("numpy.random")
 
 
-def _is_numpy(f) -> bool:
-    """`f` is one of numpy's functions, ufuncs (or their methods) or scalar types."""
+def is_numpy_function(f) -> bool:
+    """`f` is one of numpy's functions, ufuncs (or their methods) or scalar types: a call of it
+    with a backend's tensor goes to the backend (`Backend.numpy_call`)."""
     module = getattr(f, "__module__", None)
     if module is None:  # a ufunc's method (`np.add.reduce`)
         module = getattr(getattr(f, "__self__", None), "__module__", None)

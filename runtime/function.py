@@ -23,6 +23,7 @@ import sys
 import threading
 import weakref
 
+from autograph import is_numpy_function
 from runtime.argument_binding import ArgumentBinder
 from runtime.call_paths import CallPaths
 from runtime.concrete_function import ConcreteFunction
@@ -52,7 +53,7 @@ class Function(CallPaths):
         options = checked_options(fn, input_signature, autograph, reduce_retracing, optimize,
                                   max_traces, on_retrace, capture_guards, check, jit_compile,
                                   numpy_results)
-        if numpy_dispatch.is_numpy_callable(fn):  # rt.function(np.negative): runtime.numpy's
+        if is_numpy_function(fn):  # rt.function(np.negative): runtime.numpy's
             found = numpy_dispatch.lookup(fn)
             if found is None:
                 raise numpy_dispatch.unsupported(fn)

@@ -52,14 +52,6 @@ for _dtype in dtypes.ALL:
         implement_callable(_dtype.np_dtype.type, _scalar_type(_dtype), f"numpy.{_dtype.name}")
 
 
-def is_numpy_callable(fn) -> bool:
-    """`fn` is one of numpy's functions, ufuncs (or their methods) or scalar types."""
-    module = getattr(fn, "__module__", None)
-    if module is None:  # a ufunc's method (`np.add.reduce`)
-        module = getattr(getattr(fn, "__self__", None), "__module__", None)
-    return type(module) is str and (module == "numpy" or module.startswith("numpy."))
-
-
 def lookup(numpy_fn):
     """The runtime.numpy function for `numpy_fn`, or None."""
     try:

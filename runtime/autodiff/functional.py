@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 
 import autograph
-from runtime import context, traceback_filtering
+from runtime import traceback_filtering
 from runtime.autodiff.tape import GradientTape
 from runtime.conversion import convert_to_tensor
 
@@ -37,10 +37,9 @@ def _value_and_grad(fn, argnums, positions, args, kwargs):
         args[i] = convert_to_tensor(args[i])
     with GradientTape() as tape:
         tape.watch([args[i] for i in positions])
-        if context.current_graph() is not None:  # tracing: convert fn's control flow
-            value = autograph.converted_call(fn, *args, **kwargs)
-        else:
-            value = fn(*args, **kwargs)
+        # converted, eagerly too: numpy's functions of tensors in it run as rt ops, which the
+        # tape records (run as written, numpy would compute off the tape: a wrong gradient)
+        value = autograph.converted_call(fn, *args, **kwargs)
     grads = tape.gradient(value, [args[i] for i in positions])
     return value, grads[0] if isinstance(argnums, int) else tuple(grads)
 

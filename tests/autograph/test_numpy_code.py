@@ -374,3 +374,34 @@ def joins_a_loop_list(x):
 def test_numpy_joins_of_a_list_a_graph_loop_built():
     assert_agree(joins_a_loop_list, np.arange(6.0).reshape(2, 3))
     assert_agree(joins_a_loop_list, np.arange(12.0).reshape(2, 3, 2))
+
+
+def energy(x):
+    return np.sum(np.sin(x) * x) + np.mean(x ** 2)
+
+
+class Scaler:
+    def __init__(self):
+        self.w = rt.Variable(np.array([0.5, -1.0]))
+
+    @rt.function
+    def __call__(self, x):
+        return np.sum(np.tanh(x * self.w))
+
+
+def test_numpy_code_composes_with_gradients_tapes_and_methods():
+    x = np.array([0.3, -1.2])
+    want = np.sin(x) + x * np.cos(x) + 2 * x / x.size  # d energy / dx
+    for grad in (rt.grad(energy), rt.function(rt.grad(energy)), rt.grad(rt.function(energy))):
+        np.testing.assert_allclose(grad(rt.constant(x)).numpy(), want, rtol=1e-12)
+    tensor = rt.constant(x)
+    with rt.GradientTape() as tape:
+        tape.watch(tensor)
+        y = rt.function(energy)(tensor)
+    np.testing.assert_allclose(tape.gradient(y, tensor).numpy(), want, rtol=1e-12)
+    scaler = Scaler()
+    with rt.GradientTape() as tape:
+        y = scaler(tensor)
+    w = scaler.w.numpy()
+    np.testing.assert_allclose(tape.gradient(y, scaler.w).numpy(),
+                               x * (1 - np.tanh(x * w) ** 2), rtol=1e-12)

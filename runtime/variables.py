@@ -83,6 +83,8 @@ lacks(GRADIENT, "no outputs: assignments are not differentiated", ASSIGN, ASSIGN
 class Variable:
     """A named, mutable tensor. Functions read its value on every call."""
 
+    __array_priority__ = 100  # `array * variable` is the variable's operator (a tape sees it)
+
     def __init__(self, initial_value, trainable=True, *, name=None, dtype=None, shape=None):
         """`shape` may have None dims: assignments may then change those dims."""
         if callable(initial_value):

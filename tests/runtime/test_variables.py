@@ -142,3 +142,13 @@ def test_creating_a_variable_on_every_trace_is_an_error():
     with pytest.raises(ValueError) as info:  # the error names the line that makes it
         rt.function(lambda x: x * _make_state())(rt.constant(1.0))
     assert "return rt.Variable(1.0)" in str(info.value)
+
+
+def test_a_numpy_array_next_to_a_variable_is_the_variables_operation_so_a_tape_sees_it():
+    v = rt.Variable(2.0)
+    x = np.arange(3, dtype=np.float32)
+    for result in (x * v, x + v, x - v, x / v, x ** v, x < v):
+        assert isinstance(result, rt.EagerTensor)
+    with rt.GradientTape() as tape:
+        y = rt.reduce_sum(x * v)  # numpy computed this off the tape: the gradient was None
+    assert float(tape.gradient(y, v)) == 3.0

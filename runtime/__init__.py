@@ -16,6 +16,7 @@ from runtime import (  # onnx: lazy
     errors,
     fft,
     linalg,
+    nn,
     numpy,
     onnx,
     optimizers,
@@ -185,6 +186,13 @@ from runtime.ops.math_ops import (  # numpy's other math functions
     true_divide,
     trunc,
     where,
+)
+from runtime.ops.nn_ops import (
+    clip_by_global_norm,
+    clip_by_norm,
+    global_norm,
+    one_hot,
+    reduce_logsumexp,
 )
 from runtime.ops.python_call_ops import numpy_function
 from runtime.ops.reduction_ops import (

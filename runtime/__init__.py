@@ -50,6 +50,7 @@ from runtime.executor.jax_backend import to_jax
 from runtime.explain import explain
 from runtime.function import Function, function
 from runtime.graph import Graph, Operation
+from runtime.module import Module
 from runtime.ops import overloads as _overloads  # noqa: F401 - installs Tensor operators
 from runtime.ops.arrangement_ops import (
     diag,
@@ -194,6 +195,13 @@ from runtime.ops.nn_ops import (
     one_hot,
     reduce_logsumexp,
 )
+from runtime.ops.nn_ops import (
+    clip_by_global_norm,
+    clip_by_norm,
+    global_norm,
+    one_hot,
+    reduce_logsumexp,
+)
 from runtime.ops.python_call_ops import numpy_function
 from runtime.ops.reduction_ops import (
     argmax,
@@ -220,4 +228,4 @@ from runtime.profiling import profile
 from runtime.signature import TensorSpec
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorShape
 from runtime.tensor_list import TensorList
-from runtime.variables import Variable
+from runtime.variables import Variable, name_scope

@@ -9,6 +9,7 @@ running on other threads) hold the variable's lock while they read and write its
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 
@@ -22,6 +23,29 @@ from runtime.source_info import user_origin
 from runtime.tensor import EagerTensor, SymbolicTensor, TensorShape
 
 _ids = itertools.count()
+_scopes = threading.local()  # .names: the name scopes open on this thread, outermost first
+
+
+@contextlib.contextmanager
+def name_scope(name: str):
+    """Variables created inside the block have names starting `name/` (scopes nest)."""
+    if not isinstance(name, str) or not name or "/" in name:
+        raise ValueError(f"a name scope is a non-empty name without '/', got {name!r}.")
+    names = _scopes.__dict__.setdefault("names", [])
+    names.append(name)
+    try:
+        yield name
+    finally:
+        names.pop()
+
+
+def current_name_scope() -> str:
+    """The open name scopes, outermost first, joined by '/' ('' outside any)."""
+    return "/".join(getattr(_scopes, "names", ()))
+
+
+def _scoped(name: str) -> str:
+    return "/".join([*getattr(_scopes, "names", ()), name])
 
 
 def _read_kernel(*, variable):
@@ -100,7 +124,7 @@ class Variable:
             )
         # A copy: the caller's array must not alias the variable's state.
         self.value_ = value._value.copy() if isinstance(value._value, np.ndarray) else value._value
-        self.name = f"{name or 'Variable'}_{next(_ids)}"
+        self.name = f"{_scoped(name or 'Variable')}_{next(_ids)}"
         self.trainable = trainable
         self._lock = threading.Lock()  # held by updates (see the kernels above)
         self.version = 0  # how many assignments it has had (a gradient checks it is unchanged)

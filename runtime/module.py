@@ -1,0 +1,134 @@
+"""`rt.Module`: an object that owns Variables and other modules, and finds them for you.
+
+A module's variables are the ones reachable from its attributes: Variables, sub-modules, and
+lists, tuples and dicts of them (to any depth), in the order the attributes were set. Nothing is
+registered when an attribute is set: `variables` walks the attributes when asked, so a subclass
+that forgets `super().__init__()` or replaces an attribute still reports what it holds now.
+
+    class Linear(rt.Module):
+        def __init__(self):
+            super().__init__()
+            self.W = rt.Variable(5.0, name="weight")
+            self.B = rt.Variable(10.0, name="bias")
+
+        @rt.function
+        def __call__(self, x):
+            return x * self.W + self.B
+
+`trainable_variables` leaves out variables made with `trainable=False` and everything under a
+module whose `trainable` is False (how a layer is frozen). A method decorated with `rt.function`
+traces once per instance and input signature.
+"""
+
+from __future__ import annotations
+
+import re
+
+from runtime.variables import Variable, name_scope
+
+
+class Module:
+    """A named container of Variables and sub-modules (see the module docstring)."""
+
+    def __init__(self, name: str | None = None):
+        if name is not None and (not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name)):
+            raise ValueError(f"a module's name is letters, digits, '_', '.' or '-', got {name!r}.")
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        """The name given, or the class name in snake_case."""
+        name = self.__dict__.get("_name")
+        return name if name is not None else _snake_case(type(self).__name__)
+
+    @property
+    def name_scope(self):
+        """A context manager: variables created inside it are named `<module name>/...`."""
+        return name_scope(self.name)
+
+    @property
+    def trainable(self) -> bool:
+        """False leaves this module's variables out of every `trainable_variables`."""
+        return self.__dict__.get("_trainable", True)
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        self._trainable = bool(value)
+
+    @property
+    def variables(self) -> list:
+        """Every Variable this module and its sub-modules hold, each once, in attribute order."""
+        return [v for v, _ in self._walk_variables()]
+
+    @property
+    def trainable_variables(self) -> list:
+        """The variables a gradient should update: trainable ones not under a frozen module."""
+        return [v for v, trainable in self._walk_variables() if trainable and v.trainable]
+
+    @property
+    def non_trainable_variables(self) -> list:
+        """`variables` less `trainable_variables`."""
+        trainable = {id(v) for v in self.trainable_variables}
+        return [v for v in self.variables if id(v) not in trainable]
+
+    @property
+    def submodules(self) -> list:
+        """Every module under this one (not itself), each once, depth first in attribute order."""
+        found, seen = [], {id(self)}
+        for value in _children(self):
+            _collect_modules(value, found, seen)
+        return found
+
+    def _walk_variables(self):
+        """(variable, whether every module on its path is trainable), each variable once."""
+        seen_vars, seen_modules = set(), {id(self)}
+
+        def walk(value, trainable):
+            if isinstance(value, Variable):
+                if id(value) not in seen_vars:
+                    seen_vars.add(id(value))
+                    yield value, trainable
+            elif isinstance(value, Module):
+                if id(value) not in seen_modules:
+                    seen_modules.add(id(value))
+                    for child in _children(value):
+                        yield from walk(child, trainable and value.trainable)
+            else:
+                for child in _items(value):
+                    yield from walk(child, trainable)
+
+        for child in _children(self):
+            yield from walk(child, self.trainable)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} '{self.name}'>"
+
+
+def _children(module: Module) -> list:
+    """The attribute values of `module` that may hold variables or modules."""
+    return list(vars(module).values())
+
+
+def _items(value) -> list:
+    if isinstance(value, dict):
+        return list(value.values())
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return []
+
+
+def _collect_modules(value, found: list, seen: set) -> None:
+    if isinstance(value, Module):
+        if id(value) in seen:
+            return
+        seen.add(id(value))
+        found.append(value)
+        for child in _children(value):
+            _collect_modules(child, found, seen)
+    else:
+        for child in _items(value):
+            _collect_modules(child, found, seen)
+
+
+def _snake_case(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()

@@ -1,0 +1,94 @@
+"""rt.Module: the variables and sub-modules reachable from attributes, trainability, names."""
+
+import numpy as np
+import pytest
+
+import runtime as rt
+
+
+class Inner(rt.Module):
+    def __init__(self, name=None):
+        super().__init__(name)
+        self.w = rt.Variable(1.0, name="w")
+        self.frozen = rt.Variable(2.0, trainable=False, name="frozen")
+
+
+class Outer(rt.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = Inner()
+        self.in_a_list = [rt.Variable(3.0, name="listed"), {"deep": (Inner("deep"),)}]
+        self.shared = self.inner.w  # the same variable twice: listed once
+        self.count = 7
+
+
+def test_variables_are_found_through_attributes_lists_dicts_and_tuples_once_each():
+    m = Outer()
+    names = [v.name.rpartition("_")[0] for v in m.variables]
+    assert names == ["w", "frozen", "listed", "w", "frozen"]
+    assert [v.name.rpartition("_")[0] for v in m.trainable_variables] == ["w", "listed", "w"]
+    assert [v.name.rpartition("_")[0] for v in m.non_trainable_variables] == ["frozen", "frozen"]
+    assert [s.name for s in m.submodules] == ["inner", "deep"]
+    assert m.name == "outer"
+
+
+def test_a_frozen_submodule_leaves_its_variables_out_of_trainable_variables():
+    m = Outer()
+    m.inner.trainable = False
+    assert [v.name.rpartition("_")[0] for v in m.trainable_variables] == ["listed", "w"]
+    m.trainable = False
+    assert m.trainable_variables == [] and len(m.variables) == 5
+
+
+def test_a_subclass_that_skips_super_init_still_reports_its_state():
+    class Lazy(rt.Module):
+        def __init__(self):
+            self.v = rt.Variable(1.0)
+
+    m = Lazy()
+    assert m.variables == [m.v] and m.name == "lazy" and m.trainable
+
+
+def test_name_scope_prefixes_the_variables_made_inside_it():
+    m = rt.Module("encoder")
+    with m.name_scope:
+        v = rt.Variable(0.0, name="bias")
+        with rt.name_scope("inner"):
+            u = rt.Variable(0.0)
+    assert v.name.startswith("encoder/bias_") and u.name.startswith("encoder/inner/Variable_")
+    with pytest.raises(ValueError, match="name"):
+        rt.Module("a b")
+    with pytest.raises(ValueError, match="without '/'"):
+        with rt.name_scope("a/b"):
+            pass
+
+
+def test_decorated_methods_compose_a_train_step_calling_the_decorated_call():
+    class Model(rt.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = rt.Variable(np.ones(3, np.float32))
+            self.optimizer = rt.optimizers.SGD(0.1)
+
+        @rt.function
+        def __call__(self, x):
+            return rt.reduce_sum(x * self.w)
+
+        @rt.function
+        def train_step(self, x):
+            with rt.GradientTape() as tape:
+                loss = self(x)
+            self.optimizer.apply_gradients(zip(tape.gradient(loss, [self.w]), [self.w]))
+            return loss
+
+    def plain(x, w):
+        return (x * w).sum(), w - 0.1 * x
+
+    model, w = Model(), np.ones(3, np.float32)
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    for _ in range(3):
+        loss, w_next = plain(x, w)
+        np.testing.assert_allclose(model.train_step(x).numpy(), loss, rtol=1e-6)
+        w = w_next
+        np.testing.assert_allclose(model.w.numpy(), w, rtol=1e-6)
+    assert model.train_step.experimental_get_tracing_count() == 1

@@ -20,12 +20,16 @@ InvalidArgumentError naming the user's line (the checks cost time: a graph with 
 inside a loop runs slower than without). An integer division by zero gives 0, as numpy's does. An op
 without a JAX rule, a loop whose variables change shape, or a value only known when the graph
 runs where XLA needs it while compiling (the length of a `rt.range` with tensor bounds) is a
-located NoLoweringError. 64-bit dtypes need JAX's 64-bit mode
+located NoLoweringError. The variables a graph reads are arguments of the XLA computation, their
+values read on every call (a model's forward pass runs on XLA); a graph that updates a variable
+is refused. 64-bit dtypes need JAX's 64-bit mode
 (`jax.config.update("jax_enable_x64", True)`): without it JAX would silently compute in 32 bits.
 The extra `jax` must be installed.
 """
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 
@@ -53,6 +57,7 @@ from runtime.ops.registry import (
     REGISTRY,
     derive_rules,
     lacks,
+    register_rule,
     register_rules,
 )
 
@@ -74,21 +79,28 @@ def _import_jax():
 
 
 def compile_graph(graph):
-    """(a function of the input values -> tuple of outputs, Generated), compiled by XLA."""
+    """(a function of the input values -> tuple of outputs, Generated), compiled by XLA. The
+    variables the graph reads are arguments of the XLA computation too, their values read on
+    every call."""
     jax = _import_jax()
     from jax.experimental import checkify
 
     checks = _check_lowerable(graph, jax.config.jax_enable_x64)
+    read = _variables_read(graph)
 
-    def lowered(*values):
-        return tuple(run_graph(graph, values))
+    def lowered(values, variable_values):
+        _reading.values = dict(zip((v.name for v in read), variable_values))
+        try:
+            return tuple(run_graph(graph, values))
+        finally:
+            _reading.values = None
 
     if checks:
         checked = jax.jit(checkify.checkify(lowered, errors=checkify.index_checks
                                             | checkify.user_checks))
 
-        def compiled(*values):
-            error, outs = checked(*values)
+        def compiled(values, variable_values):
+            error, outs = checked(values, variable_values)
             message = error.get()
             if message is not None:
                 raise InvalidArgumentError(_located(message, graph))
@@ -99,13 +111,38 @@ def compile_graph(graph):
     scalar = [len(t.shape) == 0 for t in graph.outputs]
 
     def call(*values):
-        outs = compiled(*values)
+        outs = compiled(values, [v.value_ for v in read])
         return tuple(kind(v) if is_scalar else np.asarray(v)
                      for v, kind, is_scalar in zip(outs, kinds, scalar))
 
     source = ("# compiled by XLA through JAX (runtime/executor/jax_backend.py); see "
               "jax.jit(...).lower(...).as_text() for what XLA runs\n")
     return call, Generated(source, {}, {}, "<rt-xla>")
+
+
+_reading = threading.local()  # .values: {variable name: its JAX value} while jax.jit traces
+
+
+def _variables_read(graph) -> list:
+    """The variables `graph` (or a sub-graph) reads, each once."""
+    found = {}
+    for op in graph.walk():
+        if op.opdef is variables.READ:
+            found.setdefault(op.attrs["variable"].name, op.attrs["variable"])
+    return list(found.values())
+
+
+@register_rule(JAX, variables.READ)
+def _read_variable_rule(op):
+    values = getattr(_reading, "values", None)
+    name = op.attrs["variable"].name
+    if values is None or name not in values:
+        raise NoLoweringError(with_origin(
+            f"the graph reads the variable {name}, whose value a JAX function of the graph's "
+            "inputs cannot see: pass its value as an argument instead (or run the function "
+            "with jit_compile='xla', which reads variables on every call).", op.origin))
+    return values[name]
+
 
 
 def to_jax(concrete):
@@ -457,8 +494,9 @@ lacks(JAX, "random numbers come from numpy's generator; XLA's would give other n
 lacks(JAX, "the size of its output is known only when the graph runs", math_ops.WHERE_INDICES)
 lacks(JAX, "made by the fusion pass, which does not run for XLA (XLA fuses by itself)",
       FUSED_ELEMENTWISE)
-lacks(JAX, "not lowered yet: pass the variable's value as an argument", variables.READ,
-      variables.ASSIGN, variables.ASSIGN_ADD, variables.ASSIGN_SUB)
+lacks(JAX, "XLA computes values, it cannot update a variable: run the updates on the default "
+      "executor (e.g. the training step), the forward pass may use XLA", variables.ASSIGN,
+      variables.ASSIGN_ADD, variables.ASSIGN_SUB)
 lacks(JAX, "not lowered yet", io_ops.PRINT, array_ops.SLICE_GRADIENT, array_ops.GATHER_GRADIENT)
 
 

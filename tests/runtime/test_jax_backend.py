@@ -204,3 +204,18 @@ def test_without_jax_the_error_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "jax", None)  # `import jax` raises ImportError
     with pytest.raises(ImportError, match=r"tracegraph\[jax\]"):
         rt.function(workloads.newton_sqrt, jit_compile="xla")(rt.constant(np.float32(4.0)))
+
+
+def test_variables_are_read_on_every_call_and_updates_are_refused():
+    v = rt.Variable(np.ones(3, np.float32))
+    f = rt.function(lambda x: x * v + rt.reduce_sum(v), jit_compile="xla")
+    x = np.arange(3, dtype=np.float32)
+    np.testing.assert_array_equal(f(x).numpy(), x + 3)
+    v.assign([2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(f(x).numpy(), 2 * x + 6)  # not the value of the first call
+    with pytest.raises(rt.errors.NoLoweringError, match="cannot update a variable") as e:
+        rt.function(lambda x: v.assign_add(x), jit_compile="xla")(x)
+    assert "test_jax_backend.py" in str(e.value)
+    concrete = rt.function(lambda x: x * v).get_concrete_function(x)
+    with pytest.raises(rt.errors.NoLoweringError, match="pass its value as an argument"):
+        rt.to_jax(concrete)(x)

@@ -15,6 +15,7 @@ from runtime import (  # onnx: lazy
     debugging,
     errors,
     fft,
+    layers,
     linalg,
     losses,
     metrics,
@@ -52,8 +53,7 @@ from runtime.executor.jax_backend import to_jax
 from runtime.explain import explain
 from runtime.function import Function, function
 from runtime.graph import Graph, Operation
-from runtime.module import Module
-from runtime.module import Module
+from runtime.models import Model, Sequential
 from runtime.module import Module
 from runtime.ops import overloads as _overloads  # noqa: F401 - installs Tensor operators
 from runtime.ops.arrangement_ops import (
@@ -191,27 +191,6 @@ from runtime.ops.math_ops import (  # numpy's other math functions
     true_divide,
     trunc,
     where,
-)
-from runtime.ops.nn_ops import (
-    clip_by_global_norm,
-    clip_by_norm,
-    global_norm,
-    one_hot,
-    reduce_logsumexp,
-)
-from runtime.ops.nn_ops import (
-    clip_by_global_norm,
-    clip_by_norm,
-    global_norm,
-    one_hot,
-    reduce_logsumexp,
-)
-from runtime.ops.nn_ops import (
-    clip_by_global_norm,
-    clip_by_norm,
-    global_norm,
-    one_hot,
-    reduce_logsumexp,
 )
 from runtime.ops.nn_ops import (
     clip_by_global_norm,

@@ -131,4 +131,6 @@ def _collect_modules(value, found: list, seen: set) -> None:
 
 
 def _snake_case(name: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+    """Keras' rule: `GlobalAveragePooling2D` -> `global_average_pooling2d`, `Conv2D` -> `conv2d`."""
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()

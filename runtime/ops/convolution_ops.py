@@ -289,6 +289,22 @@ def _conv_output(name, x_shape, w_shape, strides, dilations, padding):
             _out_dim(w, kw, strides[1], dilations[1], padding, "width", name), o)
 
 
+def conv2d_output_shape(input_shape, filters_shape, strides=1, padding="VALID", dilations=1):
+    """The shape `conv2d` gives for an input and filters of these shapes (None where a dim is
+    unknown); what a layer declares before it runs."""
+    name = "conv2d"
+    return _conv_output(name, tuple(input_shape), tuple(filters_shape),
+                        _pair(strides, "strides", name), _pair(dilations, "dilations", name),
+                        _padding(padding, name))
+
+
+def pool2d_output_shape(input_shape, ksize, strides, padding="VALID"):
+    """The shape `max_pool2d` and `avg_pool2d` give for an input of `input_shape`."""
+    name = "pool2d"
+    return _pool_output(name, tuple(input_shape), _pair(ksize, "ksize", name),
+                        _pair(strides, "strides", name), _padding(padding, name))
+
+
 def _conv2d_infer(inputs, *, strides, padding, dilations):
     x, w = inputs
     _check_attrs("conv2d", strides, dilations, padding)

@@ -1,0 +1,31 @@
+"""The examples run end to end (examples/digits_classifier.py: train, evaluate, plot, save)."""
+
+import importlib.util
+import pathlib
+
+import numpy as np
+import pytest
+
+EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_digits_classifier_trains_evaluates_plots_and_saves(tmp_path, capsys):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("matplotlib")
+    example = _load("digits_classifier")
+    plot, weights = tmp_path / "loss.png", tmp_path / "weights.npz"
+    example.main(["--epochs", "2", "--plot", str(plot), "--weights", str(weights)])
+    out = capsys.readouterr().out
+    accuracy = float(out.split("held-out accuracy ")[1].split()[0])
+    assert accuracy >= 0.85 and "Total params: 5,050" in out
+    assert plot.stat().st_size > 1000
+    saved = np.load(weights)
+    assert [saved[k].shape for k in saved.files] == [(3, 3, 1, 16), (16,), (3, 3, 16, 16), (16,),
+                                                     (256, 10), (10,)]

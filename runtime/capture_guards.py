@@ -1,6 +1,8 @@
 """Capture guards: the Python constants a function reads from outside (globals, closure
 variables, `self` and class attributes, also read by the lambdas and functions defined in it)
 are baked into its graph, so `rt.function` makes their current values part of the signature.
+A module it reads (`rt.Module`, a model or layer) is guarded by its `_trace_state()`, which
+changes when Python state a graph may bake in changes (a layer frozen, a rate set).
 `guards_of(fn)` finds them at the first call; each guard's getter gives its signature key
 (`guard_key`: typed, floats by their bits, other objects by identity); `shown(key)` writes a
 key as Python would, for the retrace log.
@@ -69,6 +71,8 @@ def _collect(fn, guards: dict, seen: set, via: str, depth: int) -> None:
 
     for name, (what, get) in roots.items():
         value = _body_of(get())
+        if _module_state(value) is not None:
+            add(f"the state of the module '{name}'", lambda get=get: _module_state(get()))
         if name != self_name and _guardable(value):
             add(f"{what} '{name}'", get)
         elif name != self_name and _user_function(value):
@@ -86,6 +90,9 @@ def _collect(fn, guards: dict, seen: set, via: str, depth: int) -> None:
                 break
             shown = ".".join([root, *path[:k + 1]])
             getter = (lambda get=get, steps=path[:k + 1]: _follow(get(), steps))
+            if _module_state(value) is not None:
+                add(f"the state of the module '{shown}'",
+                    lambda getter=getter: _module_state(getter()))
             if _guardable(value):
                 add(f"the attribute '{shown}'", getter)
                 break
@@ -93,6 +100,13 @@ def _collect(fn, guards: dict, seen: set, via: str, depth: int) -> None:
                     value.__func__):
                 _collect(value, guards, seen, f" (read by {shown})", depth + 1)
                 break
+
+
+def _module_state(value):
+    """For an object with Python state that graphs bake in and that says when it changes (an
+    rt.Module: `_trace_state`), that number; else None."""
+    state = getattr(type(value), "_trace_state", None)
+    return None if state is None else state(value)
 
 
 def _scan(code, self_name):

@@ -40,6 +40,8 @@ class Metric(Module):
     `metric(...)`, is `update_state(...)` followed by `result()`.
     """
 
+    _holds_weights = False  # its variables are not a model's weights
+
     def __init__(self, name=None, dtype=None):
         super().__init__(name)
         try:

@@ -15,8 +15,10 @@ exist before the first call); otherwise on the first call.
 
 from __future__ import annotations
 
-from runtime.layers.base import Layer, _accepts_training
-from runtime.module import Module
+import math
+
+from runtime.layers.base import Layer
+from runtime.module import Module, _note_state_change
 
 
 class Model(Layer):
@@ -49,14 +51,20 @@ class Model(Layer):
     def summary(self, print_fn=print) -> None:
         """Prints each layer's name, type, output shape (when known) and number of weights."""
         rows = [("Layer (type)", "Output shape", "Params")]
-        shape = getattr(self, "_input_shape_hint", None)
+        shape = getattr(self, "_input_shape_hint", None) or getattr(self, "_build_input_shape",
+                                                                      None)
+        if isinstance(shape, tuple) and shape and not isinstance(shape[0], tuple):
+            shape = (None, *shape[1:])  # whatever batch it was built with
+        else:
+            shape = None  # (a structure of inputs)
         for layer in self.layers:
             try:
                 shape = None if shape is None else tuple(layer.compute_output_shape(shape))
             except NotImplementedError:
                 shape = None
             shown = "?" if shape is None else str(tuple(shape)).replace("None", "?")
-            params = f"{layer.count_params():,}" if layer.built else "(not built)"
+            params = (f"{layer.count_params():,}" if getattr(layer, "built", False)
+                      else "(not built)")
             rows.append((f"{layer.name} ({type(layer).__name__})", shown, params))
         widths = [max(len(row[i]) for row in rows) for i in range(3)]
         lines = [f'Model "{self.name}"']
@@ -64,8 +72,8 @@ class Model(Layer):
             lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths)))
             if i == 0:
                 lines.append("-" * len(lines[-1]))
-        lines.append(f"Total params: {self.count_params():,} "
-                     f"(trainable: {sum(v.numpy().size for v in self.trainable_variables):,})")
+        trainable = sum(math.prod(v.shape) for v in self.trainable_weights)
+        lines.append(f"Total params: {self.count_params():,} (trainable: {trainable:,})")
         print_fn("\n".join(lines))
 
 
@@ -88,6 +96,8 @@ class Sequential(Model):
             self._input_shape_hint = layer._input_shape_hint
         self._layers.append(layer)
         self.built = False
+        if "_read_by_graphs" in self.__dict__:  # functions that read the model retrace
+            _note_state_change()
         if self._input_shape_hint is not None:
             self._build_for(self._input_shape_hint)
 
@@ -95,6 +105,8 @@ class Sequential(Model):
         """Removes and returns the last layer."""
         if not self._layers:
             raise IndexError("pop from an empty Sequential.")
+        if "_read_by_graphs" in self.__dict__:
+            _note_state_change()
         return self._layers.pop()
 
     @property
@@ -106,7 +118,7 @@ class Sequential(Model):
         layers can tell their output shapes; the rest build on the first call)."""
         shape = tuple(input_shape)
         for layer in self._layers:
-            if not layer.built:
+            if not getattr(layer, "built", False):
                 layer._build_for(shape)
             try:
                 shape = tuple(layer.compute_output_shape(shape))
@@ -116,10 +128,7 @@ class Sequential(Model):
     def call(self, inputs, training=None):
         outputs = inputs
         for layer in self._layers:
-            if _accepts_training(type(layer).call):
-                outputs = layer(outputs, training=training)
-            else:
-                outputs = layer(outputs)
+            outputs = layer(outputs, training=training)
         return outputs
 
     def compute_output_shape(self, input_shape):

@@ -18,17 +18,30 @@ that forgets `super().__init__()` or replaces an attribute still reports what it
 `trainable_variables` leaves out variables made with `trainable=False` and everything under a
 module whose `trainable` is False (how a layer is frozen). A method decorated with `rt.function`
 traces once per instance and input signature.
+
+A graph bakes in the Python state of the modules it reads (a layer's `trainable`, a dropout
+rate, a factor in a user layer's `call`), so a function that reads a module retraces when such
+state changes after it traced: `rt.function`'s capture guards ask `_trace_state()`, which
+changes whenever a public attribute (or `trainable`) of a module some graph has read is set
+outside tracing.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 
+from runtime import context
 from runtime.variables import Variable, name_scope
+
+_state_changes = itertools.count(1)  # numbers the changes of modules that graphs have read
+_last_change = 0
 
 
 class Module:
     """A named container of Variables and sub-modules (see the module docstring)."""
+
+    _holds_weights = True  # False: its variables are state, not a model's weights (Layer.weights)
 
     def __init__(self, name: str | None = None):
         if name is not None and (not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name)):
@@ -55,6 +68,25 @@ class Module:
     def trainable(self, value: bool) -> None:
         self._trainable = bool(value)
 
+    def __setattr__(self, name: str, value) -> None:
+        object.__setattr__(self, name, value)
+        if "_read_by_graphs" in self.__dict__:
+            _mark_read_by_graphs(value)  # (a module set on a read module is read too)
+            # (a property stores its state under other names, which decide)
+            public = not name.startswith("_") and not isinstance(
+                getattr(type(self), name, None), property)
+            if (public or name == "_trainable") and context.current_graph() is None and (
+                    context.current_trace() is None):  # (a layer built while tracing: no change)
+                _note_state_change()
+
+    def _trace_state(self) -> int:
+        """A number that changes when the Python state a graph may bake in changes, for this
+        module or any other one that graphs have read (see the module docstring); marks this
+        module and its sub-modules as read by graphs."""
+        if "_read_by_graphs" not in self.__dict__:
+            _mark_read_by_graphs(self)
+        return _last_change
+
     @property
     def variables(self) -> list:
         """Every Variable this module and its sub-modules hold, each once, in attribute order."""
@@ -79,8 +111,10 @@ class Module:
             _collect_modules(value, found, seen)
         return found
 
-    def _walk_variables(self):
-        """(variable, whether every module on its path is trainable), each variable once."""
+    def _walk_variables(self, weights_only=False):
+        """(variable, whether every module on its path is trainable), each variable once;
+        `weights_only`: not inside modules whose variables are not weights (`_holds_weights`
+        False: an optimizer's slots, a metric's totals)."""
         seen_vars, seen_modules = set(), {id(self)}
 
         def walk(value, trainable):
@@ -89,7 +123,7 @@ class Module:
                     seen_vars.add(id(value))
                     yield value, trainable
             elif isinstance(value, Module):
-                if id(value) not in seen_modules:
+                if id(value) not in seen_modules and (value._holds_weights or not weights_only):
                     seen_modules.add(id(value))
                     for child in _children(value):
                         yield from walk(child, trainable and value.trainable)
@@ -102,6 +136,19 @@ class Module:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} '{self.name}'>"
+
+
+def _mark_read_by_graphs(value) -> None:
+    found = []
+    _collect_modules(value, found, set())
+    for module in found:
+        module.__dict__["_read_by_graphs"] = True
+
+
+def _note_state_change() -> None:
+    """Makes every function that reads a module retrace on its next call."""
+    global _last_change
+    _last_change = next(_state_changes)
 
 
 def _children(module: Module) -> list:

@@ -81,6 +81,8 @@ class Optimizer(Module):
     `self._slot(variable, name)`.
     """
 
+    _holds_weights = False  # its variables are not a model's weights
+
     def __init__(self, learning_rate, *, weight_decay=None, clipnorm=None, clipvalue=None,
                  global_clipnorm=None, name=None):
         super().__init__(name)
@@ -97,10 +99,10 @@ class Optimizer(Module):
             )
         with name_scope(self.name):
             self._iterations = Variable(0, trainable=False, name="iteration", dtype=dtypes.int64)
-            # float64, so a float64 variable steps by exactly the rate set (cast to each
-            # variable's dtype when applied)
+            # float32, as Keras' (`opt.learning_rate * grad` of float32 gradients works; the
+            # rate is cast to each variable's dtype when applied)
             self._learning_rate = Variable(learning_rate, trainable=False, name="learning_rate",
-                                           dtype=dtypes.float64)
+                                           dtype=dtypes.float32)
         self._slot_variables = []  # every slot, in creation order (so `variables` lists them)
         self._slots = weakref.WeakKeyDictionary()  # model variable -> {slot name: Variable}
         self._warned_no_gradient = weakref.WeakSet()
@@ -128,15 +130,16 @@ class Optimizer(Module):
         return self._iterations
 
     @property
-    def learning_rate(self) -> float:
-        """The learning rate (a float; it is kept in a float64 variable that steps read, so
-        setting it does not retrace a decorated step)."""
-        return float(self._learning_rate.numpy())
+    def learning_rate(self) -> Variable:
+        """The learning rate: a float32 Variable that steps read when they run, so a graph
+        reading it sees the current rate. Set it (`opt.learning_rate = 0.1`, or `.assign`)
+        without retracing a decorated step."""
+        return self._learning_rate
 
     @learning_rate.setter
     def learning_rate(self, value) -> None:
         if isinstance(value, (Tensor, Variable)):
-            value = cast(value, dtypes.float64)
+            value = cast(value, dtypes.float32)
         else:
             value = _number(value, "learning_rate", low=0.0)
         self._learning_rate.assign(value)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from runtime.ops import creation_ops, math_ops
+from runtime.ops import creation_ops, math_ops, nn_ops
 
 
 def linear(x):
@@ -47,8 +47,27 @@ def exponential(x):
     return math_ops.exp(x)
 
 
+def relu6(x):
+    return math_ops.clip_by_value(x, 0.0, 6.0)
+
+
+def selu(x):
+    """Scaled ELU, with the constants that keep activations normalized (Klambauer et al.)."""
+    alpha, scale = 1.6732632423543772, 1.0507009873554805
+    return math_ops.multiply(elu(x, alpha), scale)
+
+
+def softsign(x):
+    return math_ops.divide(x, math_ops.add(math_ops.abs(x), 1.0))
+
+
+def log_softmax(x, axis=-1):
+    return nn_ops.log_softmax(x, axis)
+
+
 _BY_NAME = {f.__name__: f for f in (linear, relu, sigmoid, tanh, softmax, softplus, elu,
-                                      leaky_relu, silu, exponential)}
+                                      leaky_relu, silu, exponential, relu6, selu, softsign,
+                                      log_softmax)}
 _BY_NAME["swish"] = silu
 
 

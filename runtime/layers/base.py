@@ -1,11 +1,13 @@
 """`rt.layers.Layer`: a Module with Keras' layer protocol.
 
 A layer makes its variables in `build(input_shape)`, which runs once, on the first call, when the
-input's shape is known (and eagerly, even when that first call is being traced by `rt.function`:
-the variables are made once and outlive the trace). `call(inputs, ...)` computes the output; in a
-graph it is converted by autograph, so `if`/`for` on tensors in a layer written by the user become
-graph control flow, as in any function `rt.function` traces. Floating inputs are cast to the
-layer's dtype (float32 by default), as Keras does.
+input's shape is known (a structure of shapes for a structure of inputs), and eagerly, even when
+that first call is being traced by `rt.function`: the variables are made once and outlive the
+trace. `call(inputs, ...)` computes the output; in a graph it is converted by autograph, so
+`if`/`for` on tensors in a layer written by the user become graph control flow, as in any
+function `rt.function` traces. Floating inputs are cast to the layer's dtype (float32 by
+default), as Keras does. A layer called inside another layer's `call` without `training=` gets
+the outer call's.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import threading
 import numpy as np
 
 import autograph
-from runtime import context, dtypes
+from runtime import context, dtypes, nest
 from runtime.conversion import convert_to_tensor
 from runtime.layers import initializers
 from runtime.module import Module, _snake_case
@@ -47,6 +49,7 @@ class Layer(Module):
         self._dtype = dtypes.as_dtype(dtype or dtypes.float32)
         self.built = False
         self._input_shape_hint = None if input_shape is None else (None, *input_shape)
+        self._build_input_shape = None
 
     @property
     def dtype(self):
@@ -68,11 +71,31 @@ class Layer(Module):
 
     @property
     def weights(self) -> list:
-        return self.variables
+        """The layer's weights and its sub-layers': its variables, less the state of the
+        optimizers and metrics it may hold."""
+        return [v for v, _ in self._walk_variables(weights_only=True)]
 
     @property
     def trainable_weights(self) -> list:
-        return self.trainable_variables
+        return [v for v, trainable in self._walk_variables(weights_only=True)
+                if trainable and v.trainable]
+
+    @property
+    def non_trainable_weights(self) -> list:
+        trainable = {id(v) for v in self.trainable_weights}
+        return [v for v in self.weights if id(v) not in trainable]
+
+    @property
+    def trainable(self) -> bool:
+        """False freezes the layer and its sub-layers (setting it sets theirs, as Keras does)."""
+        return self.__dict__.get("_trainable", True)
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        self._trainable = bool(value)
+        for module in self.submodules:
+            if isinstance(module, Layer):
+                module._trainable = bool(value)
 
     def get_weights(self) -> list:
         """The values of `weights`, as numpy arrays."""
@@ -107,47 +130,77 @@ class Layer(Module):
         raise NotImplementedError(f"{type(self).__name__} does not define compute_output_shape.")
 
     def __call__(self, inputs, *args, **kwargs):
-        inputs = self._cast_input(inputs)
+        inputs = _map_inputs(self._cast_input, inputs)
         if not getattr(self, "built", False):
-            self._build_for(_shape_of(inputs))
-        if "training" in kwargs and not _accepts_training(type(self).call):
-            del kwargs["training"]
-        if context.current_graph() is not None:  # user layers' tensor `if`s become graph ops
-            return autograph.converted_call(self.call, inputs, *args, **kwargs)
-        return self.call(inputs, *args, **kwargs)
+            self._build_for(_map_inputs(_shape_of, inputs))
+        if _accepts_training(type(self).call):
+            if kwargs.get("training") is None:  # an outer layer's `training=` reaches this one
+                kwargs["training"] = _training.value
+            outer, _training.value = _training.value, kwargs["training"]
+        else:
+            kwargs.pop("training", None)
+            outer = _training.value
+        try:
+            if context.current_graph() is not None:  # user layers' tensor `if`s: graph ops
+                return autograph.converted_call(self.call, inputs, *args, **kwargs)
+            return self.call(inputs, *args, **kwargs)
+        finally:
+            _training.value = outer
 
     def _build_for(self, input_shape) -> None:
         with _build_lock:
             if getattr(self, "built", False):
                 return
             with context.eager_scope(), self.name_scope:
-                self.build(TensorShape(input_shape))
+                self.build(input_shape)
+            self._build_input_shape = input_shape
             self.built = True
 
-    def _cast_input(self, inputs):
-        """Floating inputs in the layer's dtype (other inputs as they are)."""
-        if isinstance(inputs, (Tensor, Variable, np.ndarray, list, float)):
-            tensor = convert_to_tensor(inputs)
+    def _cast_input(self, value):
+        """A floating input in the layer's dtype (other inputs as they are)."""
+        if isinstance(value, (Tensor, Variable, np.ndarray, float)):
+            tensor = convert_to_tensor(value)
             if tensor.dtype.is_floating and tensor.dtype != self.dtype:
                 return math_ops.cast(tensor, self.dtype)
-            return tensor if not isinstance(inputs, Variable) else inputs
-        return inputs
+            return tensor if not isinstance(value, Variable) else value
+        return value
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} '{self.name}'>"
 
 
-def _shape_of(inputs) -> tuple:
-    shape = getattr(inputs, "shape", None)
-    if shape is None:
-        raise TypeError(f"a layer's first call needs a tensor or array input (its shape builds "
-                        f"the layer's variables), got {type(inputs).__name__}.")
-    return tuple(shape)
+def _map_inputs(fn, inputs):
+    """`fn` of each tensor of a structure of inputs; a (nested) list of numbers is one tensor."""
+    leaves = nest.flatten(inputs)
+    if isinstance(inputs, (list, tuple)) and leaves and all(
+            type(v) in (int, float, bool) for v in leaves):
+        return fn(convert_to_tensor(inputs))
+    if len(leaves) == 1 and leaves[0] is inputs:
+        return fn(inputs)
+    return nest.pack_sequence_as(inputs, [fn(v) for v in leaves])
+
+
+def _shape_of(value):
+    """The shape of a tensor or array (what `build` is given), else None."""
+    shape = getattr(value, "shape", None)
+    return None if shape is None else TensorShape(shape)
+
+
+class _Training(threading.local):
+    value = None  # the `training=` of the layer calls under way on this thread
+
+
+_training = _Training()
 
 
 @functools.cache
 def _accepts_training(call) -> bool:
-    parameters = inspect.signature(call).parameters.values()
+    """Whether a layer's `call` takes `training=` (also when decorated with rt.function)."""
+    call = getattr(call, "python_function", call)
+    try:
+        parameters = inspect.signature(call).parameters.values()
+    except (TypeError, ValueError):
+        return False
     return any(p.name == "training" or p.kind is p.VAR_KEYWORD for p in parameters)
 
 

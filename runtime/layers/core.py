@@ -5,9 +5,11 @@ from __future__ import annotations
 import math
 
 from runtime import dtypes
+from runtime.conversion import convert_to_tensor
 from runtime.layers import activations
 from runtime.layers.base import Layer
 from runtime.ops import array_ops, contraction_ops, math_ops, random_ops
+from runtime.ops.op_support import refuse
 from runtime.tensor import Tensor
 
 
@@ -33,6 +35,16 @@ class Dense(Layer):
                      if self.use_bias else None)
 
     def call(self, inputs):
+        inputs = convert_to_tensor(inputs)
+        if not inputs.dtype.is_floating:
+            raise refuse(TypeError, f"Dense '{self.name}' needs float inputs, got "
+                                    f"{inputs.dtype.name}: cast them first, e.g. "
+                                    f"rt.cast(x, rt.{self.dtype.name}).")
+        width = self.kernel.shape[0]
+        if not inputs.shape or inputs.shape[-1] not in (width, None):
+            raise refuse(ValueError, f"Dense '{self.name}' was built for inputs of {width} "
+                                     f"features (the last dim), got inputs of shape "
+                                     f"{list(inputs.shape)}.")
         if len(inputs.shape) == 2:
             outputs = math_ops.matmul(inputs, self.kernel)
         else:

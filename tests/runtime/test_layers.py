@@ -173,3 +173,111 @@ def test_bad_layer_arguments_say_what_to_pass():
         rt.Sequential([lambda x: x])
     with pytest.raises(ValueError, match="last dim"):
         rt.layers.Dense(2).build(rt.TensorShape([None, None]))
+
+
+def test_training_reaches_inner_layers_that_were_called_without_it():
+    class Block(rt.Model):
+        def __init__(self):
+            super().__init__()
+            self.dropout = rt.layers.Dropout(0.5, seed=1)
+
+        def call(self, x, training=False):
+            return self.dropout(x)  # no training= here: Keras passes the outer one on
+
+    block, x = Block(), np.ones((50, 40), np.float32)
+    assert (block(x, training=True).numpy() == 0).any()
+    np.testing.assert_array_equal(block(x).numpy(), x)
+    step = rt.function(lambda x: block(x, training=True))
+    assert (step(x).numpy() == 0).any()
+
+
+def test_weights_are_the_layers_not_the_optimizers_or_metrics_a_model_holds():
+    class Trainer(rt.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = rt.layers.Dense(2)
+            self.optimizer = rt.optimizers.Adam(0.1)
+            self.loss_tracker = rt.metrics.Mean("loss")
+
+        def call(self, x):
+            return self.dense(x)
+
+    model, x = Trainer(), _x(3, 4)
+    with rt.GradientTape() as tape:
+        loss = rt.reduce_sum(model(x))
+    model.optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                        model.trainable_variables))
+    model.loss_tracker.update_state(loss)
+    assert len(model.weights) == 2 and model.count_params() == 10
+    fresh = Trainer()
+    fresh(x)
+    fresh.set_weights(model.get_weights())
+    np.testing.assert_array_equal(fresh(x).numpy(), model(x).numpy())
+    assert len(model.variables) > 2  # the module's view: everything it holds
+
+
+def test_freezing_a_model_freezes_its_layers_and_unfreezing_it_unfreezes_them():
+    model = _mlp()
+    model.trainable = False
+    assert model.trainable_weights == [] and len(model.non_trainable_weights) == 4
+    model.trainable = True
+    assert len(model.trainable_weights) == 4
+
+
+def test_a_layer_whose_call_is_decorated_takes_training_and_sits_in_a_sequential():
+    class Doubler(rt.layers.Layer):
+        @rt.function
+        def call(self, x, training=False):
+            return x * 2.0 if training else x
+
+    model = rt.Sequential([Doubler()])
+    x = np.ones((1, 2), np.float32)
+    np.testing.assert_array_equal(model(x, training=True).numpy(), 2 * x)
+    np.testing.assert_array_equal(model(x).numpy(), x)
+
+
+def test_a_model_takes_a_tuple_a_list_or_a_dict_of_inputs():
+    class TwoInputs(rt.Model):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = rt.layers.Dense(1, kernel_initializer="ones"), rt.layers.Dense(
+                1, kernel_initializer="ones")
+
+        def call(self, inputs):
+            if isinstance(inputs, dict):
+                inputs = (inputs["a"], inputs["b"])
+            return self.a(inputs[0]) + self.b(inputs[1])
+
+    a, b = np.ones((4, 3), np.float64), np.ones((4, 5), np.float32)
+    for inputs in ((a, b), [a, b], {"a": a, "b": b}):
+        out = TwoInputs()(inputs)
+        assert out.dtype == rt.float32
+        np.testing.assert_array_equal(out.numpy(), np.full((4, 1), 8.0))
+
+
+def test_a_layer_that_skips_super_init_still_works_in_a_sequential():
+    class Plain(rt.layers.Layer):
+        def __init__(self):  # no super().__init__()
+            self.units = 2
+
+        def build(self, input_shape):
+            self.w = self.add_weight("w", (input_shape[-1], self.units))
+
+        def call(self, x):
+            return rt.matmul(x, self.w)
+
+    model = rt.Sequential([Plain(), rt.layers.Dense(1)])
+    assert model(_x(2, 3)).shape == (2, 1) and len(model.weights) == 3
+    lines = []
+    model.summary(print_fn=lines.append)
+    assert "plain (Plain)" in lines[0] and "Total params: 9" in lines[0]
+
+
+def test_dense_says_what_it_was_built_for_and_how_to_cast():
+    layer = rt.layers.Dense(2)
+    layer(_x(1, 3))
+    with pytest.raises(ValueError, match="built for inputs of 3 features") as e:
+        layer(_x(1, 5))
+    assert "test_layers.py" in str(e.value)
+    with pytest.raises(TypeError, match=r"rt.cast\(x, rt.float32\)"):
+        layer(np.ones((1, 3), np.int64))

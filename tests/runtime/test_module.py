@@ -92,3 +92,72 @@ def test_decorated_methods_compose_a_train_step_calling_the_decorated_call():
         w = w_next
         np.testing.assert_allclose(model.w.numpy(), w, rtol=1e-6)
     assert model.train_step.experimental_get_tracing_count() == 1
+
+
+def test_a_function_reading_a_module_retraces_when_its_python_state_changes():
+    class Scale(rt.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.factor = 2.0
+
+        def call(self, x):
+            return x * self.factor
+
+    class Net(rt.Model):
+        def __init__(self):
+            super().__init__()
+            self.scale = Scale()
+            self.dropout = rt.layers.Dropout(0.5)
+
+        def call(self, x, training=False):
+            return self.dropout(self.scale(x))
+
+    net, x = Net(), np.ones(1000, np.float32)
+    f = rt.function(lambda x: net(x, training=True))
+    f(x)
+    net.scale.factor = 10.0  # read by the user layer's call, two modules down
+    net.dropout.rate = 0.0  # read by a library layer's call
+    np.testing.assert_array_equal(f(x).numpy(), net(x, training=True).numpy())
+    assert f.experimental_get_tracing_count() == 2
+
+
+def test_freezing_a_layer_after_the_step_traced_retraces_the_step():
+    model = rt.Sequential([rt.layers.Dense(2, input_shape=(3,)), rt.layers.Dense(1)])
+    optimizer = rt.optimizers.SGD(0.1)
+
+    @rt.function
+    def step(x):
+        with rt.GradientTape() as tape:
+            loss = rt.reduce_sum(model(x))
+        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                      model.trainable_variables))
+
+    x = np.ones((4, 3), np.float32)
+    step(x)
+    model.layers[0].trainable = False
+    frozen = model.layers[0].get_weights()
+    step(x)
+    for a, b in zip(frozen, model.layers[0].get_weights()):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_what_does_not_change_a_graph_does_not_retrace():
+    model = rt.Sequential([rt.layers.Dense(2), rt.layers.Dense(1)])  # built inside the trace
+    optimizer = rt.optimizers.Adam(0.1)  # slots made inside the trace
+    metric = rt.metrics.Mean()
+
+    @rt.function
+    def step(x):
+        with rt.GradientTape() as tape:
+            loss = rt.reduce_sum(model(x))
+        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                      model.trainable_variables))
+        metric.update_state(loss)
+
+    x = np.ones((4, 3), np.float32)
+    for _ in range(3):
+        step(x)
+    optimizer.learning_rate = 0.01  # a variable: read when the graph runs
+    metric.reset_state()
+    step(x)
+    assert step.experimental_get_tracing_count() == 1

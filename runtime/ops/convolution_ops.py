@@ -140,6 +140,15 @@ def _windows(xp, k_hw, strides, dilations, geometry):
     return view.transpose(0, 1, 2, 4, 5, 3)
 
 
+def _window_rows(xp, k_hw, strides, dilations, geometry):
+    """For each row of the window, the windows' values in that row as a matrix
+    [N * OH * OW, KW * C] (copied when asked for: one row's matrix at a time)."""
+    (oh, _, _), (ow, _, _) = geometry
+    view = _windows(xp, k_hw, strides, dilations, geometry)
+    for a in range(k_hw[0]):
+        yield np.ascontiguousarray(view[:, :, :, a]).reshape(xp.shape[0] * oh * ow, -1)
+
+
 def _im2col(xp, k_hw, strides, dilations, geometry):
     """The windows of the padded input as a matrix [N * OH * OW, KH * KW * C] (im2col): the
     window view copied at once, or, for one channel (whose copy would move one value at a
@@ -421,9 +430,14 @@ def _conv2d_kernel(x, w, *, strides, padding, dilations):
     work = _work(x.dtype)
     if 0 in (x.shape[0], oh, ow, w.shape[3], x.shape[3]):
         return np.zeros((x.shape[0], oh, ow, w.shape[3]), x.dtype)
-    cols = _im2col(_pad(np, x.astype(work, copy=False), geometry), w.shape[:2], strides,
-                   dilations, geometry)
-    out = cols @ w.astype(work, copy=False).reshape(-1, w.shape[3])
+    xp, w = _pad(np, x.astype(work, copy=False), geometry), w.astype(work, copy=False)
+    if x.shape[3] == 1:
+        out = _im2col(xp, w.shape[:2], strides, dilations, geometry) @ w.reshape(-1, w.shape[3])
+    else:  # one product per row of the window: BLAS runs these faster than one long product
+        out = None
+        for a, cols in enumerate(_window_rows(xp, w.shape[:2], strides, dilations, geometry)):
+            part = cols @ w[a].reshape(-1, w.shape[3])
+            out = part if out is None else np.add(out, part, out=out)
     return out.reshape(x.shape[0], oh, ow, w.shape[3]).astype(x.dtype, copy=False)
 
 
@@ -439,14 +453,16 @@ def _backprop_input_kernel(input_sizes, w, g, *, strides, padding, dilations):
         return np.zeros((n, h, wd, c), g.dtype)
     # each tap's share of the gradient, [KH * KW, N * OH * OW, C] (contiguous per tap)
     g, w = g.astype(work, copy=False).reshape(-1, o), w.astype(work, copy=False)
-    if c == 1:  # one product (a batch of matrix-vector products would be slower)
-        shares = w.reshape(kh * kw, o) @ g.T
-    else:
-        shares = np.matmul(g, np.ascontiguousarray(w.reshape(kh * kw, c, o).transpose(0, 2, 1)))
-    shares = shares.reshape(kh * kw, n, oh, ow, c)
     padded = np.zeros((n, h + top + bottom, wd + left + right, c), work)
-    for t, (rows, cols) in enumerate(_taps(geometry, (kh, kw), strides, dilations)):
-        padded[:, rows, cols, :] += shares[t]
+    taps = _taps(geometry, (kh, kw), strides, dilations)
+    if c == 1:  # one product (a batch of matrix-vector products would be slower)
+        shares = (w.reshape(kh * kw, o) @ g.T).reshape(kh * kw, n, oh, ow, c)
+        for t, (rows, cols) in enumerate(taps):
+            padded[:, rows, cols, :] += shares[t]
+    else:  # one product per tap, added in as it is made
+        w = w.reshape(kh * kw, c, o)
+        for t, (rows, cols) in enumerate(taps):
+            padded[:, rows, cols, :] += (g @ w[t].T).reshape(n, oh, ow, c)
     return np.ascontiguousarray(_crop(padded, geometry, (h, wd))).astype(g.dtype, copy=False)
 
 
@@ -458,9 +474,13 @@ def _backprop_filter_kernel(x, filter_sizes, g, *, strides, padding, dilations):
     work = _work(x.dtype)
     if 0 in (*w_shape, x.shape[0], g.shape[1], g.shape[2]):
         return np.zeros(w_shape, x.dtype)
-    cols = _im2col(_pad(np, x.astype(work, copy=False), geometry), w_shape[:2], strides,
-                   dilations, geometry)
-    out = cols.T @ g.astype(work, copy=False).reshape(-1, w_shape[3])
+    xp, g = _pad(np, x.astype(work, copy=False), geometry), g.astype(work, copy=False)
+    g = g.reshape(-1, w_shape[3])
+    if x.shape[3] == 1:
+        out = _im2col(xp, w_shape[:2], strides, dilations, geometry).T @ g
+    else:  # one product per row of the window (see _conv2d_kernel)
+        out = np.stack([cols.T @ g for cols in _window_rows(xp, w_shape[:2], strides, dilations,
+                                                            geometry)])
     return out.reshape(w_shape).astype(x.dtype, copy=False)
 
 

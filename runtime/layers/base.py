@@ -148,6 +148,9 @@ class Layer(Module):
             _training.value = outer
 
     def _build_for(self, input_shape) -> None:
+        if isinstance(input_shape, (tuple, list)) and all(
+                d is None or isinstance(d, (int, np.integer)) for d in input_shape):
+            input_shape = TensorShape(input_shape)  # (a shape given as a tuple)
         with _build_lock:
             if getattr(self, "built", False):
                 return
@@ -202,6 +205,13 @@ def _accepts_training(call) -> bool:
     except (TypeError, ValueError):
         return False
     return any(p.name == "training" or p.kind is p.VAR_KEYWORD for p in parameters)
+
+
+def described(input_shape) -> str:
+    """An input's shape as an error message shows it (`input_shape` as `build` was given it)."""
+    if isinstance(input_shape, TensorShape):
+        return f"inputs of shape {list(input_shape)}"
+    return f"inputs without one shape ({input_shape!r})"
 
 
 def normalize_pair(value, what: str) -> tuple:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from runtime.layers import activations
-from runtime.layers.base import Layer, normalize_padding, normalize_pair
+from runtime.layers.base import Layer, described, normalize_padding, normalize_pair
 from runtime.ops import convolution_ops
+from runtime.ops.op_support import refuse
+from runtime.tensor import TensorShape
 
 
 class Conv2D(Layer):
@@ -28,9 +30,12 @@ class Conv2D(Layer):
         self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
 
     def build(self, input_shape):
-        if len(input_shape) != 4 or input_shape[-1] is None:
-            raise ValueError(f"Conv2D needs inputs [batch, height, width, channels] with a known "
-                             f"number of channels, got shape {list(input_shape)}.")
+        if not isinstance(input_shape, TensorShape) or len(input_shape) != 4 or (
+                input_shape[-1] is None):
+            raise refuse(ValueError, f"Conv2D '{self.name}' needs images [batch, height, width, "
+                                     f"channels] with a known number of channels, got "
+                                     f"{described(input_shape)}; add a batch or channel axis "
+                                     "with rt.expand_dims.")
         self.kernel = self.add_weight(
             "kernel", (*self.kernel_size, input_shape[-1], self.filters), self.kernel_initializer)
         self.bias = (self.add_weight("bias", (self.filters,), self.bias_initializer)

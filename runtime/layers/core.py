@@ -7,10 +7,10 @@ import math
 from runtime import dtypes
 from runtime.conversion import convert_to_tensor
 from runtime.layers import activations
-from runtime.layers.base import Layer
+from runtime.layers.base import Layer, described
 from runtime.ops import array_ops, contraction_ops, math_ops, random_ops
 from runtime.ops.op_support import refuse
-from runtime.tensor import Tensor
+from runtime.tensor import Tensor, TensorShape
 
 
 class Dense(Layer):
@@ -26,9 +26,10 @@ class Dense(Layer):
         self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
 
     def build(self, input_shape):
-        if not input_shape or input_shape[-1] is None:
-            raise ValueError(f"Dense needs inputs whose last dim is known, got shape "
-                             f"{list(input_shape)}.")
+        if not isinstance(input_shape, TensorShape) or not input_shape or (
+                input_shape[-1] is None):
+            raise refuse(ValueError, f"Dense '{self.name}' needs a tensor whose last dim is "
+                                     f"known, got {described(input_shape)}.")
         self.kernel = self.add_weight("kernel", (input_shape[-1], self.units),
                                       self.kernel_initializer)
         self.bias = (self.add_weight("bias", (self.units,), self.bias_initializer)

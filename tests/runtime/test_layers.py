@@ -281,3 +281,18 @@ def test_dense_says_what_it_was_built_for_and_how_to_cast():
     assert "test_layers.py" in str(e.value)
     with pytest.raises(TypeError, match=r"rt.cast\(x, rt.float32\)"):
         layer(np.ones((1, 3), np.int64))
+
+
+def test_a_model_decorated_directly_and_with_an_input_signature():
+    model = _mlp()
+    x = _x(2, 5)
+    for f in (rt.function(model),
+              rt.function(model, input_signature=[rt.TensorSpec([None, 5], rt.float32)])):
+        np.testing.assert_allclose(f(x).numpy(), model(x).numpy(), rtol=1e-6)
+
+
+def test_build_errors_name_the_layer_and_the_fix():
+    with pytest.raises(ValueError, match=r"Conv2D 'conv2d\w*' needs images .* rt.expand_dims"):
+        rt.layers.Conv2D(2, 3)(np.zeros((28, 28, 1), np.float32))
+    with pytest.raises(ValueError, match="Dense 'dense\\w*' needs a tensor"):
+        rt.layers.Dense(2)({"a": np.zeros((1, 2), np.float32)})

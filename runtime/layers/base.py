@@ -85,17 +85,14 @@ class Layer(Module):
         trainable = {id(v) for v in self.trainable_weights}
         return [v for v in self.weights if id(v) not in trainable]
 
-    @property
-    def trainable(self) -> bool:
-        """False freezes the layer and its sub-layers (setting it sets theirs, as Keras does)."""
-        return self.__dict__.get("_trainable", True)
-
-    @trainable.setter
-    def trainable(self, value: bool) -> None:
-        self._trainable = bool(value)
+    def _set_trainable(self, value: bool) -> None:
+        Module.trainable.fset(self, value)
         for module in self.submodules:
             if isinstance(module, Layer):
-                module._trainable = bool(value)
+                Module.trainable.fset(module, value)
+
+    trainable = property(Module.trainable.fget, _set_trainable, doc=(
+        "False freezes the layer and its sub-layers (setting it sets theirs, as Keras does)."))
 
     def get_weights(self) -> list:
         """The values of `weights`, as numpy arrays."""

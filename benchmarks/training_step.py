@@ -186,7 +186,8 @@ def main(argv=None) -> None:
             median = statistics.median(samples[name]) * 1e6
             ratio = "-"
             if "JAX jit" in samples:
-                ratio = f"{statistics.median(a / b for a, b in zip(samples[name], samples['JAX jit'])):.2f}x"
+                pairs = zip(samples[name], samples["JAX jit"])
+                ratio = f"{statistics.median(a / b for a, b in pairs):.2f}x"
             print(f"| {size}x{size}x1 | {name} | {median:,.0f} | {ratio} |")
 
 

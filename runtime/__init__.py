@@ -26,6 +26,7 @@ from runtime import (  # onnx: lazy
     random,
     saved,
     strings,
+    train,
 )
 from runtime.autodiff import GradientTape, custom_gradient, grad, value_and_grad
 from runtime.concrete_function import ConcreteFunction

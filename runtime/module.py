@@ -29,9 +29,11 @@ outside tracing.
 from __future__ import annotations
 
 import itertools
+import os
 import re
 
 from runtime import context
+from runtime.train import checkpoint
 from runtime.variables import Variable, name_scope
 
 _state_changes = itertools.count(1)  # numbers the changes of modules that graphs have read
@@ -133,6 +135,23 @@ class Module:
 
         for child in _children(self):
             yield from walk(child, self.trainable)
+
+    # ---- checkpoints (runtime/train) ----
+    def _checkpoint_children(self) -> list:
+        """(attribute name, value) pairs, public attributes first: what a checkpoint walks."""
+        items = list(vars(self).items())
+        return [kv for kv in items if not kv[0].startswith("_")] + [
+            kv for kv in items if kv[0].startswith("_")]
+
+    def save_weights(self, path) -> None:
+        """Writes the module's weights (not an optimizer's or metrics' state it holds) to the
+        safetensors file `path`, atomically."""
+        checkpoint.write_file(os.fspath(path), {"module": self}, weights_only=True)
+
+    def load_weights(self, path):
+        """Restores the weights `save_weights` wrote; a layer not built yet gets its values
+        when it builds. Returns a status (`assert_consumed()`, `expect_partial()`)."""
+        return checkpoint.read_file(os.fspath(path), {"module": self}, weights_only=True)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} '{self.name}'>"

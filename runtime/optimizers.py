@@ -115,6 +115,7 @@ class Optimizer(Module):
         state = dict(self.__dict__)
         state["_slots"] = list(self._slots.items())
         state["_warned_no_gradient"] = list(self._warned_no_gradient)
+        state.pop("_restored_slots", None)  # (values waiting for slots: not state to keep)
         return state
 
     def __setstate__(self, state):
@@ -172,14 +173,34 @@ class Optimizer(Module):
         with context.eager_scope(), name_scope(self.name):
             for variable in new:
                 value = np.zeros(np.shape(variable.value_), variable.dtype.np_dtype)
-                slots = {name: Variable(value, trainable=False, name=f"{name}/{variable.name}",
-                                        dtype=variable.dtype, shape=variable.shape)
+                restored = self.__dict__.get("_restored_slots", {}).get(variable, {})
+                slots = {name: Variable(restored.get(name, value), trainable=False,
+                                        name=f"{name}/{variable.name}", dtype=variable.dtype,
+                                        shape=variable.shape)
                          for name in names}
                 self._slot_variables.extend(slots.values())
                 self._slots[variable] = slots
 
     def _slot(self, variable, name: str) -> Variable:
         return self._slots[variable][name]
+
+    # ---- checkpoints (runtime/train/object_graph.py) ----
+    def _checkpoint_children(self) -> list:
+        return [("iterations", self._iterations), ("learning_rate", self._learning_rate)]
+
+    def _checkpoint_slots(self) -> list:
+        """(model variable, slot name, slot variable) of every slot."""
+        return [(variable, name, slot) for variable, slots in list(self._slots.items())
+                for name, slot in slots.items()]
+
+    def _restore_slot(self, variable, name: str, value) -> None:
+        """Puts a checkpoint's value into a slot: now, or when `build` makes the slot."""
+        slots = self._slots.get(variable)
+        if slots is not None and name in slots:
+            slots[name].assign(value)
+        else:
+            self.__dict__.setdefault("_restored_slots", weakref.WeakKeyDictionary()).setdefault(
+                variable, {})[name] = value
 
     # ---- applying gradients ------------------------------------------------------------------
     def apply_gradients(self, grads_and_vars):

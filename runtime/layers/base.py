@@ -151,10 +151,17 @@ class Layer(Module):
         with _build_lock:
             if getattr(self, "built", False):
                 return
-            with context.eager_scope(), self.name_scope:
-                self.build(input_shape)
-            self._build_input_shape = input_shape
-            self.built = True
+            with context.eager_scope():
+                with self.name_scope:
+                    self.build(input_shape)
+                self._build_input_shape = input_shape
+                self.built = True
+                for restoration, path in self.__dict__.pop("_waiting_restorations", ()):
+                    restoration.restore_built(self, path)  # values a checkpoint held for it
+
+    def _defer_restore(self, restoration, path: str) -> None:
+        """Keeps a checkpoint's values for this layer (at `path`) until it is built."""
+        self.__dict__.setdefault("_waiting_restorations", []).append((restoration, path))
 
     def _cast_input(self, value):
         """A floating input in the layer's dtype (other inputs as they are)."""

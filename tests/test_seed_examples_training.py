@@ -1,0 +1,77 @@
+"""Seed behaviours S22-S24 and S26 of shared/SEED_EXAMPLES.md: training state and data
+(weights saved and loaded, checkpoints, datasets, summaries)."""
+
+import os
+
+import numpy as np
+
+import runtime as rt
+
+
+def _model():
+    return rt.Sequential([
+        rt.layers.Conv2D(16, [3, 3], activation="relu", input_shape=(None, None, 1)),
+        rt.layers.GlobalAveragePooling2D(),
+        rt.layers.Dense(10),
+    ])
+
+
+# ---- S23: save_weights / load_weights ------------------------------------------------------------
+
+def test_s23_load_weights_restores_every_variable(tmp_path):
+    rt.random.set_seed(1)
+    model = _model()
+    images = np.random.default_rng(0).random((2, 8, 8, 1)).astype(np.float32)
+    expected = model(images).numpy()
+    path = str(tmp_path / "weights.safetensors")
+    model.save_weights(path)
+    rt.random.set_seed(2)
+    other = _model()
+    assert not np.array_equal(other(images).numpy(), expected)
+    other.load_weights(path).assert_consumed()
+    for a, b in zip(other.weights, model.weights):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    np.testing.assert_array_equal(other(images).numpy(), expected)
+
+
+# ---- S24: checkpoints ----------------------------------------------------------------------------
+
+def test_s24_a_checkpoint_of_a_variable(tmp_path):
+    os.chdir(tmp_path)
+    x = rt.Variable(10.0)
+    checkpoint = rt.train.Checkpoint(x=x)
+    x.assign(2.0)
+    checkpoint.save("./ckpt/")
+    x.assign(11.0)
+    checkpoint.restore(rt.train.latest_checkpoint("./ckpt/"))
+    assert float(x.numpy()) == 2.0
+
+
+def test_s24_a_checkpoint_of_a_model_and_its_optimizer_restores_adams_moments_and_step(tmp_path):
+    images = np.random.default_rng(0).random((4, 8, 8, 1)).astype(np.float32)
+    labels = np.array([0, 1, 2, 3])
+    loss_object = rt.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    def step(model, optimizer):
+        with rt.GradientTape() as tape:
+            loss = loss_object(labels, model(images))
+        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                      model.trainable_variables))
+        return float(loss)
+
+    rt.random.set_seed(0)
+    model, optimizer = _model(), rt.optimizers.Adam()
+    for _ in range(3):
+        step(model, optimizer)
+    checkpoint = rt.train.Checkpoint(optimizer=optimizer, model=model)
+    save_path = checkpoint.save(str(tmp_path / "ckpt"))
+    then = [step(model, optimizer) for _ in range(3)]
+
+    rt.random.set_seed(5)
+    model2, optimizer2 = _model(), rt.optimizers.Adam()
+    status = rt.train.Checkpoint(optimizer=optimizer2, model=model2).restore(save_path)
+    assert int(optimizer2.iterations.numpy()) == 3
+    assert [step(model2, optimizer2) for _ in range(3)] == then
+    status.assert_consumed()
+    for slot, original in zip(optimizer2.variables, optimizer.variables):
+        np.testing.assert_array_equal(slot.numpy(), original.numpy())

@@ -27,11 +27,11 @@ import io
 import json
 import math
 import os
-import stat
 import zipfile
 
 import numpy as np
 
+from runtime import file_io
 from runtime.saved.errors import LoadError
 from runtime.saved.values import NUMERIC_NP_DTYPES, ArrayReader
 
@@ -47,8 +47,6 @@ MAX_ARRAYS = 1 << 16
 # Bytes of zip central directory allowed per entry (numpy's entries take about 60): bounds the
 # records zipfile parses before the entries can be counted.
 _DIRECTORY_BYTES_PER_ENTRY = 128
-_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-               | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
 
 
 def write(directory, document: dict, arrays: dict) -> None:
@@ -85,49 +83,10 @@ def read(directory) -> tuple[dict, ArrayReader]:
     return document, ArrayReader(_parse_npz(data))
 
 
-def _kind(mode: int) -> str:
-    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return kind
-    return "not a regular file"
-
-
-def _check_file(status: os.stat_result, path, limit: int, limit_name: str) -> None:
-    if not stat.S_ISREG(status.st_mode):
-        raise LoadError(f"{path} is {_kind(status.st_mode)}, not a regular file.")
-    if status.st_size > limit:
-        raise LoadError(f"{path} holds {status.st_size} bytes, more than the {limit} bytes "
-                        f"this runtime reads (runtime.saved.storage.{limit_name}).")
-
-
 def read_regular_file(path, limit: int, limit_name: str) -> bytes:
-    """The bytes of the regular file at `path` (symlinks followed), at most `limit` of them;
-    anything else is a LoadError, raised before the file is opened or read."""
-    try:
-        before = os.stat(path)
-    except (OSError, ValueError) as e:
-        raise LoadError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}.") from None
-    _check_file(before, path, limit, limit_name)
-    try:
-        fd = os.open(path, _OPEN_FLAGS)
-    except OSError as e:
-        raise LoadError(f"cannot read {path}: {e.strerror or e}.") from None
-    try:
-        status = os.fstat(fd)
-        if (status.st_dev, status.st_ino) != (before.st_dev, before.st_ino):
-            raise LoadError(f"{path} was replaced while it was being opened.")
-        _check_file(status, path, limit, limit_name)
-        with open(fd, "rb", closefd=False) as f:
-            data = f.read(status.st_size)  # one buffer of the stated size
-            if f.read(1):
-                raise LoadError(f"{path} grew while it was being read.")
-    except OSError as e:
-        raise LoadError(f"cannot read {path}: {e.strerror or e}.") from None
-    finally:
-        os.close(fd)
-    return data if data is not None else b""
+    """file_io.read_regular_file with this module's limits named and LoadError raised."""
+    return file_io.read_regular_file(path, limit, f"runtime.saved.storage.{limit_name}",
+                                     LoadError)
 
 
 def _read_json(path) -> dict:

@@ -16,11 +16,9 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 
 from runtime import dtypes
-from runtime.saved.errors import LoadError
-from runtime.saved.storage import read_regular_file
+from runtime.file_io import read_regular_file, write_atomically
 from runtime.train import object_graph, safetensors_format
 from runtime.train.safetensors_format import CheckpointError
 from runtime.variables import Variable
@@ -28,37 +26,6 @@ from runtime.variables import Variable
 SUFFIX = ".safetensors"
 STATE_FILE = "checkpoint"
 _FORMAT = "tracegraph.checkpoint"
-
-
-def write_atomically(path, data: bytes) -> None:
-    """Writes `data` to `path` so that `path` is always the old file or the whole new one."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-    _sync_directory(directory)
-
-
-def _sync_directory(directory) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return  # (not supported here: the rename is still atomic)
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def write_file(path, roots: dict, weights_only: bool = False) -> None:
@@ -131,8 +98,9 @@ def _read_state(directory) -> dict | None:
     if not os.path.exists(path):
         return None
     try:
-        state = json.loads(read_regular_file(path, 1 << 20, "1 MiB").decode("utf-8"))
-    except (LoadError, UnicodeDecodeError, ValueError) as e:
+        state = json.loads(read_regular_file(path, 1 << 20, "1 MiB", CheckpointError)
+                           .decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
         raise CheckpointError(f"{path} is not a checkpoint state file ({e}).") from None
     if not (isinstance(state, dict) and state.get("format") == _FORMAT
             and isinstance(state.get("all"), list) and all(

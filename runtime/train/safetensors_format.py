@@ -7,7 +7,7 @@ strings. Nothing in the file is code: reading it parses one JSON object and copi
 other tools (the `safetensors` package, in any language) read our files and we read theirs.
 
 Reading checks everything before it allocates: the file is a regular file within `MAX_BYTES`
-(runtime/saved/storage.py's bounded reader), the header is a JSON object within the file, every
+(runtime/file_io.py's bounded reader), the header is a JSON object within the file, every
 dtype is known, every shape has non-negative dims, every byte range lies in the data, has the
 size its dtype and shape give, and the ranges cover the data without overlapping. Anything else
 is a `CheckpointError` naming the file and what is wrong.
@@ -21,8 +21,7 @@ import struct
 
 import numpy as np
 
-from runtime.saved.errors import LoadError
-from runtime.saved.storage import read_regular_file
+from runtime.file_io import read_regular_file
 
 MAX_BYTES = 1 << 34  # a checkpoint file may hold 16 GiB; raise it to read bigger ones
 MAX_HEADER_BYTES = 100 << 20
@@ -34,7 +33,7 @@ _DTYPES = {"F64": np.dtype("<f8"), "F32": np.dtype("<f4"), "F16": np.dtype("<f2"
 _NAMES = {dtype: name for name, dtype in _DTYPES.items()}
 
 
-class CheckpointError(LoadError):
+class CheckpointError(ValueError):
     """A checkpoint or weights file that cannot be read, or does not fit the objects."""
 
 
@@ -62,10 +61,8 @@ def encode(arrays: dict, metadata: dict | None = None) -> bytes:
 
 def read(path) -> tuple[dict, dict]:
     """({name: numpy array}, metadata) of the safetensors file at `path`."""
-    try:
-        data = read_regular_file(path, MAX_BYTES, "MAX_BYTES")
-    except LoadError as e:
-        raise CheckpointError(str(e)) from None
+    data = read_regular_file(path, MAX_BYTES, "runtime.train.safetensors_format.MAX_BYTES",
+                             CheckpointError)
     return decode(data, str(path))
 
 

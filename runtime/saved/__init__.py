@@ -30,6 +30,7 @@ The limits are module constants that a program trusting bigger files can raise.
 from __future__ import annotations
 
 import inspect
+import os
 import re
 
 import numpy as np
@@ -40,7 +41,7 @@ from runtime.conversion import constant
 from runtime.function import Function
 from runtime.graph import Graph
 from runtime.passes import compile_ready, optimize_graph
-from runtime.saved import storage
+from runtime.saved import modules, storage
 from runtime.saved.errors import LoadError, SaveError
 from runtime.saved.graphs import GraphDecoder, GraphEncoder, expect_keys, expect_list
 from runtime.saved.loaded import (
@@ -50,6 +51,7 @@ from runtime.saved.loaded import (
     outputs_match,
     unmark_outputs,
 )
+from runtime.saved.modules import LoadedModule
 from runtime.saved.values import (
     ArrayReader,
     ArrayWriter,
@@ -78,7 +80,12 @@ _PARAMETER_KINDS = {k.name: k for k in (
 
 def save(function, directory) -> None:
     """Saves every traced signature of `function` (an `rt.function` or a ConcreteFunction) and
-    the current values of the variables it uses into `directory` (created if needed)."""
+    the current values of the variables it uses into `directory` (created if needed). An
+    `rt.Module` is saved with its traced `rt.function` methods and all its variables
+    (runtime/saved/modules.py)."""
+    if modules.is_module(function):
+        modules.save_module(function, directory, save)
+        return
     concretes, converts = _traces(function)
     arrays = ArrayWriter()
     encoder = GraphEncoder(arrays)
@@ -199,9 +206,12 @@ def _encode_variable(variable, arrays) -> dict:
 
 # ---- load --------------------------------------------------------------------------------------
 
-def load(directory) -> LoadedFunction:
-    """The function saved in `directory`, ready to call; raises LoadError for bad files."""
+def load(directory):
+    """The function (a LoadedFunction) or module (a LoadedModule) saved in `directory`, ready
+    to call; raises LoadError for bad files."""
     try:
+        if os.path.lexists(os.path.join(directory, modules.MODULE_FILE)):
+            return modules.load_module(directory, _load)
         return _load(directory)
     except LoadError as e:
         raise LoadError(f"Cannot load the saved function in {directory}: {e}") from None
@@ -210,16 +220,25 @@ def load(directory) -> LoadedFunction:
                         "deeply.") from None
 
 
-def _load(directory) -> LoadedFunction:
+def _load(directory, shared_variables=None) -> LoadedFunction:
+    """The function in `directory`; its variables are taken from `shared_variables` ({saved
+    name: Variable}, of a module's other functions) when there, else made (and added)."""
     document, arrays = storage.read(directory)
     expect_keys(document, _DOCUMENT_KEYS, storage.JSON_FILE)
     name, converts = document["name"], document["converts_python_values"]
     if not isinstance(name, str) or type(converts) is not bool:
         raise LoadError("malformed 'name' or 'converts_python_values'.")
     variables = {}
+    shared = {} if shared_variables is None else shared_variables
     for entry in expect_list(document["variables"], "variables"):
         saved_name, variable = _decode_variable(entry, arrays)
-        variables[saved_name] = variable
+        if saved_name in shared:
+            if (shared[saved_name].dtype, shared[saved_name].shape) != (variable.dtype,
+                                                                        variable.shape):
+                raise LoadError(f"variable {saved_name!r} has another dtype or shape in "
+                                "another function of the module.")
+            variable = shared[saved_name]
+        shared[saved_name] = variables[saved_name] = variable
     signature = _decode_parameters(document["parameters"], arrays)
     decoder = GraphDecoder(arrays, variables)
     functions = expect_list(document["functions"], "functions")
@@ -321,4 +340,4 @@ def _decode_concrete(entry, decoder: GraphDecoder, arrays) -> ConcreteFunction:
         raise LoadError(f"function {name!r} does not compile: {e}") from None
 
 
-__all__ = ["save", "load", "LoadError", "SaveError", "LoadedFunction"]
+__all__ = ["save", "load", "LoadError", "SaveError", "LoadedFunction", "LoadedModule"]

@@ -1,8 +1,8 @@
 """Capture guards: the Python constants a function reads from outside (globals, closure
 variables, `self` and class attributes, also read by the lambdas and functions defined in it)
 are baked into its graph, so `rt.function` makes their current values part of the signature.
-A module it reads (`rt.Module`, a model or layer) is guarded by its `_trace_state()`, which
-changes when Python state a graph may bake in changes (a layer frozen, a rate set).
+A module it reads or is (`rt.Module`, a model or layer) is guarded by its `_trace_state()`, a
+version that changes when Python state a graph may bake in changes (a layer frozen, a rate set).
 `guards_of(fn)` finds them at the first call; each guard's getter gives its signature key
 (`guard_key`: typed, floats by their bits, other objects by identity); `shown(key)` writes a
 key as Python would, for the retrace log.
@@ -37,6 +37,8 @@ def guards_of(fn) -> list:
     and traced into the same graph), a few levels deep. A getter gives the value's signature
     key (`guard_key`)."""
     guards: dict = {}
+    if _module_state(fn) is not None:  # rt.function(model): the module itself is called
+        guards["the state of the called module"] = lambda: _module_state(fn)
     _collect(fn, guards, set(), "", 0)
     return list(guards.items())
 
@@ -73,6 +75,12 @@ def _collect(fn, guards: dict, seen: set, via: str, depth: int) -> None:
         value = _body_of(get())
         if _module_state(value) is not None:
             add(f"the state of the module '{name}'", lambda get=get: _module_state(get()))
+        elif type(value) in (list, tuple, dict):  # modules in a global list (`layers[0](x)`)
+            items = value.items() if type(value) is dict else enumerate(value)
+            for key, item in items:
+                if _module_state(item) is not None:
+                    add(f"the state of the module '{name}[{key!r}]'",
+                        lambda get=get, key=key: _module_state(_item(get(), key)))
         if name != self_name and _guardable(value):
             add(f"{what} '{name}'", get)
         elif name != self_name and _user_function(value):
@@ -100,6 +108,13 @@ def _collect(fn, guards: dict, seen: set, via: str, depth: int) -> None:
                     value.__func__):
                 _collect(value, guards, seen, f" (read by {shown})", depth + 1)
                 break
+
+
+def _item(container, key):
+    try:
+        return container[key]
+    except (IndexError, KeyError, TypeError):
+        return _MISSING
 
 
 def _module_state(value):

@@ -26,11 +26,10 @@ float32.
 
 from __future__ import annotations
 
-import re
-
 from runtime import dtypes
 from runtime.conversion import convert_to_tensor
 from runtime.errors import InvalidArgumentError
+from runtime.module import snake_case
 from runtime.ops import array_ops, creation_ops, math_ops, nn_ops, reduction_ops, shapes
 from runtime.ops.op_support import refuse
 from runtime.tensor import Tensor
@@ -230,17 +229,13 @@ def reduce_weighted_values(values, sample_weight=None, reduction="sum_over_batch
 
 # ---- the losses, as objects ----------------------------------------------------------------------
 
-def _snake_case(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-
-
 class Loss:
     """keras.losses.Loss: `loss(y_true, y_pred, sample_weight=None)` computes `call` (the loss
     of each example) and reduces it (`reduction`, Keras' default "sum_over_batch_size": the
     mean). Subclasses write `call(y_true, y_pred)`."""
 
     def __init__(self, name=None, reduction="sum_over_batch_size"):
-        self.name = name or _snake_case(type(self).__name__)
+        self.name = name or snake_case(type(self).__name__)
         self.reduction = _standardize_reduction(reduction)
 
     def call(self, y_true, y_pred):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 
 from runtime.layers.base import Layer
-from runtime.module import Module, _note_state_change
+from runtime.module import Module
 
 
 class Model(Layer):
@@ -95,9 +95,7 @@ class Sequential(Model):
         if not self._layers and getattr(layer, "_input_shape_hint", None) is not None:
             self._input_shape_hint = layer._input_shape_hint
         self._layers.append(layer)
-        self.built = False
-        if "_read_by_graphs" in self.__dict__:  # functions that read the model retrace
-            _note_state_change()
+        self.built = False  # (an attribute set: functions that read the model retrace)
         if self._input_shape_hint is not None:
             self._build_for(self._input_shape_hint)
 
@@ -105,9 +103,9 @@ class Sequential(Model):
         """Removes and returns the last layer."""
         if not self._layers:
             raise IndexError("pop from an empty Sequential.")
-        if "_read_by_graphs" in self.__dict__:
-            _note_state_change()
-        return self._layers.pop()
+        layer = self._layers.pop()
+        self.built = self.built  # (an attribute set: functions that read the model retrace)
+        return layer
 
     @property
     def layers(self) -> list:

@@ -21,23 +21,25 @@ traces once per instance and input signature.
 
 A graph bakes in the Python state of the modules it reads (a layer's `trainable`, a dropout
 rate, a factor in a user layer's `call`), so a function that reads a module retraces when such
-state changes after it traced: `rt.function`'s capture guards ask `_trace_state()`, which
-changes whenever a public attribute (or `trainable`) of a module some graph has read is set
-outside tracing.
+state changes after it traced: `rt.function`'s capture guards (and its signature, for a module
+passed as an argument) ask the module's `_trace_state()`, a version number that changes when an
+attribute is set, outside tracing, on the module or on a module under it. A container changed
+in place (`self.blocks.append(block)`) is not seen: set the attribute again
+(`self.blocks = [*self.blocks, block]`).
 """
 
 from __future__ import annotations
 
-import itertools
 import os
 import re
+import threading
+import weakref
 
 from runtime import context
 from runtime.train import checkpoint
 from runtime.variables import Variable, name_scope
 
-_state_changes = itertools.count(1)  # numbers the changes of modules that graphs have read
-_last_change = 0
+_versions_lock = threading.Lock()
 
 
 class Module:
@@ -54,7 +56,7 @@ class Module:
     def name(self) -> str:
         """The name given, or the class name in snake_case."""
         name = self.__dict__.get("_name")
-        return name if name is not None else _snake_case(type(self).__name__)
+        return name if name is not None else snake_case(type(self).__name__)
 
     @property
     def name_scope(self):
@@ -72,22 +74,23 @@ class Module:
 
     def __setattr__(self, name: str, value) -> None:
         object.__setattr__(self, name, value)
-        if "_read_by_graphs" in self.__dict__:
-            _mark_read_by_graphs(value)  # (a module set on a read module is read too)
-            # (a property stores its state under other names, which decide)
-            public = not name.startswith("_") and not isinstance(
-                getattr(type(self), name, None), property)
-            if (public or name == "_trainable") and context.current_graph() is None and (
-                    context.current_trace() is None):  # (a layer built while tracing: no change)
-                _note_state_change()
+        roots = self.__dict__.get("_graph_roots")
+        if roots and context.current_graph() is None and context.current_trace() is None and (
+                not isinstance(getattr(type(self), name, None), property)):
+            # (set outside tracing: a layer built while a function traces changes nothing;
+            # a property's setter sets the attributes that decide)
+            _changed(roots)
 
     def _trace_state(self) -> int:
-        """A number that changes when the Python state a graph may bake in changes, for this
-        module or any other one that graphs have read (see the module docstring); marks this
-        module and its sub-modules as read by graphs."""
-        if "_read_by_graphs" not in self.__dict__:
-            _mark_read_by_graphs(self)
-        return _last_change
+        """This module's version: it changes when an attribute of this module or of a module
+        under it is set outside tracing (see the module docstring). Graphs that read the
+        module key their traces by it."""
+        version = self.__dict__.get("_state_version", 0)
+        if self.__dict__.get("_marked_version") != version:  # (first read, or changed since)
+            for module in (self, *self.submodules):
+                module.__dict__.setdefault("_graph_roots", weakref.WeakSet()).add(self)
+            self.__dict__["_marked_version"] = version
+        return version
 
     @property
     def variables(self) -> list:
@@ -157,17 +160,11 @@ class Module:
         return f"<{type(self).__name__} '{self.name}'>"
 
 
-def _mark_read_by_graphs(value) -> None:
-    found = []
-    _collect_modules(value, found, set())
-    for module in found:
-        module.__dict__["_read_by_graphs"] = True
-
-
-def _note_state_change() -> None:
-    """Makes every function that reads a module retrace on its next call."""
-    global _last_change
-    _last_change = next(_state_changes)
+def _changed(roots) -> None:
+    """A new version for each module whose graphs read through the module that changed."""
+    with _versions_lock:
+        for root in list(roots):
+            root.__dict__["_state_version"] = root.__dict__.get("_state_version", 0) + 1
 
 
 def _children(module: Module) -> list:
@@ -196,7 +193,7 @@ def _collect_modules(value, found: list, seen: set) -> None:
             _collect_modules(child, found, seen)
 
 
-def _snake_case(name: str) -> str:
+def snake_case(name: str) -> str:
     """Keras' rule: `GlobalAveragePooling2D` -> `global_average_pooling2d`, `Conv2D` -> `conv2d`."""
     name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
     return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import threading
 import warnings
 import weakref
 
@@ -61,6 +62,9 @@ def _number(value, what: str, *, low=None, low_open=False, high=None, high_open=
         bound = f"less than {high}" if high_open else f"at most {high}"
         raise ValueError(f"`{what}` must be {bound}, got {value!r}.")
     return value
+
+
+_building = threading.RLock()  # slots are made once, even when threads apply at once
 
 
 class Optimizer(Module):
@@ -167,10 +171,10 @@ class Optimizer(Module):
         is being traced, once per variable. `apply_gradients` calls this itself.
         """
         names = self._slot_names()
-        new = [v for v in var_list if v not in self._slots]
-        if not new:
+        if all(v in self._slots for v in var_list):
             return
-        with context.eager_scope(), name_scope(self.name):
+        with _building, context.eager_scope(), name_scope(self.name):
+            new = [v for v in var_list if v not in self._slots]  # (under the lock: made once)
             for variable in new:
                 value = np.zeros(np.shape(variable.value_), variable.dtype.np_dtype)
                 restored = self.__dict__.get("_restored_slots", {}).get(variable, {})

@@ -68,6 +68,9 @@ def value_key(value, path: str):
         return _spec_key(dtypes.from_numpy(value.dtype), value.shape)
     if hasattr(value, "read_value") and hasattr(value, "assign"):  # rt.Variable
         return ("variable", id(value))
+    state = getattr(type(value), "_trace_state", None)
+    if state is not None:  # an rt.Module: the object, and the version of its Python state
+        return ("python", type(value), value, state(value))
     try:
         hash(value)
     except TypeError:

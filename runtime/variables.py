@@ -231,3 +231,20 @@ for _method in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul
     setattr(Variable, _method, _delegate(_method))
 
 Variable.__array__ = lambda self, dtype=None, copy=None: np.asarray(self.value_, dtype=dtype)
+
+
+def _compare_with_arrays(method):
+    """`==` / `!=`: by identity (variables are dict keys), but elementwise against a numpy array
+    (which defers to the variable's operator since the variable's array priority is higher)."""
+    def operator(self, other):
+        if isinstance(other, np.ndarray):
+            return getattr(self.read_value(), method)(other)
+        return (self is other) if method == "__eq__" else (self is not other)
+
+    operator.__name__ = method
+    return operator
+
+
+Variable.__eq__ = _compare_with_arrays("__eq__")
+Variable.__ne__ = _compare_with_arrays("__ne__")
+Variable.__hash__ = object.__hash__

@@ -144,7 +144,6 @@ def _read_variable_rule(op):
     return values[name]
 
 
-
 def to_jax(concrete):
     """The graph of a concrete function (as traced) as a function of JAX arrays: flat inputs in
     the graph's input order, a tuple of the graph's outputs. It composes with JAX like any JAX

@@ -26,7 +26,7 @@ import autograph
 from runtime import context, dtypes, nest
 from runtime.conversion import convert_to_tensor
 from runtime.layers import initializers
-from runtime.module import Module, _snake_case
+from runtime.module import Module, snake_case
 from runtime.ops import math_ops
 from runtime.tensor import Tensor, TensorShape
 from runtime.variables import Variable, current_name_scope
@@ -41,7 +41,7 @@ class Layer(Module):
 
     def __init__(self, trainable=True, name=None, dtype=None, input_shape=None):
         if name is None:
-            base = _snake_case(type(self).__name__)
+            base = snake_case(type(self).__name__)
             number = next(_name_counts[base])
             name = base if number == 0 else f"{base}_{number}"
         super().__init__(name)
@@ -134,9 +134,11 @@ class Layer(Module):
             if kwargs.get("training") is None:  # an outer layer's `training=` reaches this one
                 kwargs["training"] = _training.value
             outer, _training.value = _training.value, kwargs["training"]
-        else:
-            kwargs.pop("training", None)
+        else:  # (the layers it calls get it)
             outer = _training.value
+            if kwargs.get("training") is not None:
+                _training.value = kwargs["training"]
+            kwargs.pop("training", None)
         try:
             if context.current_graph() is not None:  # user layers' tensor `if`s: graph ops
                 return autograph.converted_call(self.call, inputs, *args, **kwargs)
@@ -171,9 +173,6 @@ class Layer(Module):
                 return math_ops.cast(tensor, self.dtype)
             return tensor if not isinstance(value, Variable) else value
         return value
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} '{self.name}'>"
 
 
 def _map_inputs(fn, inputs):

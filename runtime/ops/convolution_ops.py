@@ -12,15 +12,17 @@ Seven ops, each with its kernel, inference (unknown dims give unknown output dim
 ONNX and JAX rules here (or the reason it has none: MaxPoolGrad has no gradient, the pooling
 gradients no ONNX form, and none of them a numba lowering):
 
-- `Conv2D(input, filters)`: the windows of the padded input (a strided view) copied into one
-  matrix [batch * rows * columns, height * width * in_channels] (im2col), times the filters as
-  a matrix: one BLAS product.
+- `Conv2D(input, filters)`: for each row of the window, the windows' values in that row (a
+  strided view of the padded input) copied into a matrix [batch * rows * columns, width *
+  in_channels], times that row of the filters: one BLAS product per window row, summed (BLAS
+  runs these faster than one product over the whole window). With one input channel, one
+  tap-major matrix of the whole window and one product.
 - `Conv2DBackpropInput(input_sizes, filters, grad)` (TF's op: the input's shape as a 1-D int
-  tensor, read when the graph runs): one (batched) matrix product of the gradient with the
-  filters gives each kernel tap's share, added back to the padded input one tap at a time (a
-  loop over the few taps of the window, each an array operation), then cropped (col2im).
-- `Conv2DBackpropFilter(input, filter_sizes, grad)`: the input's im2col matrix, transposed,
-  times the gradient: one BLAS product over (batch, rows, columns).
+  tensor, read when the graph runs): for each tap of the window, the gradient times that tap's
+  filters, added back into the padded input, which is then cropped (col2im).
+- `Conv2DBackpropFilter(input, filter_sizes, grad)`: for each row of the window, that row's
+  matrix (as for Conv2D), transposed, times the gradient: one product over (batch, rows,
+  columns) per window row.
 - `MaxPool(input)`, `AvgPool(input)`: a maximum (sum) over the kernel's taps of strided views.
   Padded positions never count: max pooling pads with -inf, average pooling divides by the
   number of input (not padded) values in each window, as TensorFlow does.
@@ -150,16 +152,11 @@ def _window_rows(xp, k_hw, strides, dilations, geometry):
 
 
 def _im2col(xp, k_hw, strides, dilations, geometry):
-    """The windows of the padded input as a matrix [N * OH * OW, KH * KW * C] (im2col): the
-    window view copied at once, or, for one channel (whose copy would move one value at a
-    time), one strided copy per tap into a tap-major matrix, returned transposed (BLAS reads
-    it as it is)."""
+    """The windows of a one-channel padded input as a matrix [N * OH * OW, KH * KW] (im2col):
+    one strided copy per tap into a tap-major matrix, returned transposed (BLAS reads it as it
+    is; a copy of the window view would move one value at a time)."""
     (oh, _, _), (ow, _, _) = geometry
-    n, c = xp.shape[0], xp.shape[3]
-    if c != 1:
-        return np.ascontiguousarray(_windows(xp, k_hw, strides, dilations, geometry)).reshape(
-            n * oh * ow, -1)
-    cols = np.empty((k_hw[0] * k_hw[1], n, oh, ow), xp.dtype)
+    cols = np.empty((k_hw[0] * k_hw[1], xp.shape[0], oh, ow), xp.dtype)
     for t, (rows, columns) in enumerate(_taps(geometry, k_hw, strides, dilations)):
         cols[t] = xp[:, rows, columns, 0]
     return cols.reshape(k_hw[0] * k_hw[1], -1).T
@@ -846,9 +843,9 @@ lacks(ONNX, "ONNX has no gradient op of pooling (an exported model runs inferenc
 
 # ---- NUMBA -------------------------------------------------------------------------------------
 
-lacks(NUMBA, "numba lowers ops to loops it compiles, and the kernels are strided views plus one "
-      "BLAS contraction (np.tensordot), which numba does not compile; a graph holding them runs "
-      "on the default executor", CONV2D, CONV2D_BACKPROP_INPUT, CONV2D_BACKPROP_FILTER,
+lacks(NUMBA, "numba lowers ops to loops it compiles, and the kernels are strided views of the "
+      "input times BLAS matrix products, which numba does not compile; a graph holding them "
+      "runs on the default executor", CONV2D, CONV2D_BACKPROP_INPUT, CONV2D_BACKPROP_FILTER,
       MAX_POOL, AVG_POOL, MAX_POOL_GRAD, AVG_POOL_GRAD)
 
 

@@ -443,7 +443,7 @@ def test_gradient_op_errors():
 
 def test_numba_refuses_with_the_reason():
     pytest.importorskip("numba")
-    with pytest.raises(rt.errors.NoLoweringError, match="BLAS contraction"):
+    with pytest.raises(rt.errors.NoLoweringError, match="BLAS matrix products"):
         graph_function(lambda x, w: co.conv2d(x, w), jit_compile="numba")(rt.constant(X),
                                                                           rt.constant(W))
 

@@ -296,3 +296,17 @@ def test_build_errors_name_the_layer_and_the_fix():
         rt.layers.Conv2D(2, 3)(np.zeros((28, 28, 1), np.float32))
     with pytest.raises(ValueError, match="Dense 'dense\\w*' needs a tensor"):
         rt.layers.Dense(2)({"a": np.zeros((1, 2), np.float32)})
+
+
+def test_training_given_to_a_layer_whose_call_does_not_take_it_reaches_its_layers():
+    class Block(rt.Model):
+        def __init__(self):
+            super().__init__()
+            self.dropout = rt.layers.Dropout(0.5, seed=2)
+
+        def call(self, x):
+            return self.dropout(x)
+
+    x = np.ones((40, 40), np.float32)
+    assert (Block()(x, training=True).numpy() == 0).any()
+    np.testing.assert_array_equal(Block()(x).numpy(), x)

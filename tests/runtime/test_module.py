@@ -161,3 +161,55 @@ def test_what_does_not_change_a_graph_does_not_retrace():
     metric.reset_state()
     step(x)
     assert step.experimental_get_tracing_count() == 1
+
+
+class _Scale(rt.layers.Layer):
+    def __init__(self, k=2.0):
+        super().__init__()
+        self.k = k
+
+    def call(self, x):
+        return x * self.k
+
+
+def test_every_way_a_graph_reaches_a_module_retraces_when_it_changes():
+    x = np.ones(1, np.float32)
+    model = rt.Sequential([_Scale()])
+    direct, argument = rt.function(model), rt.function(lambda m, x: m(x))
+    layers = [_Scale()]
+    listed = rt.function(lambda x: layers[0](x))
+    direct(x)
+    argument(model, x)
+    listed(x)
+    model.layers[0].k = 3.0
+    layers[0]._k = "unused"  # a private attribute: still a change
+    layers[0].k = 5.0
+    assert direct(x).numpy()[0] == argument(model, x).numpy()[0] == 3.0
+    assert listed(x).numpy()[0] == 5.0
+    model.add(_Scale(10.0))  # a layer added later is watched too
+    assert direct(x).numpy()[0] == 30.0
+    model.layers[1].k = 1.0
+    assert direct(x).numpy()[0] == 3.0
+
+
+def test_a_change_retraces_only_the_functions_that_read_the_changed_module():
+    a, b = _Scale(), _Scale()
+    fa = rt.function(lambda x: a(x))
+    fb = rt.function(lambda x: b(x))
+    x = np.ones(1, np.float32)
+    fa(x), fb(x)
+    for i in range(4):
+        b.trainable = bool(i % 2)
+        fa(x), fb(x)
+    assert fa.experimental_get_tracing_count() == 1
+    assert fb.experimental_get_tracing_count() == 5
+
+
+def test_excluding_variables_from_weight_decay_after_a_step_traced_is_seen():
+    bias = rt.Variable([1.0], name="bias")
+    optimizer = rt.optimizers.SGD(0.5, weight_decay=0.1)
+    step = rt.function(lambda: optimizer.apply_gradients([(rt.constant([0.0]), bias)]))
+    step()
+    optimizer.exclude_from_weight_decay(var_names=["bias"])
+    step()
+    np.testing.assert_allclose(bias.numpy(), [0.95])  # decayed once, not twice

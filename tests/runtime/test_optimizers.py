@@ -399,3 +399,15 @@ def test_pickling_an_optimizer_with_its_variables_keeps_the_slots():
     optimizer2.apply_gradients([(np.ones(2), w2)])
     assert len(optimizer2.variables) == 4 and optimizer2.iterations.numpy() == 2
     np.testing.assert_array_equal(w2.numpy(), w.numpy())
+
+
+def test_threads_applying_the_first_gradients_at_once_make_each_slot_once():
+    import concurrent.futures
+
+    variables = [rt.Variable(np.ones(3, np.float32)) for _ in range(50)]
+    for _ in range(5):
+        optimizer = optimizers.Adam(0.1)
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            list(pool.map(lambda _, optimizer=optimizer: optimizer.apply_gradients(
+                [(np.ones(3, np.float32), v) for v in variables]), range(4)))
+        assert len(optimizer.variables) == 2 + 2 * len(variables)

@@ -152,3 +152,11 @@ def test_a_numpy_array_next_to_a_variable_is_the_variables_operation_so_a_tape_s
     with rt.GradientTape() as tape:
         y = rt.reduce_sum(x * v)  # numpy computed this off the tape: the gradient was None
     assert float(tape.gradient(y, v)) == 3.0
+
+
+def test_a_variable_compares_elementwise_with_an_array_and_by_identity_otherwise():
+    v = rt.Variable([1.0, 2.0])
+    np.testing.assert_array_equal((np.array([1.0, 3.0], np.float32) == v).numpy(), [True, False])
+    np.testing.assert_array_equal((np.array([1.0, 3.0], np.float32) != v).numpy(), [False, True])
+    assert v == v and not (v != v) and v != rt.Variable([1.0, 2.0])
+    assert {v: 1}[v] == 1

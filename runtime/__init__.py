@@ -26,6 +26,7 @@ from runtime import (  # onnx: lazy
     random,
     saved,
     strings,
+    summary,
     train,
 )
 from runtime.autodiff import GradientTape, custom_gradient, grad, value_and_grad

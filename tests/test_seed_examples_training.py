@@ -4,6 +4,7 @@
 import os
 
 import numpy as np
+import pytest
 
 import runtime as rt
 
@@ -75,3 +76,29 @@ def test_s24_a_checkpoint_of_a_model_and_its_optimizer_restores_adams_moments_an
     status.assert_consumed()
     for slot, original in zip(optimizer2.variables, optimizer.variables):
         np.testing.assert_array_equal(slot.numpy(), original.numpy())
+
+
+# ---- S26: summaries --------------------------------------------------------------------------
+
+def test_s26_scalars_every_100_of_1000_steps_read_back_by_tensorboard(tmp_path):
+    accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
+    writer = rt.summary.create_file_writer(str(tmp_path))
+    loss = rt.Variable(100.0)
+
+    @rt.function
+    def step_fn(step):
+        loss.assign(loss * 0.99)
+        if step % 100 == 0:
+            rt.summary.scalar("loss", loss, step=step)
+
+    with writer.as_default():
+        for step in range(1000):
+            step_fn(rt.constant(step, rt.int64))
+    writer.close()
+    events = accumulator.EventAccumulator(str(tmp_path))
+    events.Reload()
+    points = [(e.step, float(np.asarray(e.tensor_proto.float_val)[0]))
+              for e in events.Tensors("loss")]
+    assert [s for s, _ in points] == list(range(0, 1000, 100))
+    np.testing.assert_allclose([v for _, v in points],
+                               [100.0 * 0.99 ** (s + 1) for s in range(0, 1000, 100)], rtol=1e-4)

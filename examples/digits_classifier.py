@@ -3,9 +3,12 @@
 scikit-learn's 8x8 digits (1,797 images, bundled with the package: no download), a Sequential
 model of two Conv2D layers and a Dense head, Adam, sparse categorical cross-entropy, a training
 step compiled by `rt.function`, accuracy on a held-out 20%, the loss history plotted to
-`digits_loss.png` and the weights saved to `digits_weights.npz`.
+`digits_loss.png` and the weights saved to `digits_weights.safetensors`. Each epoch ends with a
+checkpoint in `digits_ckpt/` (model, optimizer, epoch): run it again and it resumes from the
+latest one (`--fresh` starts over). With tensorboard installed, the losses also go to
+`digits_logs/` (`tensorboard --logdir digits_logs`).
 
-    pip install -e ".[examples]"
+    pip install -e ".[examples,summary]"
 """
 
 from __future__ import annotations
@@ -41,6 +44,14 @@ def make_model():
     ])
 
 
+def summary_writer(logdir):
+    """A TensorBoard writer for `logdir`, or None when tensorboard is not installed."""
+    try:
+        return rt.summary.create_file_writer(logdir)
+    except ImportError:
+        return None
+
+
 def progress(done: int, total: int, message: str) -> None:
     """A one-line progress bar on stderr, rewritten in place."""
     filled = 30 * done // total
@@ -54,7 +65,10 @@ def main(argv=None) -> None:
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--plot", default="digits_loss.png")
-    parser.add_argument("--weights", default="digits_weights.npz")
+    parser.add_argument("--weights", default="digits_weights.safetensors")
+    parser.add_argument("--checkpoints", default="digits_ckpt")
+    parser.add_argument("--logdir", default="digits_logs")
+    parser.add_argument("--fresh", action="store_true", help="ignore earlier checkpoints")
     args = parser.parse_args(argv)
 
     rt.random.set_seed(0)
@@ -64,6 +78,12 @@ def main(argv=None) -> None:
     optimizer = rt.optimizers.Adam(learning_rate=3e-3)
     loss_object = rt.losses.SparseCategoricalCrossentropy(from_logits=True)
     epoch_loss = rt.metrics.Mean("loss")
+    epochs_done = rt.Variable(0, name="epochs_done")
+    checkpoint = rt.train.Checkpoint(model=model, optimizer=optimizer, epochs_done=epochs_done)
+    manager = rt.train.CheckpointManager(checkpoint, args.checkpoints, max_to_keep=3)
+    if not args.fresh and manager.restore_or_initialize():
+        print(f"resumed from {manager.latest_checkpoint} after {int(epochs_done.numpy())} epochs")
+    writer = summary_writer(args.logdir)
 
     @rt.function
     def train_step(images, labels):
@@ -78,22 +98,30 @@ def main(argv=None) -> None:
     loss_history = []
     batches = len(train_images) // args.batch_size
     start = time.perf_counter()
-    for epoch in range(args.epochs):
+    for epoch in range(int(epochs_done.numpy()), args.epochs):
         epoch_loss.reset_state()
         order = np.random.default_rng(epoch).permutation(len(train_images))
         for batch in range(batches):
             chosen = order[batch * args.batch_size:(batch + 1) * args.batch_size]
             loss_history.append(float(train_step(train_images[chosen], train_labels[chosen])))
             progress(batch + 1, batches, f"epoch {epoch + 1} loss {epoch_loss.result():.3f}")
+            if writer is not None:
+                with writer.as_default():
+                    rt.summary.scalar("loss", loss_history[-1], step=optimizer.iterations)
+        epochs_done.assign(epoch + 1)
+        manager.save()
     seconds = time.perf_counter() - start
+    if not loss_history:
+        print(f"nothing to train: {int(epochs_done.numpy())} epochs done (--fresh starts over)")
+        return
 
     accuracy = rt.metrics.SparseCategoricalAccuracy()
     accuracy.update_state(test_labels, model(test_images))
     print(f"{len(loss_history)} steps in {seconds:.2f} s ({seconds / len(loss_history) * 1e3:.2f}"
           f" ms a step); held-out accuracy {float(accuracy.result()):.3f}")
 
-    np.savez(args.weights, *model.get_weights())
-    print(f"weights saved to {args.weights}")
+    model.save_weights(args.weights)
+    print(f"weights saved to {args.weights}; checkpoints in {args.checkpoints}/")
     try:
         import matplotlib
 

@@ -10,8 +10,8 @@ name, so the name always holds the old file or the whole new one.
 from __future__ import annotations
 
 import os
+import secrets
 import stat
-import tempfile
 
 _OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
                | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
@@ -67,7 +67,10 @@ def write_atomically(path, data: bytes) -> None:
     """Writes `data` to `path` so that `path` is always the old file or the whole new one."""
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".part")
+    temporary = os.path.join(directory, f".tmp-{os.getpid()}-{secrets.token_hex(8)}.part")
+    # (0o666 less the umask, as for any file the user writes; mkstemp's would be 0o600)
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                 0o666)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

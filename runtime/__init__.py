@@ -12,6 +12,7 @@ from autograph import __version__  # one version for the distribution
 from runtime import (  # onnx: lazy
     autograph_backend,  # noqa: E402,F401 - registers runtime with autograph
     config,
+    data,
     debugging,
     errors,
     fft,

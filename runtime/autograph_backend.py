@@ -4,7 +4,8 @@ Registers `RuntimeBackend` with autograph on import. Symbolic tensors (graph val
 tracing) are *staged*: `if`/`while`/`for` on them become `If`/`While` ops; eager tensors run as
 plain Python. `for` over a `Range` op loops over the index without materialising the range;
 over any other tensor it loops over dim 0. A list appended to in a graph loop becomes a
-stacked tensor that grows along dim 0.
+stacked tensor that grows along dim 0. A `for` over an `rt.data.Dataset` while a graph is
+built is one graph loop too: the dataset gives its count and items (runtime/data/).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from runtime.conversion import (
     python_scalar_fits,
     weak_dtype,
 )
+from runtime.data import graph_iteration
+from runtime.data.dataset import Dataset
 from runtime.errors import (
     GraphLimitError,
     InvalidArgumentError,
@@ -84,7 +87,8 @@ class RuntimeBackend(autograph.Backend):
         return isinstance(value, (Tensor, TensorList))
 
     def is_staged(self, value) -> bool:
-        return isinstance(value, (SymbolicTensor, TensorList))
+        return isinstance(value, (SymbolicTensor, TensorList)) or (
+            isinstance(value, Dataset) and self.building_graph())
 
     def converts(self, value) -> bool:
         return isinstance(value, np.ndarray) and value.dtype.kind in "biufc"
@@ -111,6 +115,13 @@ class RuntimeBackend(autograph.Backend):
 
             def item(i):
                 return iterated[i]
+        elif isinstance(iterated, Dataset) or (isinstance(iterated, tuple) and any(
+                isinstance(part, Dataset) for part in iterated)):  # its count and items
+            start, delta = 0, 1
+            count, item, body = graph_iteration.loop(iterated, body)
+
+            def in_range(i):
+                return math_ops.less(i, count)
         elif not isinstance(iterated, tuple) and iterated.op.opdef is creation_ops.RANGE:
             start, limit, delta = iterated.op.inputs
             upward = math_ops.greater(delta, 0)
@@ -177,6 +188,8 @@ class RuntimeBackend(autograph.Backend):
         return value
 
     def item_placeholder(self, iterated):
+        if isinstance(iterated, Dataset):
+            return graph_iteration.placeholder(iterated)
         if isinstance(iterated, tuple):
             return tuple(self.item_placeholder(t) for t in iterated)
         if isinstance(iterated, TensorList):
@@ -248,6 +261,8 @@ class RuntimeBackend(autograph.Backend):
         return result
 
     def len(self, x):
+        if isinstance(x, Dataset):
+            return graph_iteration.length(x)
         if isinstance(x, TensorList):
             return x.size()
         if x.shape and x.shape[0] is not None:

@@ -102,3 +102,35 @@ def test_s26_scalars_every_100_of_1000_steps_read_back_by_tensorboard(tmp_path):
     assert [s for s, _ in points] == list(range(0, 1000, 100))
     np.testing.assert_allclose([v for _, v in points],
                                [100.0 * 0.99 ** (s + 1) for s in range(0, 1000, 100)], rtol=1e-4)
+
+
+# ---- S22: datasets ------------------------------------------------------------------------------
+
+def test_s22_a_shuffled_batched_dataset_in_python_and_as_one_graph_loop():
+    rng = np.random.default_rng(0)
+    images = rng.random((100, 8, 8, 1)).astype(np.float32)
+    labels = rng.integers(0, 10, 100)
+    dataset = rt.data.Dataset.from_tensor_slices((images, labels)).shuffle(1000, seed=3).batch(32)
+    (first_images, first_labels), = list(dataset.take(1))
+    assert first_images.shape == (32, 8, 8, 1) and first_labels.shape == (32,)
+    python_sums = []
+    for (batch, (images_batch, labels_batch)) in enumerate(dataset):
+        python_sums.append((batch, float(rt.reduce_sum(images_batch)),
+                            int(rt.reduce_sum(labels_batch))))
+    assert [b for b, _, _ in python_sums] == [0, 1, 2, 3]  # 32 + 32 + 32 + 4
+
+    @rt.function
+    def epoch_sums(dataset):
+        total = rt.constant(0.0)
+        count = rt.constant(0, rt.int64)
+        for images_batch, labels_batch in dataset:
+            total += rt.reduce_sum(images_batch)
+            count += rt.reduce_sum(labels_batch)
+        return total, count
+
+    reshuffled = rt.data.Dataset.from_tensor_slices((images, labels)).shuffle(1000, seed=3)
+    total, count = epoch_sums(reshuffled.batch(32))
+    np.testing.assert_allclose(float(total), sum(s for _, s, _ in python_sums), rtol=1e-5)
+    assert int(count) == sum(c for _, _, c in python_sums)
+    graph = epoch_sums.get_concrete_function(reshuffled.batch(32)).graph
+    assert [op.type for op in graph.operations].count("While") == 1  # a graph loop, not unrolled

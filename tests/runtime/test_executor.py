@@ -222,3 +222,29 @@ def test_a_result_that_is_a_constant_of_the_graph_is_a_new_array_on_every_call(f
         t.numpy()[0] = 42.0
     for want, got in zip(first, rt.nest.flatten(f(x, n))):
         np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_indexing_is_a_plain_subscript_in_the_generated_code_with_the_kernels_results():
+    def index(x, i):
+        return (x[0, 1:3], x[i], x[..., 0], x[None, :, 1], x[1, 2], x[i, i], x[::-1, :i],
+                x[-1], x[()], x[1:, ...])
+
+    x, i = rt.constant(np.arange(12.0).reshape(3, 4)), rt.constant(1)
+    f = rt.function(index, autograph=False)
+    source = f.get_concrete_function(x, i).graph.to_python()
+    assert "x[0, 1:3]" in source and "x[::-1, :i]" in source and "normalize(x[..., 0])" in source
+    for got, want in zip(f(x, i), index(x.numpy(), 1)):
+        assert type(got.numpy()) is type(want) and got.numpy().dtype == want.dtype
+        np.testing.assert_array_equal(got.numpy(), want)
+    with pytest.raises(rt.errors.InvalidArgumentError, match="out of bounds") as e:
+        f(x, rt.constant(7))
+    assert "test_executor.py" in str(e.value)
+
+
+def test_stacking_scalars_gives_what_np_stack_gives():
+    f = rt.function(lambda a, b: (rt.stack([a, b, a]), rt.stack([a > b, b > a])),
+                    autograph=False)
+    for a, b in ((np.float32(1.5), np.float32(2.0)), (np.int64(3), np.int64(-1))):
+        values, flags = f(rt.constant(a), rt.constant(b))
+        assert values.numpy().dtype == a.dtype and flags.numpy().dtype == np.bool_
+        np.testing.assert_array_equal(values.numpy(), np.stack([a, b, a]))

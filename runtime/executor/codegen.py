@@ -100,6 +100,7 @@ class Emitter:
     def body(self, graph: Graph, indent: str, skip=()) -> None:
         """Emits the ops of `graph` (but the ops in `skip`, which others emit their own way)."""
         dead_after = _arrays_dead_after(graph) if self.free_temporaries else {}
+        unaliased = _unaliased_arrays(graph) if dead_after else set()
         for index, op in enumerate(graph.operations):
             if op.opdef is PLACEHOLDER or any(op is s for s in skip):
                 continue
@@ -108,7 +109,7 @@ class Emitter:
             if statement is not None:
                 getattr(self, statement)(op, indent)
             else:
-                self._emit_kernel(op, indent, dead or ())
+                self._emit_kernel(op, indent, [t for t in dead or () if id(t) in unaliased])
             if dead:
                 self.emit(indent, f"del {', '.join(self.name_of(t) for t in dead)}")
 
@@ -358,7 +359,8 @@ def _counted_loop(op: Operation):
 # Ops whose result is always a new array (for array operands), never a view of an input.
 def _buffer_donor(op: Operation, dying) -> SymbolicTensor | None:
     """An input of a ufunc op that dies at the op and can hold its result: a fresh array
-    (not a view, not a constant or argument) of the output's exact shape and dtype."""
+    (not a view, not a constant or argument) of the output's exact shape and dtype, that no
+    other value shares (`dying` holds only those)."""
     if not isinstance(op.opdef.kernel, np.ufunc) or op.attrs or len(op.outputs) != 1:
         return None
     out = op.outputs[0]
@@ -375,6 +377,20 @@ def _buffer_donor(op: Operation, dying) -> SymbolicTensor | None:
         ):
             return t
     return None
+
+
+def _unaliased_arrays(graph: Graph) -> set[int]:
+    """The tensors of `graph` whose array no other value can share: every op that reads them
+    makes a new array (a ufunc, or an op declaring FRESH_OUTPUT). A view (`x[1:]`, a reshape),
+    an identity, or a loop or branch that may pass the array through would share it, so the
+    array must not be overwritten by a donation while those live."""
+    readers: dict[int, list] = {}
+    for op in graph.operations:
+        for t in op.inputs:
+            readers.setdefault(id(t), []).append(op)
+    return {key for key, ops in readers.items()
+            if all(isinstance(op.opdef.kernel, np.ufunc) or FRESH_OUTPUT in op.opdef.groups
+                   for op in ops)}
 
 
 def _arrays_dead_after(graph: Graph) -> dict[int, list[SymbolicTensor]]:

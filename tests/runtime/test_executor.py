@@ -248,3 +248,38 @@ def test_stacking_scalars_gives_what_np_stack_gives():
         values, flags = f(rt.constant(a), rt.constant(b))
         assert values.numpy().dtype == a.dtype and flags.numpy().dtype == np.bool_
         np.testing.assert_array_equal(values.numpy(), np.stack([a, b, a]))
+
+
+def _views_kept_while_their_array_dies():
+    """Programs where an array's last reader could write its result into the array (buffer
+    donation) while a view of it, an identity of it or a loop's pass-through still lives."""
+    def sliced(x):
+        n = -x
+        v = n[0:2]
+        return rt.tanh(n), v * 1.0
+
+    def reshaped(x):
+        n = -x
+        r = rt.reshape(n, [3, 1])
+        return rt.exp(n), r + 0.0
+
+    def looped(x):
+        n = -x
+        w = rt.while_loop(lambda k, v: k < 0, lambda k, v: (k + 1, v), [0, n])[1]
+        return rt.tanh(n), w
+
+    def branched(x):
+        n = -x
+        b = rt.cond(rt.reduce_sum(x) > 100.0, lambda: n * 2.0, lambda: n)
+        return rt.tanh(n), b
+
+    return sliced, reshaped, looped, branched
+
+
+@pytest.mark.parametrize("fn", _views_kept_while_their_array_dies(), ids=lambda f: f.__name__)
+def test_an_array_still_shared_by_a_live_value_is_never_overwritten(fn):
+    x = np.array([0.5, -1.0, 2.0], np.float32)
+    want = fn(rt.constant(x))  # eagerly: the oracle
+    got = rt.function(fn, autograph=False)(x)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())

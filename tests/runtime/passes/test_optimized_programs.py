@@ -50,7 +50,16 @@ instruction = st.one_of(
     st.tuples(st.just("cond"), family, st.booleans(), index, index, st.integers(0, 20),
               st.integers(0, 20)),
     st.tuples(st.just("while"), family, index, index, st.integers(0, 3)),
+    st.tuples(st.just("view"), family, st.integers(0, 20), index),
 )
+
+# Values that share their input's array (a view, an identity): a later op may not overwrite the
+# input's buffer while they live (buffer donation must see them).
+VIEWS = {
+    "all": lambda v: v[...], "slice": lambda v: v[:] if len(v.shape) else v[...],
+    "identity": rt.identity, "reshape": lambda v: rt.reshape(v, list(v.shape)),
+    "expand_index": lambda v: rt.expand_dims(v, 0)[0],
+}
 
 
 def _pick(table, i):
@@ -76,6 +85,8 @@ def build(program, n_outputs_pick):
                 value = _binary(fam, step[2])(a, b)
             elif kind == "const":
                 value = rt.constant(CONSTANTS[fam][step[2] % len(CONSTANTS[fam])], DTYPES[fam])
+            elif kind == "view":
+                value = _pick(VIEWS, step[2])(pool[step[3] % len(pool)])
             elif kind == "cond":
                 value = _cond(pools, fam, *step[2:])
             else:
@@ -142,12 +153,14 @@ def test_optimized_and_unoptimized_graphs_agree_bit_for_bit(program, pick, size,
     plain = rt.function(fn, autograph=False, optimize=False)
     values = [t.numpy() for t in inputs]
     with np.errstate(all="ignore"):
+        eager = [t.numpy() for t in fn(*inputs)]  # the oracle: the ops run one by one
         want = [t.numpy() for t in plain(*inputs)]
         got = [t.numpy() for t in optimized(*inputs)]
         concrete = optimized.get_concrete_function(*inputs)
         concrete.graph.lint()
         interpreted = run_graph(concrete.graph, values)
         traced = run_graph(concrete.traced_graph, values)
+    assert_same_bits(want, eager)
     assert_same_bits(got, want)
     assert_same_bits(interpreted, want)
     assert_same_bits(traced, want)

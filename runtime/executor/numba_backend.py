@@ -8,12 +8,15 @@ the ufuncs written otherwise) against the op objects. The function is compiled f
 types of its signature on the first call. Results equal the default executor's bit for bit,
 except for the ops that `exact` says no to and FLOAT_SUMS, which may differ in the last bits:
 the math functions declared not exact (exp, log, sin, cos, tanh, sigmoid: numba takes them from
-LLVM's math library, numpy from its own: a few ulp), matmul (numba's BLAS comes through SciPy)
-and float sums and means (numba adds in another order than numpy's pairwise sums). For the
-rest, scalar results are converted to the op's dtype (numba computes integer scalars in int64)
-and numbers in expressions are typed constants of the op's dtype. Reductions run over all axes
-only. An op without a NUMBA rule is a located NoLoweringError naming it; the extra `numba` must
-be installed.
+LLVM's math library, numpy from its own: a few ulp), matmul (numba's BLAS comes through SciPy),
+softmax (an exp and a sum) and float (and complex) sums and means (numba adds in another order
+than numpy's pairwise sums). For the rest, scalar results are converted to the op's dtype (numba
+computes integer scalars in int64) and numbers in expressions are typed constants of the op's
+dtype. numba's reductions take no axis (np.sum one, slowly): a reduction over some axes runs
+over each row of the values along them (`_by_rows`). Where numba's code raises for values the
+kernel fails on (an index past the end, a max of nothing, a negative dim), the error names the
+op that can fail so, at the user's line (`_failing_ops`). An op without a NUMBA rule is a
+located NoLoweringError naming it; the extra `numba` must be installed.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from runtime.ops import (
 )
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.fused_ops import FUSED_ELEMENTWISE
+from runtime.ops.op_support import cannot_lower
 from runtime.ops.registry import CONST, NUMBA, PLACEHOLDER, derive_rules, lacks, register_rules
 
 
@@ -59,7 +63,7 @@ class NumbaEmitter(codegen.Emitter):
                 "executor (jit_compile=None) for this function.", op.origin))
         expr = rule(op, [self.name_of(t) for t in op.inputs], self.typed)
         outs = [self._define(t) for t in op.outputs]
-        self.emit(indent, f"{', '.join(outs)} = {expr}", op)
+        self.emit(indent, f"{', '.join(outs)} = {expr}" if outs else expr, op)
 
     def typed(self, number, dtype) -> str:
         """A global holding `number` as a numpy scalar of `dtype`."""
@@ -83,8 +87,9 @@ def compile_graph(graph, example_values=None):
     on_disk = run is not None
     if not on_disk:  # no cache directory: compiled in memory, for this process only
         run = codegen.load(generated)
-    # An index held in a tensor may be past the end: numba checks it, as numpy does.
-    checked = any(op.opdef is array_ops.GETITEM for op in graph.walk())
+    # An index held in a tensor may be past the end: numba checks it, as numpy does (a fancy
+    # index, rt.gather's, is read unchecked otherwise: garbage, or a crash).
+    checked = any(op.opdef in (array_ops.GETITEM, array_ops.GATHER) for op in graph.walk())
     compiled = numba.njit(run, cache=on_disk, boundscheck=checked)
     if example_values is not None:
         compiled.compile(tuple(numba.typeof(v) for v in example_values))
@@ -202,14 +207,17 @@ def _caller(compiled, graph):
             results.append(f"k{i}(outs[{i}])")
         else:
             results.append(f"outs[{i}]")
-    indexing = [op for op in graph.walk() if op.opdef is array_ops.GETITEM and len(op.inputs) > 1]
-    if indexing:  # numba's bounds check names no op: the index held in a tensor did it
-        scope["out_of_bounds"] = _out_of_bounds(indexing)
+    failing = _failing_ops(graph)
+    if failing:  # numba's errors name no op: the op that can fail so did it (see _failing_ops)
+        handlers = ""
+        for i, (error, ops) in enumerate(failing.items()):
+            scope[f"failed{i}"] = _failed(ops, error)
+            handlers += (f"    except {error.__name__} as e:\n"
+                         f"        raise failed{i}(e) from None\n")
         source = (f"def call({args}):\n"
                   f"    try:\n"
                   f"        outs = compiled({args})\n"
-                  f"    except IndexError as e:\n"
-                  f"        raise out_of_bounds(e) from None\n"
+                  f"{handlers}"
                   f"    return ({''.join(r + ', ' for r in results)})\n")
     else:
         source = (f"def call({args}):\n"
@@ -219,20 +227,35 @@ def _caller(compiled, graph):
     return scope["call"]
 
 
-def _out_of_bounds(ops):
-    """The error for an index past the end that numba's bounds check found, at the user's line
-    of the (first) indexing by a tensor."""
+def _failing_ops(graph) -> dict:
+    """{exception class: the ops of `graph` whose numba code raises it where the default
+    executor's kernel fails}: an index held in a tensor past the end (IndexError: numba's bounds
+    check), a max, min, argmax or argmin of nothing, a negative dim or shapes that do not
+    broadcast (ValueError)."""
+    failing = {}
+    for op in graph.walk():
+        if op.opdef is array_ops.GETITEM and len(op.inputs) > 1 or op.opdef is array_ops.GATHER:
+            failing.setdefault(IndexError, []).append(op)
+        elif op.opdef in _MAY_RAISE_VALUE_ERROR and _MAY_RAISE_VALUE_ERROR[op.opdef](op):
+            failing.setdefault(ValueError, []).append(op)
+    return failing
+
+
+def _failed(ops, error):
+    """The error for an exception of numba's code (`error`: one that the ops `ops` may raise),
+    at the user's line of the first of them."""
     others = sorted({f"line {op.origin.lineno}" for op in ops[1:] if op.origin is not None})
     also = f" (or the one at {', '.join(others)})" if others else ""
 
-    def error(exc):
-        located = InvalidArgumentError(with_origin(
-            f"StridedSlice op '{ops[0].name}'{also} failed while running the graph: index out "
-            f"of bounds ({exc})", ops[0].origin))
-        located._rt_located = True
-        return located
+    def located(exc):
+        what = f"index out of bounds ({exc})" if error is IndexError else str(exc)
+        failure = InvalidArgumentError(with_origin(
+            f"{ops[0].type} op '{ops[0].name}'{also} failed while running the graph: {what}",
+            ops[0].origin))
+        failure._rt_located = True
+        return failure
 
-    return error
+    return located
 
 
 # ---- the NUMBA rules ---------------------------------------------------------------------------
@@ -316,41 +339,183 @@ def _cast(op, a, typed):
     return f"{a[0]}.astype({target})"
 
 
-def _whole_reduction(name, exact_for_floats: bool):
-    """A reduction over all axes (numba's take no axis); sums of floats add in another order
-    than numpy's pairwise sums, so only integer sums are lowered."""
+def _dims(t, name: str) -> list:
+    """Each dim of `t` (held in the variable `name`) as code: the number when it is known while
+    tracing, else `name.shape[i]`, read when the graph runs."""
+    return [str(d) if d is not None else f"{name}.shape[{i}]" for i, d in enumerate(t.shape)]
+
+
+def _tuple(items) -> str:
+    items = list(items)
+    return f"({', '.join(items)},)" if items else "()"
+
+
+def _product(items) -> str:
+    """The product of dims given as code (`_dims`), the known ones multiplied out."""
+    known, unknown = 1, []
+    for item in items:
+        if item.isdigit():
+            known *= int(item)
+        else:
+            unknown.append(item)
+    return " * ".join(([str(known)] if known != 1 or not unknown else []) + unknown)
+
+
+def _reduced_axes(op) -> tuple:
+    rank, axis = len(op.inputs[0].shape), op.attrs["axis"]
+    if axis is None:
+        return tuple(range(rank))
+    return tuple(sorted({a % rank for a in (axis if isinstance(axis, (tuple, list)) else (axis,))}))
+
+
+def _by_rows(per_row: str, x, name: str, axes, keepdims: bool, mean: bool = False) -> str:
+    """A reduction of `x` (held in `name`) over some of its axes, `axes` (not all): numba's
+    reductions take no axis (np.sum one, but it is several times slower than this), so those
+    axes are moved last and the values along them made the rows of a matrix; `per_row`, code of
+    one row `row_`, gives one result per row (divided by the row's length for a `mean`), and
+    the results are shaped as the kept axes (with the reduced ones as 1s for `keepdims`)."""
+    rank, dims = len(x.shape), _dims(x, name)
+    kept = [i for i in range(rank) if i not in axes]
+    order = kept + list(axes)
+    moved = name if order == list(range(rank)) else f"np.transpose({name}, {tuple(order)!r})"
+    count = _product(dims[i] for i in axes)
+    rows = f"np.ascontiguousarray({moved}).reshape(({_product(dims[i] for i in kept)}, {count}))"
+    expr = f"np.array([{per_row} for row_ in {rows}])"
+    if mean:
+        expr = f"({expr} / {count})"
+    if keepdims:
+        return f"{expr}.reshape({_tuple('1' if i in axes else dims[i] for i in range(rank))})"
+    return f"{expr}.reshape({_tuple(dims[i] for i in kept)})" if len(kept) > 1 else expr
+
+
+_REDUCERS = {
+    reduction_ops.SUM: "np.sum", reduction_ops.MEAN: "np.mean", reduction_ops.MAX: "np.max",
+    reduction_ops.MIN: "np.min", reduction_ops.PROD: "np.prod", reduction_ops.ANY: "np.any",
+    reduction_ops.ALL: "np.all",
+}
+
+
+def _reduction(op, a, typed):
+    """Sum, Mean, Max, Min, Prod, Any, All over any axes: over all of them numba's function of
+    the whole array, over some of them of each row of the values along them (`_by_rows`).
+    Integers add up (multiply) in int64, as numpy's do, and are cast back to their dtype, so
+    they wrap as numpy's do; an integer mean adds up in float64 and truncates, as numpy's. Max,
+    Min, Prod, Any and All are exact: numpy multiplies in order too, and NaNs win in both (but
+    of 0.0 and -0.0, numba's max keeps the first, numpy's may give the other: the sign of a
+    zero may differ). Sums and means of floats are not exact
+    (FLOAT_SUMS): where numpy adds in order, in the dtype (its inner axis kept, or fewer than 8
+    values a row: `_numpy_adds_in_order`), so does this, which gives numpy's bits for a
+    C-ordered array; where numpy adds pairwise, this adds in order, float32 values in float64
+    (then rounds)."""
+    x, out = op.inputs[0], op.outputs[0].dtype
+    function, rank, keepdims = _REDUCERS[op.opdef], len(x.shape), op.attrs["keepdims"]
+    if x.dtype.is_string:
+        raise cannot_lower(op, f"does not lower {op.type} of strings (numba has no numpy "
+                               "strings)")
+    if x.dtype.is_complex and op.opdef not in FLOAT_SUMS:
+        raise cannot_lower(op, f"does not lower {op.type} of complex numbers: numba orders them "
+                               "(and their NaNs) and rounds their products otherwise than numpy")
+    axes = _reduced_axes(op)
+    if not axes:  # nothing to reduce (a scalar, or axis=()): the values, in their dtype
+        return _as_dtype(op, a[0])
+    integer_mean = op.opdef is reduction_ops.MEAN and not (
+        x.dtype.is_floating or x.dtype.is_complex)
+    if len(axes) == rank:  # every axis: numba's function of the whole array
+        wide = op.opdef in FLOAT_SUMS and x.dtype.is_floating and x.dtype.itemsize < 8
+        operand = f"{a[0]}.astype(np.float64)" if wide else a[0]
+        expr = f"{_numpy_name(out)}({function}({operand}))"
+        if integer_mean:
+            expr = _mean_of_nothing(op, a[0], axes, expr, typed, shape="")
+        return f"np.full({(1,) * rank!r}, {expr}, {_numpy_name(out)})" if keepdims else expr
+    if op.opdef not in FLOAT_SUMS:
+        per_row = f"{function}(row_)"
+    elif integer_mean or (x.dtype.is_floating and x.dtype.itemsize < 8
+                          and not _numpy_adds_in_order(x, axes)):
+        per_row = "np.sum(row_, dtype=np.float64)"  # (integers: exact in any order)
+    else:
+        per_row = "np.sum(row_)"
+    expr = _by_rows(per_row, x, a[0], axes, keepdims, mean=op.opdef is reduction_ops.MEAN)
+    # numba's sums and products of narrower integers are int64s (uint64s), its means float64s
+    # (complex128s)
+    keeps_dtype = op.opdef in (reduction_ops.MAX, reduction_ops.MIN, reduction_ops.ANY,
+                               reduction_ops.ALL) or (
+        out.np_dtype in (np.float64, np.int64, np.complex128) and not integer_mean)
+    expr = expr if keeps_dtype else f"{expr}.astype({_numpy_name(out)})"
+    if integer_mean:
+        dims = _dims(x, a[0])
+        shape = _tuple("1" if i in axes else dims[i] for i in range(rank) if keepdims or (
+            i not in axes))
+        expr = _mean_of_nothing(op, a[0], axes, expr, typed, shape)
+    return expr
+
+
+def _mean_of_nothing(op, name, axes, expr, typed, shape):
+    """`expr`, an integer mean, guarded against a reduction of nothing: numpy's mean is NaN
+    there, cast to the integer dtype as this machine's numpy casts it (x86: the bits of
+    INT_MIN), where numba's cast of NaN is undefined (any bits). `shape`: the result's, as code
+    ("" for a scalar)."""
+    count = _product(_dims(op.inputs[0], name)[i] for i in axes)
+    if count.isdigit() and count != "0":
+        return expr
+    dtype = op.outputs[0].dtype
+    with np.errstate(invalid="ignore"):
+        cast = typed(np.array(np.nan).astype(dtype.np_dtype)[()], dtype)
+    nothing = f"np.full({shape}, {cast}, {_numpy_name(dtype)})" if shape else cast
+    return nothing if count == "0" else f"({nothing} if {count} == 0 else {expr})"
+
+
+def _numpy_adds_in_order(x, axes) -> bool:
+    """Whether numpy's sum of a C-ordered `x` over `axes` (not all) adds the values of each
+    result in order, in the dtype: when its inner axis (of more than one value) is kept, the
+    rows are added one by one; when the reduced axes are the inner ones and hold fewer than 8
+    values, numpy adds up that few in order (8 or more pairwise). Each row of `_by_rows` is then
+    added in numpy's order (a strided or transposed `x` numpy may add otherwise)."""
+    if None in x.shape:
+        return False
+    inner = [i for i, d in enumerate(x.shape) if d != 1]  # numpy's iterator drops the 1s
+    if not inner or inner[-1] not in axes:
+        return True
+    reduced = [i for i in inner if i in axes]
+    count = 1
+    for i in reduced:
+        count *= x.shape[i]
+    return reduced == inner[len(inner) - len(reduced):] and count < 8
+
+
+def _arg_reduction(function):
+    """ArgMax / ArgMin along one axis: numba's of each row of the values along it (faster than
+    its np.argmax with an axis, which divides by zero on an empty axis): ties go to the first
+    index and so do NaNs, as numpy's; an empty axis is a ValueError, as numpy's. Exact."""
     def rule(op, a, typed):
-        x = op.inputs[0]
-        if op.attrs["axis"] is not None and not (len(x.shape) == 1 and op.attrs["axis"] in (
-                0, -1, (0,), (-1,))):
-            raise NoLoweringError(with_origin(
-                f"jit_compile='numba' lowers {op.type} over all axes only.", op.origin))
-        if x.dtype.is_floating and not exact_for_floats:
-            raise NoLoweringError(with_origin(
-                f"jit_compile='numba' does not lower a float {op.type}: numba adds in a different "
-                "order than numpy, so results would differ in the last bits.", op.origin))
-        expr = _as_dtype(op, f"{name}({a[0]})")
-        return f"np.full((1,) * {len(x.shape)}, {expr})" if op.attrs["keepdims"] else expr
+        x, out = op.inputs[0], op.outputs[0].dtype
+        if x.dtype.is_complex or x.dtype.is_string:
+            raise cannot_lower(op, f"does not lower {op.type} of {x.dtype.name} values (numba "
+                                   "has no numpy strings, and orders complex numbers otherwise)")
+        rank = len(x.shape)
+        if rank == 1:
+            return _as_dtype(op, f"{function}({a[0]})")
+        expr = _by_rows(f"{function}(row_)", x, a[0], (op.attrs["axis"] % rank,), False)
+        return expr if out.itemsize == 8 else f"{expr}.astype({_numpy_name(out)})"
     return rule
 
 
-def _float_whole_reduction(name):
-    """Sum / Mean of floats over all axes: numba adds in order where numpy adds pairwise, so
-    float32 and float16 values add up in float64 (then round), and the result may differ from
-    numpy's in the last bits (FLOAT_SUMS)."""
-    def rule(op, a, typed):
-        x = op.inputs[0]
-        if not x.dtype.is_floating:
-            return _whole_reduction(name, exact_for_floats=False)(op, a, typed)
-        if op.attrs["axis"] is not None and not (len(x.shape) == 1 and op.attrs["axis"] in (
-                0, -1, (0,), (-1,))):
-            raise NoLoweringError(with_origin(
-                f"jit_compile='numba' lowers {op.type} over all axes only.", op.origin))
-        operand = a[0] if x.dtype.np_dtype.itemsize >= 8 else (
-            f"np.float64({a[0]})" if len(x.shape) == 0 else f"{a[0]}.astype(np.float64)")
-        expr = _as_dtype(op, f"{name}({operand})")  # narrow floats add up in float64
-        return f"np.full((1,) * {len(x.shape)}, {expr})" if op.attrs["keepdims"] else expr
-    return rule
+def _softmax(op, a, typed):
+    """exp(x - max) / sum along the axis, as the kernel computes it: the max of each row
+    (`_by_rows`), numba's exp (LLVM's: a few ulp from numpy's), sums in order (float32 ones in
+    float64): not exact."""
+    x, dtype = op.inputs[0], op.outputs[0].dtype
+    rank = len(x.shape)
+    cast = _numpy_name(dtype)
+    total = "np.sum(row_, dtype=np.float64)" if dtype.itemsize < 8 else "np.sum(row_)"
+    if rank == 0:  # 1, or NaN for an infinite or NaN value
+        return f"{cast}((lambda e_: e_ / e_)(np.exp({a[0]} - {a[0]})))"
+    if rank == 1:
+        return (f"(lambda e_: e_ / {cast}({total.replace('row_', 'e_')}))"
+                f"(np.exp({a[0]} - np.max({a[0]})))")
+    axis = (op.attrs["axis"] % rank,)
+    top = _by_rows("np.max(row_)", x, a[0], axis, keepdims=True)
+    total = _by_rows(total, x, "e_", axis, keepdims=True)
+    return f"(lambda e_: e_ / {total}.astype({cast}))(np.exp({a[0]} - {top}))"
 
 
 def _matmul(op, a, typed):
@@ -433,24 +598,232 @@ def _transpose(op, a, typed):
     return f"np.ascontiguousarray(np.transpose({a[0]}, {tuple(op.attrs['perm'])!r}))"
 
 
+def _gather(op, a, typed):
+    """rt.gather: `params[:, ..., indices]`, numba's one fancy index (a 1-D array, or a scalar;
+    indices of more dims are flattened, and the result reshaped). numba compiles the graph with
+    bounds checks then: an index past the end is an IndexError, as numpy's, never a read past
+    the array (see _failing_ops). Exact."""
+    params, indices = op.inputs
+    if params.dtype.is_string:
+        raise cannot_lower(op, "does not lower a gather of strings (numba has no numpy strings)")
+    rank = len(params.shape)
+    axis = op.attrs["axis"] % rank
+    index = a[1] if len(indices.shape) <= 1 else f"{a[1]}.ravel()"
+    expr = f"{a[0]}[{':, ' * axis}{index}]"
+    if len(indices.shape) <= 1:
+        return _as_dtype(op, expr)
+    dims, parts = _dims(params, a[0]), _dims(indices, a[1])
+    return f"{expr}.reshape({_tuple(dims[:axis] + parts + dims[axis + 1:])})"
+
+
+def _expand_dims(op, a, typed):
+    """A new axis of size 1: `x[:, None]` (a view, as numpy's); a scalar becomes an array of
+    one item. Exact."""
+    x = op.inputs[0]
+    if not x.shape:
+        return f"np.array([{a[0]}], dtype={_numpy_name(x.dtype)})"
+    axis = op.attrs["axis"] % (len(x.shape) + 1)
+    return f"{a[0]}[{':, ' * axis}None]" if axis < len(x.shape) else f"{a[0]}[..., None]"
+
+
+def _squeeze(op, a, typed):
+    """The axes of size 1 dropped: `x[:, 0]` (a view, as numpy's); all of them: the item.
+    Exact. An axis whose size is known only when the graph runs is not lowered: numpy checks
+    that it is 1, the index would not."""
+    x = op.inputs[0]
+    axis = op.attrs["axis"]
+    axes = ({i for i, d in enumerate(x.shape) if d == 1} if axis is None
+            else {i % len(x.shape) for i in axis})
+    if any(x.shape[i] is None for i in axes):
+        raise cannot_lower(op, "does not lower squeezing an axis of unknown size (numpy checks "
+                               "that it is 1 when the graph runs; an index would not)")
+    if not axes:
+        return a[0]
+    index = ", ".join("0" if i in axes else ":" for i in range(len(x.shape)))
+    return _as_dtype(op, f"{a[0]}[{index}]")
+
+
+def _shape(op, a, typed):
+    """The dims as an array of the op's dtype: numbers where known while tracing. Exact."""
+    dtype = _numpy_name(op.attrs["out_type"])
+    x = op.inputs[0]
+    if not x.shape:
+        return f"np.zeros(0, {dtype})"
+    return f"np.array([{', '.join(_dims(x, a[0]))}], dtype={dtype})"
+
+
+def _size(op, a, typed):
+    """The number of items: a constant when the dims are known while tracing. Exact."""
+    x, dtype = op.inputs[0], op.attrs["out_type"]
+    known = 1
+    for d in x.shape:
+        known = None if known is None or d is None else known * d
+    if known is not None:
+        return typed(known, dtype)
+    return f"{_numpy_name(dtype)}({a[0]}.size)"
+
+
+def _items(op, name: str) -> str:
+    """The items of the 1-D shape tensor `name` (op's second input, of known length) as a
+    tuple, read when the graph runs."""
+    return _tuple(f"np.int64({name}[{i}])" for i in range(op.inputs[1].shape[0]))
+
+
+def _dynamic_reshape(op, a, typed):
+    """Reshape to a shape held in a tensor: numba's reshape, which takes a -1 (any negative
+    dim, as numpy 2's) for the dim that holds the rest, and raises a ValueError where numpy's
+    does (see _failing_ops), but gives an empty array of shape (0, 0) for (-1, 0), which numpy
+    refuses: that shape is made (-1, -1), which numba refuses too. Exact."""
+    x, count = op.inputs[0], op.inputs[1].shape[0]
+    if count == 0:
+        raise cannot_lower(op, "does not lower a reshape to a scalar by a shape tensor")
+    shape = _items(op, a[1])
+    if count > 1:
+        shape = (f"(lambda t_: t_ if min(t_) >= 0 or 0 not in t_ else {(-1,) * count!r})"
+                 f"({shape})")
+    operand = f"np.ascontiguousarray({a[0]})" if op.inputs[0].shape else (
+        f"np.array([{a[0]}], dtype={_numpy_name(x.dtype)})")
+    return f"{operand}.reshape({shape})"
+
+
+def _where_indices(op, a, typed):
+    """rt.where(condition): the coordinates of the true items, one row each, in the order of
+    numpy's argwhere (numba's is a Fortran-ordered array: made C-ordered). Exact."""
+    if not op.inputs[0].shape:
+        raise cannot_lower(op, "does not lower rt.where of a scalar condition")
+    return f"np.ascontiguousarray(np.argwhere({a[0]}))"
+
+
+def _broadcast_to(op, a, typed):
+    """A new array of the shape (numba's np.broadcast_to gives a read-only view: copied, as the
+    kernel copies). Exact; where the input's dims are known only when the graph runs, shapes
+    that do not broadcast are a ValueError (see _failing_ops)."""
+    x, out = op.inputs[0], op.outputs[0]
+    shape = _tuple(str(d) for d in op.attrs["shape"]) if len(a) == 1 else _items(op, a[1])
+    if not x.shape:
+        return a[0] if not out.shape else f"np.full({shape}, {a[0]}, {_numpy_name(out.dtype)})"
+    return f"np.broadcast_to({a[0]}, {shape}).copy()"
+
+
+def _tile(op, a, typed):
+    """np.tile (which numba lacks) as numpy computes it: the array as (1, d0, 1, d1, ...),
+    broadcast to (m0, d0, m1, d1, ...), copied and reshaped to (m0 * d0, m1 * d1, ...).
+    Exact."""
+    x = op.inputs[0]
+    if not x.shape:
+        return a[0]
+    dims = _dims(x, a[0])
+    multiples = ([str(m) for m in op.attrs["multiples"]] if len(a) == 1 else
+                 [f"np.int64({a[1]}[{i}])" for i in range(len(dims))])
+    spread = _tuple(item for d in dims for item in ("1", d))
+    stacked = _tuple(item for m, d in zip(multiples, dims) for item in (m, d))
+    out = _tuple(_product([m, d]) for m, d in zip(multiples, dims))
+    return (f"np.broadcast_to(np.ascontiguousarray({a[0]}).reshape({spread}), {stacked})"
+            f".copy().reshape({out})")
+
+
+def _unstack(op, a, typed):
+    """The slices along the axis, `x[:, i]` (views, as the kernel's). Exact."""
+    axis = op.attrs["axis"]
+    if not op.outputs:
+        return "()"
+    return ", ".join(_as_dtype(op, f"{a[0]}[{':, ' * axis}{i}]") for i in range(op.attrs["num"]))
+
+
+def _fill(op, a, typed):
+    """np.full of the dims read from the dims tensor (its length is known). Exact; a negative
+    dim is numba's ValueError (see _failing_ops)."""
+    dims = op.inputs[0]
+    if not dims.shape[0]:
+        return _as_dtype(op, a[1])
+    shape = _tuple(f"{a[0]}[{i}]" for i in range(dims.shape[0]))
+    return f"np.full({shape}, {a[1]}, {_numpy_name(op.outputs[0].dtype)})"
+
+
+def _ones_like(op, a, typed):
+    out = op.outputs[0]
+    if len(out.shape) == 0:
+        return typed(1, out.dtype)
+    return f"np.ones_like({a[0]}, {_numpy_name(out.dtype)})"
+
+
+def _range(op, a, typed):
+    """rt.range as numpy's arange computes it (numba's np.arange adds i * delta in float64):
+    the length is ceil((limit - start) / delta), that difference and quotient in the dtype
+    (integers: a float64 quotient), known while tracing or computed when the graph runs; the
+    items are start, start + delta, then start + i * (that second item - start) in the dtype
+    (integers wrap as numpy's). Exact. A zero delta, or a length that is not a number (NaN or
+    infinite bounds), makes a negative one: numba's ValueError (see _failing_ops)."""
+    dtype = op.outputs[0].dtype
+    if not (dtype.is_integer or dtype.is_floating) or dtype.is_floating and dtype.itemsize < 4:
+        raise cannot_lower(op, f"does not lower a range of {dtype.name} (numba has no float16 "
+                               "arithmetic)")
+    s, limit, d = a
+    name = _numpy_name(dtype)
+    length = op.attrs["length"]
+    if length is None:
+        quotient = (f"np.float64({name}({name}({limit} - {s}) / {d}))" if dtype.is_floating
+                    else f"np.float64({name}({limit} - {s})) / np.float64({d})")
+        length = (f"-1 if {d} == 0 else (lambda c_: int(c_) if 0 < c_ < 2.0 ** 62 else "
+                  f"(0 if -2.0 ** 62 < c_ <= 0 else -1))(np.ceil({quotient}))")
+    counts = "(np.arange(n_) if n_ >= 0 else np.empty(n_, np.int64))"  # -1: ValueError
+    if dtype.is_integer:
+        return f"(lambda n_: ({s} + {counts} * {d}).astype({name}))({length})"
+    second = f"{name}({s} + {d})"
+    items = (f"np.where(k_ == 0, {s}, np.where(k_ == 1, {second}, {s} + k_.astype({name}) * "
+             f"{name}({second} - {s})))")
+    return f"(lambda n_: (lambda k_: {items}.astype({name}))({counts}))({length})"
+
+
 def exact(opdef) -> bool:
     """Whether numba computes `opdef` bit for bit as numpy does: not a math function declared
-    not exact (LLVM's math library, not numpy's: a few ulp) and not matmul (numba's BLAS).
-    Float sums and means are not exact either (FLOAT_SUMS)."""
-    return opdef is not math_ops.MATMUL and (opdef.elementwise is None or opdef.elementwise.exact)
+    not exact (LLVM's math library, not numpy's: a few ulp), not matmul (numba's BLAS) and not
+    softmax (LLVM's exp, and a sum). Float (and complex) sums and means are not exact either
+    (FLOAT_SUMS)."""
+    return opdef not in (math_ops.MATMUL, math_ops.SOFTMAX) and (
+        opdef.elementwise is None or opdef.elementwise.exact)
 
 
 def lowers_exactly(graph) -> bool:
     """Whether numba computes every op of `graph` bit for bit as the default executor does
-    (each op `exact`, no float sum, and a NUMBA rule for each op)."""
+    (each op `exact`, no float or complex sum, and a NUMBA rule for each op)."""
     return all(op.opdef in (PLACEHOLDER, CONST, IF, WHILE) or (
         op.opdef.rule(NUMBA) is not None and exact(op.opdef) and not (
-            op.opdef in FLOAT_SUMS and op.inputs[0].dtype.is_floating))
+            op.opdef in FLOAT_SUMS and _inexact_sum(op.inputs[0].dtype)))
         for op in graph.walk())
 
 
-# Sums and means of floats: numba adds in another order than numpy's pairwise sums.
+def _inexact_sum(dtype) -> bool:
+    return dtype.is_floating or dtype.is_complex
+
+
+# Sums and means of floats (and complex numbers): numba adds in another order than numpy's
+# pairwise sums.
 FLOAT_SUMS = frozenset({reduction_ops.SUM, reduction_ops.MEAN})
+
+
+def _may_be_empty(op) -> bool:
+    """Whether an axis that `op` reduces may hold nothing (its size is 0 or unknown)."""
+    dims = op.inputs[0].shape
+    axes = (op.attrs["axis"] % len(dims),) if op.opdef in (
+        reduction_ops.ARGMAX, reduction_ops.ARGMIN) else _reduced_axes(op)
+    return any(not dims[i] for i in axes)
+
+
+# The ops whose numba code raises a ValueError where the kernel fails (see _failing_ops), when
+# the predicate says it may.
+_MAY_RAISE_VALUE_ERROR = {
+    # a max (min, argmax, argmin) of nothing: numpy's ValueError, numba's
+    **dict.fromkeys((reduction_ops.MAX, reduction_ops.MIN, reduction_ops.ARGMAX,
+                     reduction_ops.ARGMIN), _may_be_empty),
+    creation_ops.FILL: lambda op: True,  # a negative dim
+    creation_ops.RANGE: lambda op: op.attrs["length"] is None,  # a zero delta, NaN bounds
+    # dims known only when the graph runs that do not broadcast (or fit)
+    array_ops.BROADCAST_TO: lambda op: None in op.inputs[0].shape,
+    array_ops.DYNAMIC_BROADCAST_TO: lambda op: True,
+    array_ops.DYNAMIC_TILE: lambda op: True,  # a negative multiple
+    array_ops.DYNAMIC_RESHAPE: lambda op: True,
+}
 derive_rules(NUMBA, _ufunc)  # the rule of every op declared as a ufunc, unless written here
 register_rules(NUMBA, {
     # Python operators (as the default executor writes them); on scalars numba computes them
@@ -479,22 +852,38 @@ register_rules(NUMBA, {
         op, f"np.minimum(np.maximum({a[0]}, {a[1]}), {a[2]})"),  # as its kernel
     math_ops.WHERE: _select,
     math_ops.CAST: _cast,
+    math_ops.SOFTMAX: _softmax,  # not exact (exp, a sum)
+    math_ops.MATMUL: _matmul,  # not exact (numba's BLAS)
     array_ops.IDENTITY: lambda op, a, typed: a[0],
     array_ops.STOP_GRADIENT: lambda op, a, typed: a[0],
-    reduction_ops.SUM: _float_whole_reduction("np.sum"),
-    reduction_ops.MEAN: _float_whole_reduction("np.mean"),
-    math_ops.MATMUL: _matmul,
+    # reductions: float sums and means are not exact (FLOAT_SUMS), the others are
+    **dict.fromkeys(_REDUCERS, _reduction),
+    reduction_ops.ARGMAX: _arg_reduction("np.argmax"),
+    reduction_ops.ARGMIN: _arg_reduction("np.argmin"),
+    # data movement and shapes: exact
     array_ops.SPLIT: _split,
     array_ops.CONCAT: _concat,
     array_ops.STACK: _pack,
+    array_ops.UNSTACK: _unstack,
     array_ops.GETITEM: _getitem,
+    array_ops.GATHER: _gather,
     array_ops.RESHAPE: _reshape,
     array_ops.TRANSPOSE: _transpose,
+    array_ops.EXPAND_DIMS: _expand_dims,
+    array_ops.SQUEEZE: _squeeze,
+    array_ops.BROADCAST_TO: _broadcast_to,
+    array_ops.DYNAMIC_BROADCAST_TO: _broadcast_to,
+    array_ops.TILE: _tile,
+    array_ops.DYNAMIC_TILE: _tile,
+    array_ops.DYNAMIC_RESHAPE: _dynamic_reshape,
+    math_ops.WHERE_INDICES: _where_indices,
+    array_ops.SHAPE: _shape,
+    array_ops.SIZE: _size,
+    array_ops.RANK: lambda op, a, typed: typed(len(op.inputs[0].shape), op.outputs[0].dtype),
     creation_ops.ZEROS_LIKE: _zeros_like,
-    reduction_ops.MAX: _whole_reduction("np.max", exact_for_floats=True),
-    reduction_ops.MIN: _whole_reduction("np.min", exact_for_floats=True),
-    reduction_ops.ANY: _whole_reduction("np.any", exact_for_floats=True),
-    reduction_ops.ALL: _whole_reduction("np.all", exact_for_floats=True),
+    creation_ops.ONES_LIKE: _ones_like,
+    creation_ops.FILL: _fill,
+    creation_ops.RANGE: _range,
 })
 # The ops numba does not compile: a graph holding one is a located NoLoweringError (and
 # jit_compile="auto" keeps it on the default executor).
@@ -519,17 +908,19 @@ lacks(NUMBA, "variables are Python objects, which numba cannot read or write", v
 lacks(NUMBA, "made by the fusion pass, which does not run for numba (jit_compile='auto' keeps a "
       "fused graph on the default executor)", FUSED_ELEMENTWISE)
 lacks(NUMBA, "numba does not implement np.heaviside", math_ops.HEAVISIDE)
-lacks(NUMBA, "not lowered to numba yet", math_ops.WHERE_INDICES, math_ops.SOFTMAX)
-lacks(NUMBA, "not lowered to numba yet", array_ops.DYNAMIC_RESHAPE, array_ops.EXPAND_DIMS,
-      array_ops.SQUEEZE, array_ops.UNSTACK, array_ops.TILE,
-      array_ops.DYNAMIC_TILE, array_ops.BROADCAST_TO, array_ops.DYNAMIC_BROADCAST_TO,
-      array_ops.SHAPE, array_ops.SIZE, array_ops.RANK, array_ops.GATHER,
+lacks(NUMBA, "not lowered: a scatter-add into zeros (np.add.at, repeated indices adding up in "
+      "order), which numba does not compile, and a rule's expression cannot write into an array",
       array_ops.SLICE_GRADIENT, array_ops.GATHER_GRADIENT)
-lacks(NUMBA, "not lowered to numba yet", reduction_ops.PROD, reduction_ops.ARGMAX,
-      reduction_ops.ARGMIN, reduction_ops.SUM_TO_SHAPE)
-lacks(NUMBA, "not lowered to numba yet", creation_ops.FILL, creation_ops.ONES_LIKE,
-      creation_ops.RANGE, creation_ops.LINSPACE)
-lacks(NUMBA, "not lowered to numba yet (printing, checks that raise)", io_ops.PRINT,
-      io_ops.ASSERT)
+lacks(NUMBA, "not lowered: the axes it sums depend on the values of its shape tensor, known only "
+      "when the graph runs (rt makes it only for shapes unknown while tracing), and the rule "
+      "needs them while compiling",
+      reduction_ops.SUM_TO_SHAPE)
+lacks(NUMBA, "not lowered to numba yet: numba's np.linspace takes no axis, and numpy's steps "
+      "(delta / div, the zero-step case, the last item set to stop) would have to be written "
+      "out to be exact", creation_ops.LINSPACE)
+lacks(NUMBA, "not lowered: it prints with numpy's array2string to the sys.stdout of the call "
+      "(numba's print formats otherwise, to the C stdout)", io_ops.PRINT)
+lacks(NUMBA, "not lowered: its error carries the assertion's message, and numba's compiled code "
+      "raises only from statements, where the rules write expressions", io_ops.ASSERT)
 lacks(NUMBA, "not lowered to numba yet (numba takes one 1-D boolean index only)",
       array_ops.BOOLEAN_MASK, array_ops.BOOLEAN_MASK_GRADIENT)

@@ -66,16 +66,18 @@ def test_every_lowered_op_matches_the_default_executor(name):
         for shape in ((), (4,)):
             arity = getattr(opdef.kernel, "nin", None) or {"Select": 3, "ClipByValue": 3}.get(
                 name, 1)
-            if name in ("Add", "Cast", "Sum", "Mean", "Max", "Min", "Any", "All", "Identity",
-                        "StopGradient"):
+            if name in ("Add", "Cast", "Sum", "Mean", "Max", "Min", "Prod", "Any", "All",
+                        "ArgMax", "ArgMin", "Identity", "StopGradient"):
                 arity = 1 if name != "Add" else 2
             values = [rt.constant(_samples(dtype, shape)) for _ in range(arity)]
             if name == "Select":
                 values[0] = rt.constant(_samples(rt.bool, shape))
             attrs = {"Cast": {"dtype": rt.float64 if dtype is not rt.float64 else rt.int32},
-                     "ZerosLike": {"dtype": rt.float32},
+                     "ZerosLike": {"dtype": rt.float32}, "OnesLike": {"dtype": rt.int32},
+                     "ArgMax": {"axis": 0, "output_type": rt.int32},
+                     "ArgMin": {"axis": 0, "output_type": rt.int64},
                      **{r: {"axis": None, "keepdims": False}
-                        for r in ("Sum", "Mean", "Max", "Min", "Any", "All")}}.get(name, {})
+                        for r in ("Sum", "Mean", "Max", "Min", "Prod", "Any", "All")}}.get(name, {})
 
             def fn(*xs, attrs=attrs):
                 return apply(opdef, list(xs), attrs)
@@ -101,10 +103,10 @@ def test_every_lowered_op_matches_the_default_executor(name):
 
 def test_an_op_without_a_lowering_is_a_located_error():
     def f(x):
-        return rt.softmax(x)  # the softmax line
+        return rt.linspace(x, 2.0, 5)  # the linspace line
 
-    with pytest.raises(rt.errors.NoLoweringError, match=r"Softmax(.|\n)*the softmax line"):
-        rt.function(f, jit_compile="numba")(rt.constant([[1.0]]))
+    with pytest.raises(rt.errors.NoLoweringError, match=r"LinSpace(.|\n)*the linspace line"):
+        rt.function(f, jit_compile="numba")(rt.constant(1.0))
 
 
 @pytest.mark.parametrize("key", ["W2", "W3a", "W3b", "W12"])
@@ -176,3 +178,212 @@ def test_basic_indexing_is_exact_and_bounds_checked():
     assert "test_numba_backend.py" in str(info.value)
     with pytest.raises(rt.errors.NoLoweringError, match="integer array"):
         rt.function(lambda x, k: x[k], jit_compile="numba")(x, rt.constant([0, 2]))
+
+
+def _agree(fn, *args, ulps=0, signature=None):
+    """fn's results on numba equal the default executor's (within `ulps` where not exact)."""
+    default = rt.function(fn, input_signature=signature)(*args)
+    native = rt.function(fn, jit_compile="numba", input_signature=signature)(*args)
+    for want, got in zip(default if isinstance(default, tuple) else (default,),
+                         native if isinstance(native, tuple) else (native,)):
+        _same(want, got, ulps=ulps)
+
+
+_AXES = [None, 0, 1, 2, -1, (0, 2), (2, 0), (1, 2), (0, 1, 2), ()]
+
+
+@pytest.mark.parametrize("reduce", [rt.reduce_sum, rt.reduce_mean, rt.reduce_max, rt.reduce_min,
+                                    rt.reduce_prod], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("dtype", [rt.float32, rt.float64, rt.int32, rt.int64])
+def test_reductions_over_any_axes(reduce, dtype):
+    """Over each axis, several, all or none, with and without keepdims: integers (wrapping as
+    numpy's, in their dtype), maxima, minima and products exact; float sums and means within
+    a few ulp (FLOAT_SUMS)."""
+    rng = np.random.default_rng(3)
+    x = rt.constant((rng.random((3, 4, 5)) * 4 + 0.5).astype(dtype.np_dtype))
+    inexact = dtype.is_floating and reduce in (rt.reduce_sum, rt.reduce_mean)
+
+    def fn(x):
+        return tuple(reduce(x, axis, keepdims) for axis in _AXES for keepdims in (False, True))
+
+    _agree(fn, x, ulps=4 if inexact else 0)
+
+
+def test_reductions_keep_numpys_rules():
+    """NaNs win a max and a min; argmax and argmin take the first of ties and of NaNs; integer
+    sums and products wrap around in their dtype; an integer mean truncates; Any and All."""
+    nan = np.nan
+    x = rt.constant(np.float32([[1, nan, 3, nan], [2, 5, 5, 1], [4, 4, -1, -1]]))
+    big = rt.constant(np.int32([[2**30, 2**30, 3], [-7, 2, 2**20]]))
+    flags = rt.constant(np.array([[True, False], [True, True], [False, False]]))
+
+    def fn(x, big, flags):
+        return (rt.reduce_max(x, 1), rt.reduce_min(x, 0, keepdims=True), rt.argmax(x, 1),
+                rt.argmin(x, 1), rt.argmax(x, 0), rt.argmin(x, 0, output_type=rt.int32),
+                rt.argmax(x[1]), rt.reduce_sum(big, 1), rt.reduce_prod(big, 0),
+                rt.reduce_prod(big), rt.reduce_mean(big, 1), rt.reduce_mean(big),
+                rt.reduce_any(flags, 1), rt.reduce_all(flags, 0, keepdims=True),
+                rt.reduce_all(flags), rt.argmax(big, 1, output_type=rt.int32))
+
+    _agree(fn, x, big, flags)
+
+
+def test_reductions_of_dims_known_when_the_graph_runs():
+    spec = [rt.TensorSpec([None, 4, None], rt.float32)]
+
+    def fn(x):
+        return (rt.reduce_max(x, (0, 2)), rt.reduce_prod(x, 2, keepdims=True), rt.argmin(x, 2),
+                rt.reduce_sum(x, 0), rt.shape(x), rt.size(x, rt.int64), rt.rank(x),
+                rt.gather(x, rt.constant([[1, 0], [2, 2]]), axis=1))
+
+    x = rt.constant(np.arange(24, dtype=np.float32).reshape(2, 4, 3) % 5)
+    _agree(fn, x, signature=spec)
+    empty = rt.constant(np.zeros((2, 4, 0), np.float32))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="ArgMin|Max"):
+        rt.function(fn, jit_compile="numba", input_signature=spec)(empty)  # a max of nothing
+
+
+def test_gather_is_exact_and_bounds_checked():
+    def fn(x, i, j, k):
+        return (rt.gather(x, i), rt.gather(x, i, axis=1), rt.gather(x, j, axis=-1),
+                rt.gather(x, k, axis=2), rt.gather(x[0, 0], k), rt.gather(x, k),
+                rt.gather(x, rt.constant(np.zeros(0, np.int32)), axis=1) + 1.0)
+
+    x = rt.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    i = rt.constant(np.int32([1, 0, -2]))  # -2: counted from the end, as numpy's
+    j = rt.constant(np.int64([[3, -1, 0], [2, 2, 1]]))
+    k = rt.constant(np.int64(-1))
+    _agree(fn, x, i, j, k)
+    native = rt.function(fn, jit_compile="numba")
+    for bad in ([0, 4, 1], [0, -5, 1]):  # past either end of axis 1 (size 3) ...
+        with pytest.raises(rt.errors.InvalidArgumentError, match="GatherV2.*out of bounds") as e:
+            native(x, rt.constant(np.int32(bad)), j, k)  # ... the first gather's is 2
+        assert "test_numba_backend.py" in str(e.value)
+    with pytest.raises(rt.errors.InvalidArgumentError, match="out of bounds"):
+        native(x, i, rt.constant(np.int64([[4, 0, 0], [0, 0, 0]])), k)  # axis 2: size 4
+    with pytest.raises(rt.errors.InvalidArgumentError, match="out of bounds"):
+        native(x, i, j, rt.constant(np.int64(2)))  # a scalar index
+
+
+def test_shape_ops_are_exact():
+    def fn(x, v, n):
+        parts = rt.unstack(x, axis=1)
+        return (rt.expand_dims(x, 0), rt.expand_dims(x, -1), rt.expand_dims(x, 1),
+                rt.expand_dims(v, 0), rt.squeeze(rt.expand_dims(x, 1)),
+                rt.squeeze(rt.reshape(x, [1, 2, 1, 3]), [0, -2]), rt.squeeze(rt.reshape(v, [1, 1])),
+                rt.shape(x), rt.shape(v, rt.int64), rt.size(x), rt.rank(x), rt.rank(v),
+                rt.broadcast_to(x[0], [4, 3]), rt.broadcast_to(v, [2, 2]), rt.broadcast_to(v, []),
+                rt.tile(x, [2, 3]), rt.tile(x[0], [2]), rt.tile(rt.expand_dims(x, 0), [2, 1, 1]),
+                *parts, *rt.unstack(x[0]), *rt.unstack(x, axis=0),
+                rt.fill(rt.shape(x), v), rt.fill(rt.stack([n, n + 1]), n), rt.ones_like(x),
+                rt.ones_like(v, rt.int32), rt.ones_like(n), rt.zeros(rt.shape(x), rt.bool))
+
+    x = rt.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+    v, n = rt.constant(np.float32(2.5)), rt.constant(np.int32(2))
+    _agree(fn, x, v, n)
+    with pytest.raises(rt.errors.InvalidArgumentError, match="Fill.*negative"):
+        rt.function(fn, jit_compile="numba")(x, v, rt.constant(np.int32(-3)))
+
+
+def test_softmax_is_within_a_few_ulp_and_not_exact():
+    def fn(x, y, z):
+        return (rt.softmax(x), rt.softmax(x, 0), rt.softmax(y), rt.softmax(z, 1),
+                rt.softmax(z[0, 0, 0]))
+
+    rng = np.random.default_rng(5)
+    x = rt.constant((rng.normal(size=(4, 6)) * 3).astype(np.float32))
+    y = rt.constant(np.float64([1.0, -np.inf, 3.0, 700.0]))
+    z = rt.constant(rng.normal(size=(2, 3, 4)))
+    _agree(fn, x, y, z, ulps=8)
+    graph = rt.function(fn).get_concrete_function(x, y, z).graph
+    assert not numba_backend.lowers_exactly(graph)
+
+
+def test_which_graphs_lower_exactly():
+    def exact(x, i):
+        return rt.gather(x, i), rt.argmax(x, 1), rt.reduce_prod(x, 0), rt.reduce_max(x, 1)
+
+    def summed(x, i):
+        return rt.reduce_sum(x, 1)
+
+    def whole_numbers(x, i):
+        return rt.reduce_mean(rt.cast(x, rt.int32), 0)
+
+    x, i = rt.constant(np.ones((2, 3), np.float32)), rt.constant([1, 0])
+    for fn, expected in ((exact, True), (summed, False), (whole_numbers, True)):
+        graph = rt.function(fn).get_concrete_function(x, i).graph
+        assert numba_backend.lowers_exactly(graph) is expected, fn.__name__
+
+
+def test_complex_reductions_say_why_not():
+    c = rt.constant(np.complex128([1 + 2j, 1 + 3j]))
+    with pytest.raises(rt.errors.NoLoweringError, match="complex"):
+        rt.function(lambda c: rt.reduce_max(c), jit_compile="numba")(c)
+    graph = rt.function(lambda c: rt.reduce_sum(c)).get_concrete_function(c).graph
+    assert not numba_backend.lowers_exactly(graph)  # complex sums add in another order too
+
+
+def test_ranges_are_exact():
+    """numpy's arange, item for item: start, start + delta, then start + i * (the second item -
+    start) in the dtype (numba's own np.arange would add in float64)."""
+    def fn(start, limit, delta, n):
+        return (rt.range(start, limit, delta), rt.range(limit, start, -delta), rt.range(n),
+                rt.range(n, 2 * n + 3, 2), rt.range(rt.cast(n, rt.float64), 0.0, -0.7),
+                rt.range(start, start, delta), rt.range(2, 9, 3))
+
+    args = [rt.constant(np.float32(v)) for v in (0.1, 3.3, 0.3)] + [rt.constant(np.int32(5))]
+    _agree(fn, *args)
+    native = rt.function(fn, jit_compile="numba")
+    for delta in (0.0, np.nan):
+        with pytest.raises(rt.errors.InvalidArgumentError, match="Range"):
+            native(args[0], args[1], rt.constant(np.float32(delta)), args[3])
+
+
+def test_shapes_held_in_tensors():
+    def fn(x, shape, multiples, new_shape):
+        return (rt.broadcast_to(x, shape), rt.broadcast_to(x[0, 0], shape), rt.tile(x, multiples),
+                rt.reshape(x, new_shape), rt.where(x > 2.0), rt.where(x > 9.0))
+
+    x = rt.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+    good = [np.int32([4, 2, 3]), np.int64([2, 1]), np.int32([3, -1])]
+    _agree(fn, x, *map(rt.constant, good))
+    _agree(fn, x, *map(rt.constant, [np.int32([1, 2, 3]), np.int64([0, 2]), np.int32([-1, 1])]))
+    native = rt.function(fn, jit_compile="numba")
+    for k, wrong in ((0, np.int32([4, 3, 3])), (1, np.int64([-1, 1])), (2, np.int32([4, -1]))):
+        args = [rt.constant(v) for v in (good[:k] + [wrong] + good[k + 1:])]
+        with pytest.raises(rt.errors.InvalidArgumentError, match="Dynamic") as e:
+            native(x, *args)  # numba's ValueError, named as the op (one of the ops) that failed
+        assert "test_numba_backend.py" in str(e.value)
+    empty = rt.constant(np.zeros((0, 3), np.float32))
+    reshape = rt.function(lambda x, s: rt.reshape(x, s), jit_compile="numba")
+    with pytest.raises(rt.errors.InvalidArgumentError, match="DynamicReshape"):
+        reshape(empty, rt.constant(np.int32([-1, 0])))  # numpy refuses it, numba would not
+
+
+def test_float_sums_in_numpys_order_give_numpys_bits():
+    """Where numpy adds in order (its inner axis kept, or fewer than 8 values a sum) so does
+    numba's code, in the dtype: numpy's bits (FLOAT_SUMS still says they may differ: numpy
+    adds pairwise elsewhere, and in another order for strided arrays)."""
+    rng = np.random.default_rng(9)
+    x = rt.constant((rng.normal(size=(50, 6, 2)) * 10).astype(np.float32))
+
+    def fn(x):
+        return (rt.reduce_sum(x, 0), rt.reduce_sum(x, (0, 1)), rt.reduce_mean(x, 0),
+                rt.reduce_sum(x, 2), rt.reduce_mean(x, -1, keepdims=True))
+
+    _agree(fn, x)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy's: a mean of nothing, NaN cast
+def test_an_integer_mean_of_nothing_is_numpys_cast_of_nan():
+    """numpy's mean of nothing is NaN, cast to the integer dtype as numpy casts it on this
+    machine; numba's cast of NaN is undefined, so the lowering gives numpy's value itself."""
+    spec = [rt.TensorSpec([None, 3], rt.int32)]
+
+    def fn(x):
+        return rt.reduce_mean(x, 0), rt.reduce_mean(x), rt.reduce_mean(x, 1, keepdims=True)
+
+    for rows in (0, 2):
+        _agree(fn, rt.constant(np.full((rows, 3), 7, np.int32)), signature=spec)
+    _agree(lambda x: (rt.reduce_mean(x, 1), rt.reduce_mean(x)),
+           rt.constant(np.zeros((2, 0), np.int16)))

@@ -79,3 +79,7 @@ def with_origin(message: str, origin) -> str:
 def a_or_an(word: str) -> str:
     """`word` after its indefinite article, for messages: "an int32", "a float32"."""
     return f"{'an' if word[:1].lower() in ('a', 'e', 'i', 'o') else 'a'} {word}"
+
+
+class ExportError(ValueError):
+    """A graph (or one of its ops) cannot be expressed in ONNX (`rt.onnx.ExportError`)."""

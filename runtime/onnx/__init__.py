@@ -14,11 +14,11 @@ Importing this module needs neither onnx nor onnxruntime; `export` imports onnx 
 
 from __future__ import annotations
 
+from runtime.errors import ExportError  # noqa: F401 - rt.onnx.ExportError
+
 OPSET = 21  # StringConcat needs 20; onnxruntime >= 1.20 runs 21
 
 
-class ExportError(ValueError):
-    """A graph (or one of its ops) cannot be expressed in ONNX."""
 
 
 def export(function, path=None, *, drop_prints: bool = False):

@@ -8,8 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime import dtypes
-from runtime.errors import InvalidArgumentError, NoLoweringError, with_origin
-from runtime.onnx import ExportError
+from runtime.errors import ExportError, InvalidArgumentError, NoLoweringError, with_origin
 from runtime.ops import array_ops, shapes
 from runtime.source_info import user_origin
 

@@ -101,6 +101,7 @@ class Backend:
         raise NotImplementedError
 
     def logical_not(self, x):
+        """`not x` for a tensor `x`."""
         raise NotImplementedError
 
     def print(self, values, sep: str, end: str):
@@ -112,9 +113,11 @@ class Backend:
         raise NotImplementedError
 
     def range(self, start, limit, delta):
+        """`range(start, limit, delta)` with a tensor bound: a tensor of the values."""
         raise NotImplementedError
 
     def len(self, x):
+        """`len(x)` of a tensor or staged list, as a tensor."""
         raise NotImplementedError
 
     def cast(self, x, python_type):
@@ -171,6 +174,7 @@ def register_backend(backend: Backend) -> None:
 
 
 def unregister_backend(backend: Backend) -> None:
+    """Stops `backend` from deciding for autograph's operators (if it is registered)."""
     if backend in _BACKENDS:
         _BACKENDS.remove(backend)
 

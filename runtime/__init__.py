@@ -8,6 +8,8 @@ executor that compiles graphs to straight-line Python over numpy.
         return rt.matmul(x, y) + 1.0
 """
 
+from types import ModuleType as _ModuleType
+
 from autograph import __version__  # one version for the distribution
 from runtime import (  # onnx: lazy
     autograph_backend,  # noqa: E402,F401 - registers runtime with autograph
@@ -229,3 +231,12 @@ from runtime.signature import TensorSpec
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorShape
 from runtime.tensor_list import TensorList
 from runtime.variables import Variable, name_scope
+
+_PUBLIC_MODULES = ("config", "data", "debugging", "errors", "fft", "layers", "linalg", "losses",
+                   "metrics", "nn", "numpy", "onnx", "optimizers", "random", "saved", "strings",
+                   "summary", "train")
+# The public API (`from runtime import *`, the API reference): every name imported above, and of
+# the modules only the public ones (importing the package binds its internal modules too).
+__all__ = sorted(name for name, value in globals().items()
+                 if not name.startswith("_") and (name in _PUBLIC_MODULES
+                                                   or not isinstance(value, _ModuleType)))

@@ -154,6 +154,7 @@ class ConcreteFunction:
         return calls.call_concrete(self, checked)
 
     def pretty_printed_signature(self) -> str:
+        """The arguments and results of this trace, one per line, as text."""
         lines = [f"{self.name}({', '.join(self.arg_names)})", "  Args:"]
         for name, value in zip(self.arg_names, self.structured_input_signature):
             lines.append(f"    {name}: {_structure_str(value)}")

@@ -19,6 +19,7 @@ def run_functions_eagerly(run_eagerly: bool) -> None:
 
 
 def functions_run_eagerly() -> bool:
+    """Whether `rt.function`s run their Python code eagerly (`run_functions_eagerly`)."""
     return _run_functions_eagerly
 
 
@@ -30,6 +31,7 @@ def optimize_graphs(enabled: bool) -> None:
 
 
 def graphs_optimized() -> bool:
+    """Whether traced graphs go through the optimizing passes (`optimize_graphs`)."""
     return _optimize_graphs
 
 
@@ -42,6 +44,7 @@ def check_functions(enabled: bool) -> None:
 
 
 def checking_functions() -> bool:
+    """Whether every `rt.function` is checked as with `check=True` (`check_functions`)."""
     return _check_functions
 
 
@@ -58,6 +61,7 @@ def set_traceback_filtering(enabled: bool) -> None:
 
 
 def traceback_filtering() -> bool:
+    """Whether errors leaving the library show only the user's frames."""
     return _traceback_filtering
 
 

@@ -16,22 +16,27 @@ class DType:
 
     @property
     def is_floating(self) -> bool:
+        """Whether this is a real floating-point dtype (float16/32/64)."""
         return self.np_dtype.kind == "f"
 
     @property
     def is_integer(self) -> bool:
+        """Whether this is a signed or unsigned integer dtype."""
         return self.np_dtype.kind in "iu"
 
     @property
     def is_bool(self) -> bool:
+        """Whether this is `rt.bool`."""
         return self.np_dtype.kind == "b"
 
     @property
     def is_complex(self) -> bool:
+        """Whether this is complex64 or complex128."""
         return self.np_dtype.kind == "c"
 
     @property
     def is_string(self) -> bool:
+        """Whether this is `rt.string`."""
         return self.np_dtype.kind in "OSU" and not self.is_list
 
     is_list = False
@@ -39,6 +44,7 @@ class DType:
     # numpy reads a `dtype` attribute: `np.dtype(rt.float32)`, `np.zeros(3, rt.float32)`.
     @property
     def dtype(self) -> np.dtype:
+        """The numpy dtype (the same as `np_dtype`)."""
         return self.np_dtype
 
     @property
@@ -48,6 +54,7 @@ class DType:
 
     @property
     def itemsize(self) -> int:
+        """Bytes per element."""
         return self.np_dtype.itemsize
 
     @property

@@ -157,9 +157,11 @@ class Function(CallPaths):
         return self._concrete_for(arguments, self._key(arguments))  # (guarded values too)
 
     def experimental_get_tracing_count(self) -> int:
+        """How many times the Python function was traced (TensorFlow's name)."""
         return len(self._traces.traced_keys)
 
     def pretty_printed_concrete_signatures(self) -> str:
+        """The signature of every trace so far, as text."""
         return "\n\n".join(concrete.pretty_printed_signature()
                            for concrete in self._traces.concrete_functions())
 

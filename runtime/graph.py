@@ -64,6 +64,7 @@ class Operation:
 
     @property
     def type(self) -> str:
+        """The op's name (`"MatMul"`, `"While"`, ...)."""
         return self.opdef.name
 
     def kernel_attrs(self) -> dict:
@@ -192,9 +193,11 @@ class Graph:
 
     # ---- queries -----------------------------------------------------------------------------
     def is_stateful(self) -> bool:
+        """Whether any operation has effects (state, printing, random numbers)."""
         return any(op.stateful for op in self.operations)
 
     def get_operation(self, name: str) -> Operation:
+        """The operation named `name`; KeyError if there is none."""
         for op in self.operations:
             if op.name == name:
                 return op

@@ -239,16 +239,19 @@ class Loss:
         self.reduction = _standardize_reduction(reduction)
 
     def call(self, y_true, y_pred):
+        """The loss of each sample; subclasses define it."""
         raise NotImplementedError(f"{type(self).__name__} must define call(y_true, y_pred).")
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         return reduce_weighted_values(self.call(y_true, y_pred), sample_weight, self.reduction)
 
     def get_config(self) -> dict:
+        """The arguments that rebuild this loss (`from_config`)."""
         return {"name": self.name, "reduction": self.reduction}
 
     @classmethod
     def from_config(cls, config):
+        """A loss built from `get_config()`'s dict."""
         return cls(**config)
 
     def __repr__(self) -> str:
@@ -265,9 +268,11 @@ class LossFunctionWrapper(Loss):
         self._fn_kwargs = kwargs
 
     def call(self, y_true, y_pred):
+        """The wrapped loss function applied to the batch."""
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 
     def get_config(self) -> dict:
+        """The arguments that rebuild this loss, with the wrapped function's."""
         return {**super().get_config(), **self._fn_kwargs}
 
 
@@ -278,6 +283,7 @@ class MeanSquaredError(LossFunctionWrapper):
         super().__init__(mean_squared_error, reduction=reduction, name=name)
 
     def get_config(self) -> dict:
+        """The arguments that rebuild this loss (`from_config`)."""
         return Loss.get_config(self)
 
 

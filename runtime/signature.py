@@ -29,14 +29,17 @@ class TensorSpec:
 
     @classmethod
     def from_tensor(cls, tensor, name=None):
+        """The spec of `tensor`: its shape and dtype."""
         spec = cls(tensor.shape, tensor.dtype, name)
         spec.weak = tensor.weak
         return spec
 
     def is_compatible_with(self, tensor) -> bool:
+        """Whether `tensor` has this dtype and a shape this spec accepts."""
         return tensor.dtype is self.dtype and self.shape.is_compatible_with(tensor.shape)
 
     def key(self):
+        """A hashable key of dtype, shape and weakness (the trace cache's key)."""
         return _spec_key(self.dtype, self.shape, self.weak)
 
     def __eq__(self, other):

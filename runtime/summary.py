@@ -113,6 +113,7 @@ class SummaryWriter:
 
     @property
     def closed(self) -> bool:
+        """Whether `close()` was called."""
         return self._closed
 
     def set_as_default(self, step=None):

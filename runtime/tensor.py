@@ -25,15 +25,19 @@ class TensorShape(tuple):
 
     @property
     def rank(self) -> int:
+        """The number of dimensions."""
         return len(self)
 
     def as_list(self) -> list:
+        """The dims as a list (None for unknown)."""
         return list(self)
 
     def is_fully_defined(self) -> bool:
+        """Whether every dim is known."""
         return all(d is not None for d in self)
 
     def is_compatible_with(self, other) -> bool:
+        """Whether the ranks agree and every dim agrees where both are known."""
         other = tuple(other)
         return len(self) == len(other) and all(
             a is None or b is None or a == b for a, b in zip(self, other)
@@ -57,6 +61,7 @@ class Tensor:
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions."""
         return len(self.shape)
 
     def __hash__(self):
@@ -105,6 +110,7 @@ class EagerTensor(Tensor):
 
     @property
     def shape(self) -> TensorShape:
+        """The shape (every dim known)."""
         return TensorShape(getattr(self._value, "shape", ()))
 
     def numpy(self):
@@ -259,10 +265,12 @@ class SymbolicTensor(Tensor):
 
     @property
     def name(self) -> str:
+        """`"op_name:output_index"`."""
         return f"{self.op.name}:{self.index}"
 
     @property
     def graph(self):
+        """The graph this tensor belongs to."""
         return self.op.graph
 
     def _not_allowed(self, what: str, fix: str):
@@ -323,6 +331,7 @@ class SymbolicTensor(Tensor):
         self._not_allowed("Converting {} to float", "Use rt.cast(x, rt.float32).")
 
     def numpy(self):
+        """Not available while tracing: an error saying what to do instead."""
         self._not_allowed("Calling .numpy() on {}", "Return the tensor from the function instead.")
 
     def __format__(self, spec: str) -> str:

@@ -70,9 +70,11 @@ class TensorList:
 
     # ---- changing the list ----
     def append(self, item) -> None:
+        """Adds `item` at the end."""
         self.handle = list_ops.push_back(self.handle, self._item(item))
 
     def pop(self, index=-1):
+        """Removes and returns the last item (only the last: `pop()`)."""
         if isinstance(index, Tensor) or index != -1:
             raise NotImplementedError(
                 "pop(i) of a list built by graph code takes only the last item (pop()); "
@@ -81,6 +83,7 @@ class TensorList:
         return present(item)
 
     def extend(self, items) -> None:
+        """Appends each of `items` (a list, tuple or TensorList)."""
         if isinstance(items, TensorList):
             self.handle = list_ops.concat_lists(self.handle, items.handle)
             return
@@ -120,6 +123,7 @@ class TensorList:
         return list_ops.length(self.handle)
 
     def stack(self) -> SymbolicTensor:
+        """The items stacked into one tensor along a new first axis."""
         return list_ops.stack(self.handle)
 
     def __len__(self):
@@ -153,6 +157,7 @@ class TensorList:
                 "extend, indexing and item assignment are); stack it into a tensor first.",
                 user_origin()))
         method.__name__ = name
+        method.__doc__ = "Not supported (a TypeError saying what to do): stack the list first."
         return method
 
     sort, reverse, insert, remove, index, count, copy, clear = map(

@@ -156,9 +156,11 @@ class Variable:
         return apply(READ, [], {"variable": self})
 
     def value(self):
+        """The current value as a tensor (`read_value()`)."""
         return self.read_value()
 
     def numpy(self):
+        """The current value as a numpy array."""
         return self.value_
 
     # ---- writing ----

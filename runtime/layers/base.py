@@ -77,11 +77,13 @@ class Layer(Module):
 
     @property
     def trainable_weights(self) -> list:
+        """The weights that training updates (none when the layer is frozen)."""
         return [v for v, trainable in self._walk_variables(weights_only=True)
                 if trainable and v.trainable]
 
     @property
     def non_trainable_weights(self) -> list:
+        """The weights that training leaves alone."""
         trainable = {id(v) for v in self.trainable_weights}
         return [v for v in self.weights if id(v) not in trainable]
 

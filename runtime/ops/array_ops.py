@@ -104,6 +104,7 @@ TRANSPOSE = define_op(
 
 
 def transpose(a, perm=None):
+    """`a` with its axes permuted by `perm` (reversed when None), as `np.transpose`."""
     a = convert_to_tensor(a)
     perm = tuple(reversed(range(a.ndim))) if perm is None else shapes.static_ints(perm, "perm")
     return apply(TRANSPOSE, [a], {"perm": perm})
@@ -122,6 +123,7 @@ EXPAND_DIMS = define_op(
 
 
 def expand_dims(input, axis):  # noqa: A002 - TensorFlow's name
+    """`input` with a new axis of size 1 inserted at `axis`."""
     return apply(EXPAND_DIMS, [convert_to_tensor(input)], {"axis": int(axis)})
 
 
@@ -145,6 +147,7 @@ SQUEEZE = define_op(
 
 
 def squeeze(input, axis=None):  # noqa: A002 - TensorFlow's name
+    """`input` without its size-1 axes (only those in `axis` when given)."""
     axis = None if axis is None else shapes.static_ints(axis, "squeeze's axis")
     return apply(SQUEEZE, [convert_to_tensor(input)], {"axis": axis})
 
@@ -416,6 +419,7 @@ lacks(FUSED, "its input itself: nothing to compute", IDENTITY)
 
 
 def identity(input):  # noqa: A002 - TensorFlow's name
+    """A tensor with the value of `input` (a new node in a graph)."""
     return apply(IDENTITY, [convert_to_tensor(input)])
 
 
@@ -455,6 +459,7 @@ def size(input, out_type=dtypes.int32):  # noqa: A002 - TensorFlow's name
 
 
 def rank(input):  # noqa: A002 - TensorFlow's name
+    """The number of dimensions, as a scalar int32 tensor."""
     return apply(RANK, [convert_to_tensor(input)])
 
 

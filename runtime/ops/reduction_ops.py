@@ -54,6 +54,7 @@ def _reduce(opdef, x, axis, keepdims, bool_only=False):
 
 
 def reduce_sum(input_tensor, axis=None, keepdims=False):
+    """Sum over `axis` (all axes when None), keeping them as size 1 when `keepdims`."""
     return _reduce(SUM, input_tensor, axis, keepdims)
 
 
@@ -63,22 +64,27 @@ def reduce_mean(input_tensor, axis=None, keepdims=False):
 
 
 def reduce_max(input_tensor, axis=None, keepdims=False):
+    """Maximum over `axis` (all axes when None); NaN if any reduced value is NaN."""
     return _reduce(MAX, input_tensor, axis, keepdims)
 
 
 def reduce_min(input_tensor, axis=None, keepdims=False):
+    """Minimum over `axis` (all axes when None); NaN if any reduced value is NaN."""
     return _reduce(MIN, input_tensor, axis, keepdims)
 
 
 def reduce_prod(input_tensor, axis=None, keepdims=False):
+    """Product over `axis` (all axes when None)."""
     return _reduce(PROD, input_tensor, axis, keepdims)
 
 
 def reduce_any(input_tensor, axis=None, keepdims=False):
+    """Logical or of a bool tensor over `axis` (all axes when None)."""
     return _reduce(ANY, input_tensor, axis, keepdims, bool_only=True)
 
 
 def reduce_all(input_tensor, axis=None, keepdims=False):
+    """Logical and of a bool tensor over `axis` (all axes when None)."""
     return _reduce(ALL, input_tensor, axis, keepdims, bool_only=True)
 
 

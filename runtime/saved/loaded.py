@@ -63,6 +63,7 @@ class LoadedFunction:
         )
 
     def pretty_printed_concrete_signatures(self) -> str:
+        """The signature of every saved trace, as text."""
         return "\n\n".join(c.pretty_printed_signature() for c in self.concrete_functions)
 
     def __repr__(self) -> str:

@@ -167,6 +167,7 @@ class LoadedModule:
 
     @property
     def trainable_variables(self) -> list:
+        """The loaded variables marked trainable."""
         return [v for v in self.variables if v.trainable]
 
     def __repr__(self) -> str:

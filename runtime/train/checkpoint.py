@@ -152,6 +152,7 @@ class CheckpointManager:
 
     @property
     def latest_checkpoint(self) -> str | None:
+        """The prefix of the newest checkpoint in `directory`, or None."""
         return latest_checkpoint(self.directory)
 
     def save(self, checkpoint_number=None) -> str:

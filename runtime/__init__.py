@@ -32,6 +32,7 @@ from runtime import (  # onnx: lazy
     summary,
     train,
 )
+from runtime import visualize as _visualize  # noqa: F401 - Graph.to_dot, render
 from runtime.autodiff import GradientTape, custom_gradient, grad, value_and_grad
 from runtime.concrete_function import ConcreteFunction
 from runtime.control_flow import cond, while_loop
@@ -60,7 +61,7 @@ from runtime.function import Function, function
 from runtime.graph import Graph, Operation
 from runtime.models import Model, Sequential
 from runtime.module import Module
-from runtime.ops import overloads as _overloads  # noqa: F401 - installs Tensor operators
+from runtime.ops import overloads as _overloads  # noqa: F401 - Tensor's operators, conversion's ops
 from runtime.ops.arrangement_ops import (
     diag,
     flip,

@@ -12,6 +12,7 @@ are 0 and 1 in any type).
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 
 import numpy as np
 
@@ -57,10 +58,8 @@ def convert_to_tensor(value, dtype=None, name: str | None = None) -> Tensor:
     if converter is not None:
         return convert_to_tensor(converter(value), dtype, name)
     if isinstance(value, (list, tuple)) and _holds_tensors(value):
-        from runtime.ops import array_ops  # the Pack op (op modules import this one)
-
-        return array_ops.stack([v if dtype is None else convert_to_tensor(v, dtype, name)
-                                for v in value])
+        return _OPS["stack"]([v if dtype is None else convert_to_tensor(v, dtype, name)
+                              for v in value])
     try:
         return eager(value, dtypes.as_dtype(dtype) if dtype is not None else None)
     except (ValueError, TypeError) as e:
@@ -194,19 +193,22 @@ def python_scalar_fits(value, dtype: dtypes.DType) -> bool:
     return dtype.is_bool and isinstance(value, bool)
 
 
-def _cast(tensor: Tensor, dtype: dtypes.DType) -> Tensor:
-    """`tensor` as `dtype`; a weak integer narrowed (an int64 stand-in of a Python int next to
-    an int32 tensor) is checked when the graph runs, as numpy raises OverflowError for a Python
-    int that does not fit: it never wraps."""
-    from runtime.ops import io_ops, math_ops
+# ---- the two ops conversion makes -------------------------------------------------------------
+# Converting a list that holds tensors stacks them (Pack), and a tensor of another dtype is cast
+# (Cast, with a bounds check for a weak integer). Those ops are defined in the op library, above
+# this module (every op converts its arguments here), which provides them when it loads
+# (runtime/ops/overloads.py).
+_OPS: dict[str, Callable[..., Tensor]] = {}
 
-    if (tensor.weak and tensor.dtype.is_integer and dtype.is_integer
-            and not np.can_cast(tensor.dtype.np_dtype, dtype.np_dtype)):
-        info = np.iinfo(dtype.np_dtype)
-        io_ops.assert_true(math_ops.logical_and(math_ops.greater_equal(tensor, int(info.min)),
-                                                math_ops.less_equal(tensor, int(info.max))),
-                           f"Python integer out of bounds for {dtype.name}")
-    return math_ops.cast(tensor, dtype)
+
+def provide_ops(*, stack: Callable[[list], Tensor],
+                checked_cast: Callable[[Tensor, dtypes.DType], Tensor]) -> None:
+    """How conversion stacks a list holding tensors and casts a tensor (the op library's)."""
+    _OPS.update(stack=stack, checked_cast=checked_cast)
+
+
+def _cast(tensor: Tensor, dtype: dtypes.DType) -> Tensor:
+    return _OPS["checked_cast"](tensor, dtype)
 
 
 def _wider(a: dtypes.DType, b: dtypes.DType) -> dtypes.DType:

@@ -8,14 +8,25 @@ from __future__ import annotations
 
 import keyword
 import re
+from collections.abc import Callable
 
 import numpy as np
 
 from runtime import context
+from runtime.dtypes import DType
 from runtime.errors import ForeignTensorError, with_origin
 from runtime.ops.registry import CONTROL_FLOW, PLACEHOLDER
 from runtime.source_info import user_origin
 from runtime.tensor import SymbolicTensor, shape_str
+
+# Views of a graph made by the layers above this one, which provide them when they load: the
+# picture (runtime/visualize.py) and the generated Python (runtime/executor/codegen.py).
+_VIEWS: dict[str, Callable] = {}
+
+
+def provide_views(**views: Callable) -> None:
+    """Registers `to_dot`, `render`, `repr_svg` (Graphviz) or `to_python` (the executor's code)."""
+    _VIEWS.update(views)
 
 
 def is_valid_op_name(name) -> bool:
@@ -148,8 +159,6 @@ class Graph:
 
     def add_input(self, dtype, shape, name=None, origin=None) -> SymbolicTensor:
         """A new placeholder (a function argument of this graph)."""
-        from runtime.ops.registry import PLACEHOLDER
-
         op = self.create_op(PLACEHOLDER, [], {"name": name}, [(dtype, shape)], origin)
         self.inputs.append(op.outputs[0])
         return op.outputs[0]
@@ -252,26 +261,18 @@ class Graph:
 
     def to_dot(self) -> str:
         """Graphviz DOT source of this graph (see runtime.visualize)."""
-        from runtime import visualize
-
-        return visualize.to_dot(self)
+        return _VIEWS["to_dot"](self)
 
     def render(self, path, format=None) -> str:  # noqa: A002 - Graphviz's word
         """Writes a picture (svg, png, pdf: by the file extension) with Graphviz's `dot`."""
-        from runtime import visualize
-
-        return visualize.render(self, path, format)
+        return _VIEWS["render"](self, path, format)
 
     def _repr_svg_(self):
-        from runtime import visualize
-
-        return visualize.repr_svg(self)
+        return _VIEWS["repr_svg"](self)
 
     def to_python(self) -> str:
         """The Python source the executor compiles this graph into."""
-        from runtime.executor import codegen
-
-        return codegen.generate(self).source
+        return _VIEWS["to_python"](self)
 
     def as_graph_def(self) -> dict:
         """A JSON-serializable description, like TensorFlow's GraphDef: nodes and a library of
@@ -365,8 +366,6 @@ def _attr_str(value) -> str:
 
 def attr_to_json(value):
     """Plain-data form of an attr value (sub-graphs are referred to by name)."""
-    from runtime.dtypes import DType
-
     if isinstance(value, Graph):
         return {"graph": value.name}
     if isinstance(value, DType):

@@ -170,13 +170,6 @@ class EagerTensor(Tensor):
             raise TypeError("len() of a 0-d tensor (a scalar) is undefined.")
         return self.shape[0]
 
-    def __iter__(self):
-        from runtime.ops import array_ops
-
-        if not self.shape:
-            raise TypeError("Cannot iterate over a 0-d tensor (a scalar).")
-        return iter(array_ops.unstack(self))
-
     def __repr__(self) -> str:
         value = self._value
         shown = np.array2string(np.asarray(value), separator=", ") if self.shape else repr(value)
@@ -190,8 +183,6 @@ class EagerTensor(Tensor):
     def __format__(self, spec: str) -> str:
         """`f"{t:spec}"` is that of the numpy value (`format(np.float32(0.5), ".2f")`), as in
         graphs (rt.strings.format); strings format as `str`."""
-        from runtime.ops.string_ops import decoded
-
         return format(decoded(self._value), spec)
 
 
@@ -304,16 +295,6 @@ class SymbolicTensor(Tensor):
         if self.shape and self.shape[0] is not None:
             return self.shape[0]
         self._not_allowed("Taking len() of {}", "Use rt.shape(x)[0] or rt.size(x).")
-
-    def __iter__(self):
-        if self.shape and self.shape[0] is not None:
-            from runtime.ops import array_ops
-
-            return iter(array_ops.unstack(self))
-        self._not_allowed(
-            "Iterating over {}",
-            "Let autograph convert the `for` loop, or use rt.while_loop.",
-        )
 
     def __index__(self):
         if _caller_opcode() in _SUBSCRIPT_OPCODES:  # `items[t]` of a Python sequence
@@ -440,3 +421,17 @@ def eager(value, dtype: dtypes.DType | None = None) -> EagerTensor:
     if dtype is None:
         dtype = dtypes.from_numpy(array.dtype)
     return EagerTensor(normalize(array), dtype)
+
+
+def decoded(value):
+    """A tensor value as Python formats it: strings as `str` (0-d) or arrays of `str`; numbers
+    as numpy scalars (0-d) or arrays, unchanged."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, np.ndarray):
+        if value.dtype == object:
+            flat = [decoded(v) for v in value.flat]
+            return np.array(flat, dtype=str).reshape(value.shape) if flat else value.astype(str)
+        if value.ndim == 0:
+            return value[()]
+    return value

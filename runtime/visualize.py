@@ -19,7 +19,7 @@ import subprocess
 
 import numpy as np
 
-from runtime.graph import Graph
+from runtime.graph import Graph, provide_views
 from runtime.ops.registry import CONST, PLACEHOLDER
 from runtime.tensor import shape_str
 
@@ -164,3 +164,6 @@ def repr_svg(graph) -> str | None:
         return svg(graph)
     except GraphvizNotFoundError:
         return None
+
+
+provide_views(to_dot=to_dot, render=render, repr_svg=repr_svg)

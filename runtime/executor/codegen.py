@@ -17,7 +17,7 @@ import numpy as np
 
 from autograph.namer import fresh_name
 from runtime.generated_code import compile_function
-from runtime.graph import Graph, Operation
+from runtime.graph import Graph, Operation, provide_views
 from runtime.ops import control_flow_ops as cf
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.list_ops import ListValue, own_item
@@ -441,3 +441,6 @@ def load(generated: Generated):
     """The function `run` of `generated`, compiled in memory (its source in linecache, for
     tracebacks)."""
     return compile_function(generated.source, generated.filename, dict(generated.globals), "run")
+
+
+provide_views(to_python=lambda graph: generate(graph).source)

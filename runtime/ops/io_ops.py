@@ -9,8 +9,7 @@ import numpy as np
 from runtime.conversion import convert_to_tensor
 from runtime.errors import InvalidArgumentError
 from runtime.ops.registry import GRADIENT, apply, define_op, lacks
-from runtime.ops.string_ops import decoded
-from runtime.tensor import Tensor
+from runtime.tensor import Tensor, decoded
 
 
 def format_value(value) -> str:

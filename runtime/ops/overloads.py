@@ -1,11 +1,16 @@
-"""Python operators on tensors (`x + y`, `x < y`, `x[i]`, ...), installed on `Tensor`."""
+"""What the modules below the op library need from it, provided when it loads: Python's operators
+on tensors (`x + y`, `x < y`, `x[i]`, `for v in x`, ...), installed on `Tensor`, and the two ops
+`convert_to_tensor` makes (stacking a list that holds tensors, a checked cast)."""
 
 from __future__ import annotations
 
+import numpy as np
+
+from runtime import conversion, dtypes
 from runtime.errors import OperatorNotAllowedInGraphError, with_origin
-from runtime.ops import array_ops, math_ops
+from runtime.ops import array_ops, io_ops, math_ops
 from runtime.source_info import user_origin
-from runtime.tensor import Tensor
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 
 
 def _install(name, fn, reverse=False):
@@ -72,3 +77,36 @@ def _setitem(self, key, value):
 
 
 Tensor.__setitem__ = _setitem
+
+
+def _iter_eager(self):
+    if not self.shape:
+        raise TypeError("Cannot iterate over a 0-d tensor (a scalar).")
+    return iter(array_ops.unstack(self))
+
+
+def _iter_symbolic(self):
+    if self.shape and self.shape[0] is not None:
+        return iter(array_ops.unstack(self))
+    self._not_allowed("Iterating over {}",
+                      "Let autograph convert the `for` loop, or use rt.while_loop.")
+
+
+EagerTensor.__iter__ = _iter_eager
+SymbolicTensor.__iter__ = _iter_symbolic
+
+
+def _checked_cast(tensor: Tensor, dtype: dtypes.DType) -> Tensor:
+    """`tensor` as `dtype`; a weak integer narrowed (an int64 stand-in of a Python int next to
+    an int32 tensor) is checked when the graph runs, as numpy raises OverflowError for a Python
+    int that does not fit: it never wraps."""
+    if (tensor.weak and tensor.dtype.is_integer and dtype.is_integer
+            and not np.can_cast(tensor.dtype.np_dtype, dtype.np_dtype)):
+        info = np.iinfo(dtype.np_dtype)
+        io_ops.assert_true(math_ops.logical_and(math_ops.greater_equal(tensor, int(info.min)),
+                                                math_ops.less_equal(tensor, int(info.max))),
+                           f"Python integer out of bounds for {dtype.name}")
+    return math_ops.cast(tensor, dtype)
+
+
+conversion.provide_ops(stack=array_ops.stack, checked_cast=_checked_cast)

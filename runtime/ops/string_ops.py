@@ -10,7 +10,7 @@ from runtime.errors import with_origin
 from runtime.ops import shapes
 from runtime.ops.registry import GRADIENT, apply, define_op, lacks
 from runtime.source_info import user_origin
-from runtime.tensor import normalize
+from runtime.tensor import decoded, normalize
 
 
 def _join_kernel(*inputs, separator):
@@ -45,20 +45,6 @@ def join(inputs, separator=""):
 # ---- formatting: Python's `str.format` / `%` on the values of tensors ---------------------------
 
 STYLES = ("{}", "%")  # `template.format(*values)`, `template % tuple(values)`
-
-
-def decoded(value):
-    """A tensor value as Python formats it: strings as `str` (0-d) or arrays of `str`; numbers
-    as numpy scalars (0-d) or arrays, unchanged."""
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    if isinstance(value, np.ndarray):
-        if value.dtype == object:
-            flat = [decoded(v) for v in value.flat]
-            return np.array(flat, dtype=str).reshape(value.shape) if flat else value.astype(str)
-        if value.ndim == 0:
-            return value[()]
-    return value
 
 
 def format_values(template: str, style: str, values) -> str:

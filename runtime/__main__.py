@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import inspect
 import os
 import sys
 
@@ -24,6 +25,25 @@ def _argument(text: str):
     except (ValueError, SyntaxError):
         raise SystemExit(f"error: {text!r} is not a Python literal") from None
     return value if python or isinstance(value, str) else rt.constant(value)
+
+
+def _arguments_problem(fn, values, target: str) -> str | None:
+    """Why `fn` cannot take `values` (its name, file and line, its parameters and an example
+    command), or None."""
+    try:
+        signature = getattr(fn, "python_signature", None) or inspect.signature(fn)
+        signature.bind(*values)
+    except ValueError:  # no signature to check: let the call say
+        return None
+    except TypeError as e:
+        code = getattr(getattr(fn, "python_function", fn), "__code__", None)
+        where = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""
+        names = [name for name, p in signature.parameters.items()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        example = " ".join([target, *(["1.0"] * len(names))])
+        return (f"{fn.__name__}{signature}{where}: {e}. Give one Python literal per parameter, "
+                f"e.g. python -m runtime explain {example}")
+    return None
 
 
 _EXAMPLES = """examples:
@@ -53,8 +73,13 @@ def main(argv=None) -> int:
                          help="on an error, print the whole traceback instead of one line")
     args = parser.parse_args(argv)
     fn = load_target(args.target)
+    values = [_argument(a) for a in args.args]
+    problem = _arguments_problem(fn, values, args.target)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 1
     try:
-        report = rt.explain(fn, *[_argument(a) for a in args.args])
+        report = rt.explain(fn, *values)
     except Exception as e:  # noqa: BLE001 - a command line shows the located message
         if args.traceback:
             raise

@@ -264,6 +264,15 @@ class SymbolicTensor(Tensor):
         """The graph this tensor belongs to."""
         return self.op.graph
 
+    def __hash__(self):
+        raise TypeError(with_origin(
+            f"unhashable type: 'SymbolicTensor' ({self.dtype.name}{shape_str(self.shape)}): "
+            "while tracing a graph a tensor has no value yet, so it cannot key a dict or set by "
+            "value; a Python cache keyed by tensor values cannot work in a graph (the graph is "
+            "built once, the values come when it runs). Compute without the cache, key it by a "
+            "Python value (an argument that is not a tensor), or key by the tensor object with "
+            "`t.ref()` (it matches only within this trace).", user_origin()))
+
     def _not_allowed(self, what: str, fix: str):
         """`what`: the misuse, with `{}` where the tensor goes ("Using {} as a Python int")."""
         unconverted = _unconverted_caller()
@@ -313,7 +322,11 @@ class SymbolicTensor(Tensor):
 
     def numpy(self):
         """Not available while tracing: an error saying what to do instead."""
-        self._not_allowed("Calling .numpy() on {}", "Return the tensor from the function instead.")
+        self._not_allowed(
+            "Calling .numpy() on {}",
+            "Compute with the tensor itself (rt ops, numpy functions and methods work on it: "
+            "x.mean(), np.sum(x)), or return it from the function and take .numpy() of the "
+            "result.")
 
     def __format__(self, spec: str) -> str:
         self._not_allowed(

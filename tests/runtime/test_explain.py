@@ -83,6 +83,8 @@ def test_command_line_errors_are_one_located_message(tmp_path):
     run = subprocess.run([*command, f"{tmp_path}/mod.py:f"], capture_output=True, text=True,
                          timeout=60)
     assert run.returncode == 1 and "missing a required argument: 'x'" in run.stderr
+    assert run.stderr.startswith("error: f(x) (") and "mod.py:3)" in run.stderr  # where f is
+    assert f"e.g. python -m runtime explain {tmp_path}/mod.py:f 1.0" in run.stderr  # the fix
     run = subprocess.run([*command, f"{tmp_path}/mod.py:f", "1.5", "--traceback"],
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 1 and "Traceback" in run.stderr

@@ -14,7 +14,7 @@ import numpy as np
 from onnx import helper, numpy_helper
 
 from runtime import dtypes, variables
-from runtime.onnx.exporter import elem_type, unsupported, value_info
+from runtime.onnx.builder import elem_type, unsupported, value_info
 from runtime.ops import (
     array_ops,
     contraction_ops,

@@ -34,6 +34,7 @@ def load_target(target: str):
     if not file.is_file():
         raise SystemExit(f"error: no file {path!r}")
     spec = importlib.util.spec_from_file_location(file.stem, file)
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[file.stem] = module  # so that the source of its functions can be found
     sys.path.insert(0, str(file.resolve().parent))

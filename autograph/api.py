@@ -6,14 +6,18 @@ from __future__ import annotations
 import builtins
 import functools
 import types
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from autograph import backends, errors, operators, origins
 from autograph.conversion import ConversionCache
 from autograph.frames import is_library_code
 from autograph.operators import py_builtins, traced_paths
 
+_F = TypeVar("_F", bound=Callable[..., Any])
 
-def converted_call(f, /, *args, **kwargs):
+
+def converted_call(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
     """Calls `f`: builtins through their tensor overloads, user functions converted (once,
     cached), library code and `do_not_convert` functions as they are."""
     overload = py_builtins.OVERLOADS.get(f) if type(f) in _BUILTIN_TYPES else None
@@ -59,7 +63,7 @@ def _is_numpy_random(f) -> bool:
     return module.startswith("numpy.random")
 
 
-def is_numpy_function(f) -> bool:
+def is_numpy_function(f: object) -> bool:
     """`f` is one of numpy's functions, ufuncs (or their methods) or scalar types: a call of it
     with a backend's tensor goes to the backend (`Backend.numpy_call`)."""
     module = getattr(f, "__module__", None)
@@ -81,7 +85,7 @@ def _function(fn):
     return _CACHE.function(fn) if _should_convert(fn) else fn
 
 
-def to_graph(fn):
+def to_graph(fn: Callable[..., Any]) -> Callable[..., Any]:
     """The converted `fn`: runs eagerly on Python values and tensors, and builds graph control
     flow when a condition is a staged tensor. Errors point at `fn`'s source lines."""
     if isinstance(fn, types.MethodType):
@@ -110,11 +114,11 @@ def to_graph(fn):
                 raise  # the same exception, its traceback rewritten: its cause is kept
             raise translated from None
 
-    wrapper.__ag_converted__ = converted
+    wrapper.__ag_converted__ = converted  # type: ignore[attr-defined]  # (a function attribute)
     return wrapper
 
 
-def to_code(fn) -> str:
+def to_code(fn: Callable[..., Any]) -> str:
     """The source of the converted `fn` (also for a `runtime.function`-decorated function)."""
     fn = _unwrap(fn)
     if isinstance(fn, types.MethodType):
@@ -130,9 +134,9 @@ def to_code(fn) -> str:
     return _CACHE.source(fn)
 
 
-def do_not_convert(fn):
+def do_not_convert(fn: _F) -> _F:
     """Marks `fn` to run as written, never converted."""
-    fn.__ag_do_not_convert__ = True
+    fn.__ag_do_not_convert__ = True  # type: ignore[attr-defined]  # (a function attribute)
     code = getattr(fn, "__code__", None)
     if code is not None:
         _CACHE.unconverted.setdefault(code, (
@@ -142,7 +146,7 @@ def do_not_convert(fn):
     return fn
 
 
-def user_location(filename: str, lineno: int):
+def user_location(filename: str, lineno: int) -> tuple[str, int, str] | None:
     """`(user_filename, user_lineno, source_text)` for a line of generated code, else None."""
     origin = origins.REGISTRY.lookup(filename, lineno)
     return None if origin is None else (origin.filename, origin.lineno, origin.text)
@@ -192,7 +196,7 @@ def _ag_module():
 _CACHE = ConversionCache(_ag_module())
 
 
-def not_converted_reason(code) -> str | None:
+def not_converted_reason(code: types.CodeType) -> str | None:
     """Why the function of `code` runs unconverted (its source was not available, or it is
     marked `do_not_convert`), or None."""
     return _CACHE.unconverted.get(code)

@@ -15,6 +15,7 @@ import textwrap
 import types
 import warnings
 import weakref
+from typing import cast
 
 import gast
 
@@ -49,7 +50,7 @@ class Context:
     def __init__(self, namer: Namer, freevars=()):
         self.namer = namer
         self.freevars = freevars  # the free variables of the function converted
-        self.return_values = set()  # the generated variables that hold a return value
+        self.return_values: set = set()  # the generated variables that hold a return value
 
 
 def convert_tree(node, ctx: Context, nodes=None):
@@ -124,7 +125,8 @@ class Converted:
     def source(self) -> str:
         """The converted function's source (dedented, without the factory around it)."""
         source = loader.source(self.tree)
-        inner = ast.parse(source).body[0].body[-2]  # the converted def, before `return name`
+        factory = cast(ast.FunctionDef, ast.parse(source).body[0])
+        inner = factory.body[-2]  # the converted def, before `return name`
         lines = source.splitlines(True)[inner.lineno - 1:inner.end_lineno]
         return textwrap.dedent("".join(lines))
 

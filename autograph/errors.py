@@ -19,6 +19,8 @@ class AutoGraphError(Exception):
     """Converted code reached a state that plain Python would handle differently (e.g. a
     variable defined in only one branch of a staged `if`)."""
 
+    _ag_translated: bool  # set (True) on an error located in the user's code already
+
 
 class RecursionLimitError(AutoGraphError, RecursionError):
     """Converted code recursed too deep to trace: a recursion that only a tensor could end, or
@@ -71,7 +73,7 @@ def translate(exc: BaseException, registry) -> BaseException:
         new_tb = types.TracebackType(new_tb, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
     if notes:
         add_note(exc, "Raised in code converted by autograph, at:\n" + "\n".join(notes))
-    exc._ag_translated = True
+    exc._ag_translated = True  # type: ignore[attr-defined]  # (a flag on any exception)
     return exc.with_traceback(new_tb)
 
 
@@ -80,7 +82,7 @@ def add_note(exc: BaseException, note: str) -> None:
     if hasattr(exc, "add_note"):
         exc.add_note(note)
     else:
-        exc.__notes__ = [*getattr(exc, "__notes__", []), note]
+        exc.__notes__ = [*getattr(exc, "__notes__", []), note]  # type: ignore[attr-defined]
 
 
 def _recursion_error(frames, registry) -> RecursionLimitError:

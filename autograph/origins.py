@@ -9,6 +9,7 @@ origin of the first node printed on it (an `OriginMap`). Maps are kept in `REGIS
 from __future__ import annotations
 
 import sys
+from types import FrameType
 from typing import NamedTuple
 
 from autograph import traversal
@@ -85,7 +86,7 @@ REGISTRY = OriginRegistry()
 
 def caller_origin() -> Origin | None:
     """The user origin of the innermost generated frame on the call stack."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         origin = REGISTRY.lookup(frame.f_code.co_filename, frame.f_lineno)
         if origin is not None:

@@ -77,7 +77,7 @@ class _FileIndex:
         self.lines = lines
         self.module = ast.parse("".join(lines))
         self.defs: dict = {}
-        self._lambdas = None
+        self._lambdas: dict | None = None
         statements = [self.module]
         for n in statements:  # defs are statements: no need to visit expressions
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -18,6 +18,7 @@ class ArgumentBinder:
     def __init__(self, fn, name: str, input_signature):
         self.name = name
         self.input_signature = input_signature
+        self.signature: inspect.Signature | None
         try:
             self.signature = inspect.signature(fn)  # (None when Python cannot tell it)
         except (TypeError, ValueError):

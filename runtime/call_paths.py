@@ -16,6 +16,9 @@ and the fast path's dict is only read with `get`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from runtime import calls, config, context, nest, traceback_filtering
@@ -33,6 +36,8 @@ class CallPaths:
     ConcreteFunction), `_check`, `_binder` (ArgumentBinder), `_guards` (FunctionGuards),
     `_traces` (TraceCache), `_tracer` (FunctionTracer), `_lock`, and `_inside_caller` (it
     reads a caller's tensors: traced as part of callers)."""
+
+    python_function: Callable[..., Any]  # (Function's)
 
     def __call__(self, *args, **kwargs):
         try:

@@ -15,6 +15,8 @@ import inspect
 import re
 import sys
 import types
+from collections.abc import Callable
+from typing import Any, cast
 
 from autograph.frames import is_library_code
 from runtime.errors import a_or_an
@@ -56,7 +58,8 @@ def _collect(fn, guards: dict, seen: set, via: str, depth: int) -> None:
     reads, written, chains = _scan(code, self_name)
     names = getattr(func, "__globals__", {})
     cells = dict(zip(code.co_freevars, func.__closure__ or ()))
-    roots = {}  # name -> (what it is, getter of its current value)
+    # name -> (what it is, getter of its current value)
+    roots: dict[str | None, tuple[str, Callable[..., Any]]] = {}
     for name in sorted(reads["LOAD_GLOBAL"] - written):
         if name in names:
             roots[name] = ("the global", lambda g=names, n=name: g.get(n, _MISSING))
@@ -239,7 +242,8 @@ def _user_function(value) -> bool:
 def guarded_names(fn) -> set:
     """The names (globals, closure variables, `self.` attributes) whose values `guards_of`
     guards."""
-    return {re.search(r"'(.*)'", description)[1] for description, _ in guards_of(fn)}
+    return {cast(re.Match, re.search(r"'(.*)'", description))[1]  # (each quotes its name)
+            for description, _ in guards_of(fn)}
 
 
 # Names the function itself assigns are its state, not constants it reads.

@@ -17,7 +17,7 @@ from runtime.executor.interpreter import run_graph_values
 from runtime.ops.registry import PLACEHOLDER
 from runtime.tensor import Tensor
 
-_told_unchecked = weakref.WeakSet()  # the functions told that they are not checked
+_told_unchecked: weakref.WeakSet = weakref.WeakSet()  # the functions told that they are not checked
 
 
 def check_call(function, concrete, args, kwargs, values, result) -> None:
@@ -49,7 +49,8 @@ def _difference(actual, expected, path="the result") -> str | None:
     """How the graph's result differs from Python's (structure, dtype, value), or None."""
     if isinstance(expected, (list, tuple, dict)):
         if type(actual) is not type(expected) or len(actual) != len(expected) or (
-                isinstance(expected, dict) and actual.keys() != expected.keys()):
+                isinstance(expected, dict) and isinstance(actual, dict)
+                and actual.keys() != expected.keys()):
             return f"{path} is {_kind(actual)} in the graph but {_kind(expected)} in Python"
         keys = expected.keys() if isinstance(expected, dict) else range(len(expected))
         for k in keys:

@@ -12,16 +12,18 @@ are 0 and 1 in any type).
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from runtime import config, dtypes
 from runtime.errors import a_or_an
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, eager
 
 # Types whose instances convert by a method of theirs (rt.Variable registers here).
-_CONVERTERS: dict[type, object] = {}
+_CONVERTERS: dict[type, Callable] = {}
 
 
 def register_conversion(cls, to_tensor) -> None:
@@ -29,7 +31,8 @@ def register_conversion(cls, to_tensor) -> None:
     _CONVERTERS[cls] = to_tensor
 
 
-def constant(value, dtype=None, shape=None) -> EagerTensor:
+def constant(value: ArrayLike | Tensor, dtype: dtypes.DTypeLike | None = None,
+             shape: Sequence[int] | None = None) -> EagerTensor:
     """An eager tensor holding a copy of `value` (Python floats become float32, ints int32),
     broadcast to `shape` when given."""
     if isinstance(value, Tensor):
@@ -42,7 +45,8 @@ def constant(value, dtype=None, shape=None) -> EagerTensor:
     return tensor
 
 
-def convert_to_tensor(value, dtype=None, name: str | None = None) -> Tensor:
+def convert_to_tensor(value: Any, dtype: dtypes.DTypeLike | None = None,
+                      name: str | None = None) -> Tensor:
     """A tensor for `value`; an existing tensor is returned as is (its dtype must match, except
     that a weak tensor converts like the Python scalar it stands for)."""
     if isinstance(value, Tensor):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
 import numpy as np
 
 
@@ -130,7 +132,12 @@ def list_of(element) -> ListDType:
     return found
 
 
-def as_dtype(value) -> DType:
+# What a `dtype=` argument takes (see `as_dtype`): a DType, its name ("float32"), a numpy dtype
+# (or what np.dtype takes) or a Python type (float, int, bool, complex, str).
+DTypeLike: TypeAlias = DType | str | np.dtype | type
+
+
+def as_dtype(value: DTypeLike) -> DType:
     """Returns the DType for a DType, its name, a numpy dtype or a Python type."""
     if isinstance(value, DType):
         return value

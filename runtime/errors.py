@@ -6,6 +6,8 @@ from __future__ import annotations
 class Error(Exception):
     """Base class of runtime errors."""
 
+    _rt_located: bool  # set (True) on an error that names the user's line already
+
 
 class InvalidArgumentError(Error, ValueError):
     """An op got arguments it cannot compute with: bad shapes, out-of-range indices, ..."""

@@ -15,6 +15,8 @@ import inspect
 import textwrap
 import time
 import types
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -61,7 +63,7 @@ class Explanation:
     __repr__ = __str__
 
 
-def explain(f, *args, **kwargs) -> Explanation:
+def explain(f: Callable[..., Any], *args: Any, **kwargs: Any) -> Explanation:
     """Traces `f` (a Python function or an `rt.function`) for these arguments, as a first call
     of `rt.function(f)` would, and reports what happened (see the module doc)."""
     original = f if isinstance(f, Function) else None
@@ -106,7 +108,8 @@ def explain(f, *args, **kwargs) -> Explanation:
     for decision in recorded:
         if decision.origin is not None and decision.origin.filename == filename:
             decisions[decision.origin.lineno].append(decision)
-    ops_by_line = collections.defaultdict(collections.Counter)
+    ops_by_line: collections.defaultdict[int, collections.Counter] = collections.defaultdict(
+        collections.Counter)
     _count_ops(concrete.traced_graph, filename, ops_by_line)
     calls = collections.defaultdict(list)
     for lineno, text in _inlined_calls(concrete.traced_graph, filename):

@@ -22,6 +22,8 @@ import importlib
 import sys
 import threading
 import weakref
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, overload
 
 from autograph import is_numpy_function
 from runtime.argument_binding import ArgumentBinder
@@ -174,11 +176,33 @@ class Function(CallPaths):
         return function_html(self)
 
 
+@overload
 def function(
-    fn=None, *, input_signature=None, autograph=True, reduce_retracing=None, optimize=True,
-    max_traces=RETRACE_WARNING_THRESHOLD, on_retrace="warn", capture_guards=True, check=False,
-    jit_compile=None, numpy_results=False,
-):
+    fn: Callable[..., Any], *, input_signature: Sequence[Any] | None = None,
+    autograph: bool = True, reduce_retracing: bool | None = None, optimize: bool = True,
+    max_traces: int = ..., on_retrace: Literal["warn", "error"] = "warn",
+    capture_guards: bool | Literal["warn"] = True, check: bool = False,
+    jit_compile: Literal["numba", "xla", "auto"] | None = None, numpy_results: bool = False,
+) -> Function: ...
+
+
+@overload
+def function(
+    fn: None = None, *, input_signature: Sequence[Any] | None = None,
+    autograph: bool = True, reduce_retracing: bool | None = None, optimize: bool = True,
+    max_traces: int = ..., on_retrace: Literal["warn", "error"] = "warn",
+    capture_guards: bool | Literal["warn"] = True, check: bool = False,
+    jit_compile: Literal["numba", "xla", "auto"] | None = None, numpy_results: bool = False,
+) -> Callable[[Callable[..., Any]], Function]: ...
+
+
+def function(
+    fn: Callable[..., Any] | None = None, *, input_signature: Sequence[Any] | None = None,
+    autograph: bool = True, reduce_retracing: bool | None = None, optimize: bool = True,
+    max_traces: int = RETRACE_WARNING_THRESHOLD, on_retrace: Literal["warn", "error"] = "warn",
+    capture_guards: bool | Literal["warn"] = True, check: bool = False,
+    jit_compile: Literal["numba", "xla", "auto"] | None = None, numpy_results: bool = False,
+) -> Function | Callable[[Callable[..., Any]], Function]:
     """Makes `fn` run as a graph: traced once per input signature, then compiled and cached.
 
     Use as `@rt.function` or `rt.function(fn, input_signature=[rt.TensorSpec(...)])`.

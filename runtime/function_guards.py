@@ -21,9 +21,9 @@ class FunctionGuards:
         self._fn, self._name, self.mode, self._lock = fn, name, mode, lock
         # [(description, getter)]: None until the first call finds them; [] with
         # capture_guards=False. Replaced, never changed (other threads read it unlocked).
-        self.found = None if mode else []
+        self.found: list | None = None if mode else []
         self._warn_stale = mode == "warn"  # keep the first values, and warn
-        self._first_values = None
+        self._first_values: tuple | None = None
 
     def find(self) -> None:
         """Finds the guards, at the first call."""
@@ -32,6 +32,7 @@ class FunctionGuards:
 
     def values(self) -> tuple:
         """The current values of the outside Python values the graph bakes in."""
+        assert self.found is not None  # (found at the first call, before any values are read)
         return tuple(get() for _, get in self.found)
 
     def key(self, values=None) -> tuple:
@@ -56,6 +57,7 @@ class FunctionGuards:
             return  # (a function defined inside converted code reads the caller's locals)
         with self._lock:  # (held by this thread's trace already; other threads wait)
             self.find()
+            assert self.found is not None
             known = {what for what, _ in self.found}
             via = f" (read by {getattr(callee._fn, '__qualname__', callee._name)})"
             new = [(what + via, get) for what, get in callee.found if what + via not in known]
@@ -66,6 +68,7 @@ class FunctionGuards:
     def change(self, before_values, now_values) -> str | None:
         """What changed between two tuples of guarded values (the first guard that differs),
         or None."""
+        assert self.found is not None  # (values were read, so the guards were found)
         for (what, _), before, now in zip(self.found, before_values, now_values):
             if before != now:
                 return (f"{what} changed from {guarding.shown(before)} to "
@@ -73,6 +76,7 @@ class FunctionGuards:
         return None
 
     def _warn_of_stale_values(self, values) -> None:
+        assert self.found is not None and self._first_values is not None  # (see key())
         changed = [f"{what} changed from {guarding.shown(before)} to {guarding.shown(now)}"
                    for (what, _), before, now in zip(self.found, self._first_values, values)
                    if before != now]

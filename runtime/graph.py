@@ -9,6 +9,7 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -108,14 +109,14 @@ class Graph:
         # Captures of outer-graph tensors: id(outer tensor) -> (outer tensor, inner placeholder).
         self.captures: dict[int, tuple[SymbolicTensor, SymbolicTensor]] = {}
         # Variables read or written by this graph and its sub-graphs, by unique name.
-        self.variables = outer.variables if outer is not None else {}
+        self.variables: dict[str, Any] = outer.variables if outer is not None else {}
         # Functions whose graphs were inlined here: (user line of the call, callee's name,
         # the ops it added), for `rt.explain`.
         self.inlined_calls: list = []
         # Where rt.custom_gradient functions were traced into this graph (their gradient
         # functions are Python closures over its tensors, which no copy of it can carry).
         self.custom_gradients: list = []
-        self._names = outer._names if outer is not None else _Names()
+        self._names: _Names = outer._names if outer is not None else _Names()
 
     # ---- building ----------------------------------------------------------------------------
     def as_default(self):
@@ -277,8 +278,8 @@ class Graph:
     def as_graph_def(self) -> dict:
         """A JSON-serializable description, like TensorFlow's GraphDef: nodes and a library of
         sub-graphs (branches and loop bodies)."""
-        library = []
-        graph_def = {"node": _nodes_def(self, library)}
+        library: list = []
+        graph_def: dict[str, Any] = {"node": _nodes_def(self, library)}
         graph_def["library"] = {"function": library}
         return graph_def
 

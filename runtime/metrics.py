@@ -205,7 +205,8 @@ class MeanMetricWrapper(Mean):
         self._fn = fn
         self._fn_kwargs = kwargs
 
-    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+    # (Keras' signature: a wrapper takes the labels and predictions, not Mean's values)
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:  # type: ignore[override]
         """Accumulates `fn(y_true, y_pred)` per sample, each weighted by `sample_weight`."""
         values = self._fn(y_true, y_pred, **self._fn_kwargs)
         super().update_state(values, sample_weight=sample_weight)

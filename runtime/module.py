@@ -111,7 +111,8 @@ class Module:
     @property
     def submodules(self) -> list:
         """Every module under this one (not itself), each once, depth first in attribute order."""
-        found, seen = [], {id(self)}
+        found: list = []
+        seen = {id(self)}
         for value in _children(self):
             _collect_modules(value, found, seen)
         return found

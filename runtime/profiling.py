@@ -14,6 +14,8 @@ from __future__ import annotations
 import collections
 import statistics
 import time
+from collections.abc import Callable
+from typing import Any, cast
 
 from runtime import nest
 from runtime.conversion import convert_to_tensor
@@ -21,7 +23,7 @@ from runtime.executor.interpreter import op_results
 from runtime.function import Function
 from runtime.ops.registry import PLACEHOLDER
 from runtime.signature import is_tensor_leaf
-from runtime.tensor import normalize
+from runtime.tensor import EagerTensor, normalize
 
 
 class Profile:
@@ -64,13 +66,13 @@ def _overhead(call_us, kernels_us) -> str:
     return f"the rest of the call ({rest:,.1f} µs, {100 * rest / call_us:.0f}%) is call overhead"
 
 
-def profile(f, *args, min_time: float = 0.2, **kwargs) -> Profile:
+def profile(f: Callable[..., Any], *args: Any, min_time: float = 0.2, **kwargs: Any) -> Profile:
     """Profiles `f` (an `rt.function`, or a Python function: decorated with the defaults) on
     these arguments: its traced graph for them runs as a call would, then op by op."""
     function = f if isinstance(f, Function) else Function(f)
     concrete = function.get_concrete_function(*args, **kwargs)
     call_us, calls = _median_call_us(lambda: function(*args, **kwargs), min_time)
-    values = [convert_to_tensor(a)._value for a in nest.flatten((args, kwargs))
+    values = [cast(EagerTensor, convert_to_tensor(a))._value for a in nest.flatten((args, kwargs))
               if is_tensor_leaf(a)]
     timer = _OpTimer()
     runs = 0
@@ -78,7 +80,8 @@ def profile(f, *args, min_time: float = 0.2, **kwargs) -> Profile:
     while runs < 3 or time.perf_counter() < deadline:
         timer.run(concrete.graph, values)
         runs += 1
-    ops, lines = [], collections.defaultdict(float)
+    ops: list = []
+    lines: collections.defaultdict[str, float] = collections.defaultdict(float)
     for op, (count, ns) in timer.times.items():
         us = ns / 1e3 / runs
         where = _where(op)

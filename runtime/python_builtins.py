@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import builtins
 import math
+from typing import cast
 
 import numpy as np
 
@@ -74,8 +75,8 @@ def truth(value):
 def weak(tensor: Tensor) -> Tensor:
     """`tensor` as a Python number's stand-in (a weak tensor, see runtime.conversion)."""
     if not tensor.weak:
-        tensor = apply(math_ops.CAST, [tensor], {"dtype": tensor.dtype})
-        tensor.weak = True
+        tensor = cast(SymbolicTensor, apply(math_ops.CAST, [tensor], {"dtype": tensor.dtype}))
+        tensor.weak = True  # (only in a graph: an eager tensor is never weak)
     return tensor
 
 

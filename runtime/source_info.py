@@ -9,6 +9,7 @@ autograph's (autograph/frames.py) when `runtime` is imported. Origins are autogr
 from __future__ import annotations
 
 import sys
+from types import FrameType
 
 
 def _unknown(*args) -> None:
@@ -37,7 +38,7 @@ def origin_of_frame(frame):
 
 def user_origin(depth: int = 1):
     """The Origin of the innermost user frame on the current call stack."""
-    frame = sys._getframe(depth)
+    frame: FrameType | None = sys._getframe(depth)
     while frame is not None:
         origin = origin_of_frame(frame)
         if origin is not None:

@@ -10,6 +10,9 @@ from __future__ import annotations
 import dis
 import math
 import sys
+from collections.abc import Callable, Iterator
+from types import FrameType
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 import numpy as np
 
@@ -58,6 +61,79 @@ class Tensor:
     __slots__ = ()
     __array_priority__ = 100  # numpy defers binary operators to us
     weak = False  # see SymbolicTensor.weak; eager tensors are never weak
+
+    # For type checkers: what the subclasses define (EagerTensor's `shape` is a property) ...
+    dtype: dtypes.DType
+    """The dtype of the elements."""
+    if TYPE_CHECKING:
+        @property
+        def shape(self) -> TensorShape: ...
+
+        def numpy(self) -> Any: ...
+
+        def __len__(self) -> int: ...
+
+        def __bool__(self) -> bool: ...
+
+        def __int__(self) -> int: ...
+
+        def __float__(self) -> float: ...
+
+        def __index__(self) -> int: ...
+
+    # ... and the operators runtime.ops.overloads installs (`==` and `!=` give False and True
+    # against None), and the ndarray properties runtime.numpy installs.
+    __add__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __radd__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __sub__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __rsub__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __mul__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __rmul__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __truediv__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __rtruediv__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __floordiv__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __rfloordiv__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __mod__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __rmod__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __pow__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __rpow__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __matmul__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __rmatmul__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __and__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __rand__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __or__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __ror__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __xor__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __rxor__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __lshift__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __rlshift__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __rshift__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __rrshift__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __eq__: ClassVar[Callable[[Tensor, Any], Any]]
+    __ne__: ClassVar[Callable[[Tensor, Any], Any]]
+    __lt__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __le__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __gt__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __ge__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __neg__: ClassVar[Callable[[Tensor], Tensor]]
+    __pos__: ClassVar[Callable[[Tensor], Tensor]]
+    __abs__: ClassVar[Callable[[Tensor], Tensor]]
+    __invert__: ClassVar[Callable[[Tensor], Tensor]]
+    __getitem__: ClassVar[Callable[[Tensor, Any], Tensor]]
+    __setitem__: ClassVar[Callable[[Tensor, Any, Any], NoReturn]]  # (tensors are immutable)
+    __divmod__: ClassVar[Callable[[Tensor, Any], tuple[Tensor, Tensor]]]
+    __rdivmod__: ClassVar[Callable[[Tensor, Any], tuple[Tensor, Tensor]]]
+    __iter__: ClassVar[Callable[[Tensor], Iterator[Tensor]]]  # (installed on each subclass)
+    # `round(t)`, `math.floor(t)`, ...: EagerTensor's methods, SymbolicTensor's installed by
+    # runtime.python_builtins
+    __round__: ClassVar[Callable[..., Any]]
+    __floor__: ClassVar[Callable[..., Any]]
+    __ceil__: ClassVar[Callable[..., Any]]
+    __trunc__: ClassVar[Callable[..., Any]]
+    T: ClassVar[Any]
+    real: ClassVar[Any]
+    imag: ClassVar[Any]
+    size: ClassVar[Any]
 
     @property
     def ndim(self) -> int:
@@ -201,7 +277,7 @@ def _caller_opcode() -> int | None:
 def _unconverted_caller() -> str | None:
     """Why the innermost function on the stack that autograph could not convert (no source)
     runs unconverted, if one is there."""
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None:
         reason = unconverted_reason(frame.f_code)
         if reason is not None:
@@ -246,6 +322,7 @@ class SymbolicTensor(Tensor):
     """
 
     __slots__ = ("op", "index", "dtype", "shape", "weak")
+    shape: TensorShape
 
     def __init__(self, op, index: int, dtype: dtypes.DType, shape):
         self.op = op
@@ -273,7 +350,7 @@ class SymbolicTensor(Tensor):
             "Python value (an argument that is not a tensor), or key by the tensor object with "
             "`t.ref()` (it matches only within this trace).", user_origin()))
 
-    def _not_allowed(self, what: str, fix: str):
+    def _not_allowed(self, what: str, fix: str) -> NoReturn:
         """`what`: the misuse, with `{}` where the tensor goes ("Using {} as a Python int")."""
         unconverted = _unconverted_caller()
         if unconverted is not None:

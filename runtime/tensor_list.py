@@ -20,6 +20,8 @@ from an `rt.function`, it is a Python list of tensors.
 
 from __future__ import annotations
 
+from typing import cast
+
 from runtime import dtypes
 from runtime.conversion import convert_to_tensor, is_python_scalar, register_conversion
 from runtime.errors import OperatorNotAllowedInGraphError, a_or_an, with_origin
@@ -61,7 +63,7 @@ class TensorList:
     @property
     def dtype(self) -> dtypes.DType:
         """The dtype of the items."""
-        return self.handle.dtype.element
+        return cast(dtypes.ListDType, self.handle.dtype).element  # (a list tensor's dtype)
 
     @property
     def element_shape(self) -> tuple:
@@ -143,7 +145,7 @@ class TensorList:
             "stacked tensors instead: rt.reduce_all(rt.stack(a) == rt.stack(b)).", user_origin()))
 
     __ne__ = __eq__
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # (unhashable, as a Python list)
 
     def __contains__(self, item):
         raise TypeError(with_origin(
@@ -161,7 +163,8 @@ class TensorList:
         return method
 
     sort, reverse, insert, remove, index, count, copy, clear = map(
-        _unsupported, ("sort", "reverse", "insert", "remove", "index", "count", "copy", "clear"))
+        _unsupported,  # type: ignore[arg-type]  # (a helper run in the class body, not a method)
+        ("sort", "reverse", "insert", "remove", "index", "count", "copy", "clear"))
     del _unsupported
 
     def __bool__(self):
@@ -230,7 +233,7 @@ def _is_list_like(value) -> bool:
     return isinstance(value, (list, TensorList))
 
 
-def _item_tensor(item, dtype) -> SymbolicTensor:
+def _item_tensor(item, dtype) -> Tensor:
     """`item` as a tensor that a list of `dtype` items can hold (a Python number or weak tensor
     converts if it keeps its value)."""
     if isinstance(item, TensorList):

@@ -12,10 +12,12 @@ from __future__ import annotations
 import contextlib
 import itertools
 import threading
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
-from runtime import context
+from runtime import context, dtypes
 from runtime.conversion import convert_to_tensor, register_conversion
 from runtime.errors import InvalidArgumentError, with_origin
 from runtime.ops.registry import GRADIENT, READS_STATE, apply, define_op, lacks
@@ -108,8 +110,15 @@ class Variable:
     """A named, mutable tensor. Functions read its value on every call."""
 
     __array_priority__ = 100  # `array * variable` is the variable's operator (a tape sees it)
+    # (installed below the class)
+    __array__: ClassVar[Callable[..., np.ndarray]]
+    __eq__: ClassVar[Callable[[Variable, Any], Any]]
+    __ne__: ClassVar[Callable[[Variable, Any], Any]]
+    __hash__: ClassVar[Callable[[Variable], int]]
 
-    def __init__(self, initial_value, trainable=True, *, name=None, dtype=None, shape=None):
+    def __init__(self, initial_value: Any, trainable: bool = True, *, name: str | None = None,
+                 dtype: dtypes.DTypeLike | None = None,
+                 shape: Sequence[int | None] | None = None) -> None:
         """`shape` may have None dims: assignments may then change those dims."""
         if callable(initial_value):
             with context.eager_scope():

@@ -84,7 +84,7 @@ def to_dot(graph) -> str:
     ]
     # An explicit stack instead of recursion: ("graph", g, indent, title) opens a graph,
     # ("close", indent) ends a cluster once everything nested in it is written.
-    stack = [("graph", graph, "  ", None)]
+    stack: list[tuple] = [("graph", graph, "  ", None)]
     while stack:
         item = stack.pop()
         if item[0] == "close":

@@ -34,7 +34,7 @@ EMPTY = Scope(frozenset(), frozenset())
 
 def analyze(tree) -> None:
     """Annotates every statement under `tree` (nested functions included)."""
-    memo = {}
+    memo: dict = {}
     statements = [n for n in traversal.statements(tree) if isinstance(n, gast.stmt)]
     for node in reversed(statements):  # inner statements first, so outer ones reuse them
         memo[id(node)] = scope = of(node, memo)

@@ -27,7 +27,7 @@ def source(node) -> str:
 def slots(stmts, modified) -> list:
     """The carried write targets in `stmts` (see the module doc), in source order, one per
     distinct source text."""
-    targets = {}
+    targets: dict = {}
     for node in _writes(stmts):
         targets.setdefault(source(node), node)
     return [node for text, node in targets.items()

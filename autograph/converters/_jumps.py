@@ -96,7 +96,7 @@ class JumpLowering:
 
     def block(self, stmts) -> list:
         """The statements of `stmts` with every jump of this kind removed."""
-        out = []
+        out: list = []
         for i, stmt in enumerate(stmts):
             if isinstance(stmt, self.kind):
                 return out + self.replace(stmt)

@@ -414,7 +414,7 @@ def _contains_return(node) -> bool:
 
 def _appearance_order(node) -> dict:
     """Name -> index of its first appearance in `node` (source order, depth first)."""
-    order = {}
+    order: dict = {}
     stack = [node]
     while stack:
         n = stack.pop()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Iterator
 from typing import NamedTuple
 
 from autograph.origins import Origin, caller_origin
@@ -26,7 +27,7 @@ class Decision(NamedTuple):
 
 
 @contextlib.contextmanager
-def recording():
+def recording() -> Iterator[list[Decision]]:
     """`with recording() as log:` collects the Decisions of converted code run on this thread."""
     log: list[Decision] = []
     previous = getattr(_state, "log", None)

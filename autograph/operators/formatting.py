@@ -52,6 +52,7 @@ def _fill(template: str, tensors: list, style: str):
     if not tensors:
         return template.format() if style == "{}" else template % ()
     backend = backends.staging_any(tensors) or backends.tensor_backend(tensors[0])
+    assert backend is not None  # (`tensors` are values a backend claims)
     return backend.format(template, style, tuple(tensors))
 
 
@@ -138,7 +139,7 @@ _PERCENT = re.compile(
 )
 
 
-def _percent_fields(template: str, values):
+def _percent_fields(template: str, values) -> tuple[str, list]:
     """(template, tensors): `template % values` (a template that fits the values) with its plain
     values formatted into the text and its tensors left as positional conversions, in order."""
     mapping = not isinstance(values, (tuple, str)) and hasattr(type(values), "__getitem__")

@@ -193,7 +193,7 @@ _REFUSED = (builtins.hex, builtins.oct, builtins.bin, builtins.chr, builtins.ord
 
 
 # Builtin -> overload, used by converted_call.
-OVERLOADS = {
+OVERLOADS: dict = {
     builtins.print: print_,
     builtins.len: len_,
     builtins.range: range_,

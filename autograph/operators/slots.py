@@ -17,6 +17,7 @@ empties it again.
 from __future__ import annotations
 
 import copy
+import types
 
 from autograph import backends
 from autograph.operators.special_values import Undefined
@@ -62,7 +63,7 @@ class Nonlocal(Slot):
 
     def __init__(self, name: str):
         self.name = name
-        self.cell = None
+        self.cell: types.CellType | None = None
 
     def bind(self, functions) -> Slot:
         if self.cell is not None:
@@ -86,6 +87,7 @@ class Nonlocal(Slot):
             return Undefined(self.name)
 
     def set(self, value) -> None:
+        assert self.cell is not None  # (bound)
         if isinstance(value, Undefined):
             try:
                 del self.cell.cell_contents
@@ -119,6 +121,7 @@ class Global(Slot):
         return self.namespace.get(self.name, Undefined(self.name))
 
     def set(self, value) -> None:
+        assert self.namespace is not None  # (bound)
         if isinstance(value, Undefined):
             self.namespace.pop(self.name, None)
         else:

@@ -26,6 +26,7 @@ import copy
 import numbers
 import sys
 from collections.abc import Sequence
+from types import FrameType
 
 from autograph import backends
 from autograph.errors import AutoGraphError, at
@@ -380,7 +381,7 @@ class LeafNames(Sequence):
 
     def __init__(self, plan: Plan):
         self.plan = plan
-        self._names = (None, [])  # (the plan's steps they were made from, names)
+        self._names: tuple = (None, [])  # (the plan's steps they were made from, names)
 
     def _current(self) -> list:
         steps, names = self._names
@@ -481,7 +482,7 @@ def _check_alias(name, lst, root) -> None:
     as `name`: another name for it (`b = a`), or another place in the same variable, would
     keep the old Python list and silently miss the construct's changes. Checks the locals of
     the converted function that runs the construct (one level into their containers)."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None and not REGISTRY.is_generated(frame.f_code.co_filename):
         frame = frame.f_back
     if frame is None:

@@ -24,6 +24,7 @@ library).
 from __future__ import annotations
 
 import copy as _copy
+from collections.abc import Iterable
 
 _BASES = (list, tuple, dict)
 
@@ -134,7 +135,7 @@ class Tree:
             return False
         return self.children == other.children
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # (unhashable: compared by value)
 
     def describe(self) -> str:
         """E.g. "a tuple of 2", "a dict with keys 'a', 'b'", "a single value"."""
@@ -168,7 +169,7 @@ _LEAF = Tree(None, None, ())
 def flatten(value, *, sort_keys: bool = False, sequence_subclasses: bool = False
             ) -> tuple[list, Tree]:
     """(leaves, tree) of `value`: its leaves in leaf order, and its structure."""
-    leaves = []
+    leaves: list = []
     return leaves, _flatten(value, leaves, sort_keys, sequence_subclasses)
 
 
@@ -198,7 +199,7 @@ def unflatten(tree: Tree, leaves) -> object:
     children = [unflatten(child, leaves) for child in tree.children]
     if tree.keys is None:
         return _sequence_like(tree.kind, children)
-    pairs = zip(tree.keys, children)
+    pairs: Iterable[tuple] = zip(tree.keys, children)
     if tree.order is not None:
         by_key = dict(pairs)
         pairs = [(k, by_key[k]) for k in tree.order]

@@ -46,7 +46,7 @@ def escaped_from(exc):
     return getattr(exc, _MARK, None)
 
 
-_PYTHON_SEMANTICS = set()  # code objects of operators that raise Python's own errors
+_PYTHON_SEMANTICS: set = set()  # code objects of operators that raise Python's own errors
 
 
 def python_semantics(fn):

@@ -56,7 +56,8 @@ def inline(graph: Graph, bindings: list, outputs: list, given=()):
     values = {id(p): t for p, t in [*bindings, *given]}
     connected = {id(t) for _, t in bindings if differentiable(t)}
     needed = _ancestors(outputs)
-    entries, reads = [], []
+    entries: list = []
+    reads: list = []
     for op in graph.operations:
         if op.opdef is PLACEHOLDER or id(op) not in needed:
             continue  # side effects (prints, assignments) are not needed: they ran forward

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import autograph
 from runtime import traceback_filtering
@@ -11,7 +13,8 @@ from runtime.autodiff.tape import GradientTape
 from runtime.conversion import convert_to_tensor
 
 
-def value_and_grad(fn, argnums=0):
+def value_and_grad(fn: Callable[..., Any],
+                   argnums: int | Sequence[int] = 0) -> Callable[..., tuple[Any, Any]]:
     """A function that returns `(fn(*args), gradient)`: the gradient of the scalar (or summed)
     result with respect to argument `argnums` (an int), or a tuple of gradients for a tuple of
     argument positions."""
@@ -44,7 +47,7 @@ def _value_and_grad(fn, argnums, positions, args, kwargs):
     return value, grads[0] if isinstance(argnums, int) else tuple(grads)
 
 
-def grad(fn, argnums=0):
+def grad(fn: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
     """Like `value_and_grad`, returning only the gradient."""
     with_value = value_and_grad(fn, argnums)
 

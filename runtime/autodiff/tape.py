@@ -16,6 +16,8 @@ unless `persistent=True`).
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
+from typing import Any, Literal
 
 import numpy as np
 
@@ -42,7 +44,7 @@ class GradientTape:
         self._recording = False
         self._used = False
         self._graph = None
-        self._scope = None
+        self._scope: contextlib.AbstractContextManager | None = None
         self._entries: list[Entry] = []
         self._connected: dict[int, Tensor] = {}  # id -> tensors that depend on watched values
         self._watched: dict[int, Tensor] = {}  # id -> tensors named by `watch`
@@ -50,19 +52,20 @@ class GradientTape:
         self._reads: dict[int, list] = {}  # id(variable) -> tensors holding its reads
 
     # ---- recording ---------------------------------------------------------------------------
-    def __enter__(self):
+    def __enter__(self) -> GradientTape:
         self._graph = context.current_graph()
         self._scope = context.recording(self)
         self._scope.__enter__()
         self._recording = True
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> Literal[False]:
         self._recording = False
+        assert self._scope is not None  # (entered)
         self._scope.__exit__(*exc)
         return False
 
-    def watch(self, value) -> None:
+    def watch(self, value: Any) -> None:
         """Watches tensors and variables (a nested structure of them is fine): gradients with
         respect to them can be asked for, and the ops that use them are recorded."""
         for leaf in nest.flatten(value):
@@ -77,7 +80,7 @@ class GradientTape:
                                 f"{type(leaf).__name__}.")
 
     @contextlib.contextmanager
-    def stop_recording(self):
+    def stop_recording(self) -> Iterator[None]:
         """Ops run inside the block are not recorded by this tape."""
         was, self._recording = self._recording, False
         try:
@@ -150,7 +153,8 @@ class GradientTape:
                 self._connected[id(t)] = t
 
     # ---- differentiating ---------------------------------------------------------------------
-    def gradient(self, target, sources, output_gradients=None, unconnected_gradients="none"):
+    def gradient(self, target: Any, sources: Any, output_gradients: Any = None,
+                 unconnected_gradients: Literal["none", "zero"] = "none") -> Any:
         """The gradients of `target` (a tensor, or a structure of tensors whose gradients add
         up) with respect to each of `sources` (tensors or variables, in any structure: the
         result has the same). `output_gradients` weights each target (default: ones). A source

@@ -434,7 +434,7 @@ def _short(value) -> str:
     return text if len(text) < 80 else text[:77] + "..."
 
 
-def _converted(value, spec: TensorSpec) -> EagerTensor:
+def _converted(value, spec: TensorSpec) -> Tensor:
     if isinstance(value, Tensor):
         value = value.numpy()
     try:

@@ -30,6 +30,7 @@ The extra `jax` must be installed.
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -61,7 +62,7 @@ from runtime.ops.registry import (
     register_rules,
 )
 
-_jax = None
+_jax: Any = None  # the jax module, imported at the first use
 
 
 def _import_jax():
@@ -125,7 +126,7 @@ _reading = threading.local()  # .values: {variable name: its JAX value} while ja
 
 def _variables_read(graph) -> list:
     """The variables `graph` (or a sub-graph) reads, each once."""
-    found = {}
+    found: dict = {}
     for op in graph.walk():
         if op.opdef is variables.READ:
             found.setdefault(op.attrs["variable"].name, op.attrs["variable"])

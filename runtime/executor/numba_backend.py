@@ -232,7 +232,7 @@ def _failing_ops(graph) -> dict:
     executor's kernel fails}: an index held in a tensor past the end (IndexError: numba's bounds
     check), a max, min, argmax or argmin of nothing, a negative dim or shapes that do not
     broadcast (ValueError)."""
-    failing = {}
+    failing: dict[type, list] = {}
     for op in graph.walk():
         if op.opdef is array_ops.GETITEM and len(op.inputs) > 1 or op.opdef is array_ops.GATHER:
             failing.setdefault(IndexError, []).append(op)

@@ -31,7 +31,8 @@ from runtime.ops import math_ops
 from runtime.tensor import Tensor, TensorShape
 from runtime.variables import Variable, current_name_scope
 
-_name_counts = collections.defaultdict(itertools.count)  # base name -> next number
+_name_counts: collections.defaultdict[str, itertools.count] = collections.defaultdict(
+    itertools.count)  # base name -> next number
 _build_lock = threading.RLock()  # one thread builds a layer; another waits, then finds it built
 
 
@@ -87,13 +88,14 @@ class Layer(Module):
         trainable = {id(v) for v in self.trainable_weights}
         return [v for v in self.weights if id(v) not in trainable]
 
+    # (the ignores: mypy types a property read from its class as its getter, python/mypy#6185)
     def _set_trainable(self, value: bool) -> None:
-        Module.trainable.fset(self, value)
+        Module.trainable.fset(self, value)  # type: ignore[attr-defined]
         for module in self.submodules:
             if isinstance(module, Layer):
-                Module.trainable.fset(module, value)
+                Module.trainable.fset(module, value)  # type: ignore[attr-defined]
 
-    trainable = property(Module.trainable.fget, _set_trainable, doc=(
+    trainable = property(Module.trainable.fget, _set_trainable, doc=(  # type: ignore[attr-defined]
         "False freezes the layer and its sub-layers (setting it sets theirs, as Keras does)."))
 
     def get_weights(self) -> list:

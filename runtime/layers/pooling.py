@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from runtime.layers.base import Layer, normalize_padding, normalize_pair
 from runtime.ops import convolution_ops, reduction_ops
 
 
 class _Pooling2D(Layer):
-    _pool = None  # the op: convolution_ops.max_pool2d or avg_pool2d
+    _pool: Callable[..., Any] | None = None  # the op: convolution_ops.max_pool2d or avg_pool2d
 
     def __init__(self, pool_size=(2, 2), strides=None, padding="valid", **kwargs):
         super().__init__(**kwargs)
@@ -38,7 +41,7 @@ class AveragePooling2D(_Pooling2D):
 
 
 class _GlobalPooling2D(Layer):
-    _reduce = None
+    _reduce: Callable[..., Any] | None = None
 
     def __init__(self, keepdims=False, **kwargs):
         super().__init__(**kwargs)

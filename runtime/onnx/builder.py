@@ -11,6 +11,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from autograph.namer import fresh_name
 from runtime.errors import with_origin
+from runtime.graph import Operation
 from runtime.onnx import ExportError
 from runtime.ops.registry import ONNX, PLACEHOLDER
 
@@ -51,7 +52,7 @@ class Builder:
         self.names = names
         self.drop_prints = drop_prints
         self.nodes: list[onnx.NodeProto] = []
-        self.op = None  # the op being exported, for node names and errors
+        self.op: Operation | None = None  # the op being exported, for node names and errors
 
     def child(self) -> Builder:
         return Builder(self.names, self.drop_prints)

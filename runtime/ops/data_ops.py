@@ -61,7 +61,8 @@ def buffered_shuffle(items, buffer_size: int, rng: np.random.Generator):
     source = iter(items)
     buffer = list(itertools.islice(source, buffer_size))
     more = len(buffer) == buffer_size
-    draws, used = [], 0
+    draws: list[float] = []
+    used = 0
     while buffer:
         if used == len(draws):
             draws, used = rng.random(_DRAWS).tolist(), 0

@@ -22,7 +22,10 @@ several threads at once when they call one `rt.function`.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -53,7 +56,7 @@ class PythonCall:
     the user's line that called `rt.numpy_function`. Calling it runs the function on the input
     values and returns the checked outputs as a tuple."""
 
-    func: object
+    func: Callable[..., Any]
     template: tuple
     tout: tuple
     shapes: tuple | None
@@ -81,12 +84,17 @@ class PythonCall:
             note = with_origin(f"raised by {self.name}, which rt.numpy_function called; the "
                                "call was made here:", self.origin)
             if note not in getattr(e, "__notes__", ()):
-                e.add_note(note)
-            e._rt_located = True  # its own type and message: the note names the user's line
+                if sys.version_info >= (3, 11):
+                    e.add_note(note)
+                else:  # (Python 3.10 has no add_note: the note is kept where 3.11 puts it)
+                    e.__notes__ = [*getattr(e, "__notes__", []), note]  # type: ignore[attr-defined]
+            # its own type and message: the note names the user's line
+            e._rt_located = True  # type: ignore[attr-defined]  # (a flag on the user's exception)
             raise
         return self._checked(result)
 
     def _checked(self, result) -> tuple:
+        results: tuple | list
         if self.single:
             results = (result,)
         elif not self.tout and result is None:

@@ -24,7 +24,7 @@ import numpy as np
 from runtime import context, dtypes
 from runtime.errors import InvalidArgumentError, with_origin
 from runtime.source_info import user_origin
-from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, normalize
+from runtime.tensor import EagerTensor, SymbolicTensor, normalize
 
 # Named groups that graph passes test membership in.
 ELEMENTWISE = "elementwise"
@@ -208,7 +208,7 @@ def constant_in_graph(graph, tensor: EagerTensor) -> SymbolicTensor:
     return op.outputs[0]
 
 
-def _graph_input(graph, t: Tensor) -> SymbolicTensor:
+def _graph_input(graph, t: EagerTensor | SymbolicTensor) -> SymbolicTensor:
     if isinstance(t, SymbolicTensor):
         return t
     return constant_in_graph(graph, t)
@@ -228,8 +228,10 @@ def apply(opdef: OpDef, inputs, attrs=None):
                     f"{opdef.name} got the symbolic tensor {t.name} outside of the function that "
                     "created it; return it from the function instead of storing it."
                 )
+        kernel = opdef.kernel
+        assert kernel is not None  # (only ops that exist in graphs alone lack one: If, While)
         try:
-            result = opdef.kernel(*[t._value for t in inputs], **attrs)
+            result = kernel(*[t._value for t in inputs], **attrs)
         except (IndexError, ValueError, TypeError) as e:
             raise InvalidArgumentError(
                 with_origin(f"{opdef.name} failed: {e}", user_origin(2))

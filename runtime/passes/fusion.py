@@ -18,6 +18,8 @@ scratch buffers. Results are bit-identical to the unfused ops (see fused_ops.py)
 
 from __future__ import annotations
 
+from typing import Any
+
 from runtime.graph import Graph, Operation
 from runtime.ops.fused_ops import FUSED_ELEMENTWISE
 from runtime.ops.registry import FUSED
@@ -74,7 +76,7 @@ def _find_groups(graph: Graph) -> list[_Group]:
     position = {id(op): i for i, op in enumerate(graph.operations)}
     groups: list[_Group] = []
     for op in graph.operations:
-        group = None
+        group: _Group | None = None
         if _fusable(op):
             shape = tuple(op.outputs[0].shape)
             for t in op.inputs:
@@ -161,8 +163,9 @@ def _fused_op(graph: Graph, group: _Group, results: list[SymbolicTensor]) -> Ope
             prev = ("slot", len(slot_dtypes))
             slot_dtypes.append(op.outputs[0].dtype.name)
             program.append((name, refs, prev[1]))
+        assert prev is not None  # (every fusable op's rule has a step)
         slot_of[id(op.outputs[0])] = prev[1]
-    attrs = {
+    attrs: dict[str, Any] = {
         "program": tuple(program),
         "slot_dtypes": tuple(slot_dtypes),
         "results": tuple(slot_of[id(t)] for t in results),

@@ -41,7 +41,7 @@ def rewrite(graph: Graph, visit) -> None:
 def graphs_outer_first(graph: Graph):
     """Yields (graph, op owning it or None) for `graph` and every sub-graph, each graph before
     its sub-graphs; a graph's sub-graphs are looked up after the caller has processed it."""
-    stack = [(graph, None)]
+    stack: list[tuple[Graph, Operation | None]] = [(graph, None)]
     while stack:
         g, owner = stack.pop()
         yield g, owner

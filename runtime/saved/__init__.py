@@ -40,6 +40,7 @@ from runtime.concrete_function import ConcreteFunction
 from runtime.conversion import constant
 from runtime.function import Function
 from runtime.graph import Graph
+from runtime.module import Module
 from runtime.passes import compile_ready, optimize_graph
 from runtime.saved import modules, storage
 from runtime.saved.errors import LoadError, SaveError
@@ -78,7 +79,8 @@ _PARAMETER_KINDS = {k.name: k for k in (
 
 # ---- save --------------------------------------------------------------------------------------
 
-def save(function, directory) -> None:
+def save(function: Function | ConcreteFunction | Module,
+         directory: str | os.PathLike[str]) -> None:
     """Saves every traced signature of `function` (an `rt.function` or a ConcreteFunction) and
     the current values of the variables it uses into `directory` (created if needed). An
     `rt.Module` is saved with its traced `rt.function` methods and all its variables
@@ -206,7 +208,7 @@ def _encode_variable(variable, arrays) -> dict:
 
 # ---- load --------------------------------------------------------------------------------------
 
-def load(directory):
+def load(directory: str | os.PathLike[str]) -> LoadedFunction | LoadedModule:
     """The function (a LoadedFunction) or module (a LoadedModule) saved in `directory`, ready
     to call; raises LoadError for bad files."""
     try:

@@ -126,7 +126,7 @@ class GraphDecoder:
         if not isinstance(name, str):
             raise LoadError(f"graph name {name!r} is not a string.")
         graph = Graph(name, outer)
-        ops = {}
+        ops: dict = {}
         for op_data in expect_list(data["operations"], f"operations of graph {name!r}"):
             label = op_data.get("name") if isinstance(op_data, dict) else None
             try:

@@ -160,7 +160,7 @@ class LoadedModule:
         """Every variable of the saved module (each once)."""
         if "_variables" in self.__dict__:
             return list(self._variables)
-        found = []
+        found: list = []
         for child in self._children.values():
             found.extend([child] if isinstance(child, Variable) else child.variables)
         return found

@@ -27,9 +27,10 @@ MAX_BYTES = 1 << 34  # a checkpoint file may hold 16 GiB; raise it to read bigge
 MAX_HEADER_BYTES = 100 << 20
 
 # safetensors' dtype names (little-endian)
-_DTYPES = {"F64": np.dtype("<f8"), "F32": np.dtype("<f4"), "F16": np.dtype("<f2"),
-           "I64": np.dtype("<i8"), "I32": np.dtype("<i4"), "I16": np.dtype("<i2"),
-           "I8": np.dtype("i1"), "U8": np.dtype("u1"), "BOOL": np.dtype("?")}
+_DTYPES: dict[str, np.dtype] = {
+    "F64": np.dtype("<f8"), "F32": np.dtype("<f4"), "F16": np.dtype("<f2"),
+    "I64": np.dtype("<i8"), "I32": np.dtype("<i4"), "I16": np.dtype("<i2"),
+    "I8": np.dtype("i1"), "U8": np.dtype("u1"), "BOOL": np.dtype("?")}
 _NAMES = {dtype: name for name, dtype in _DTYPES.items()}
 
 

@@ -62,6 +62,7 @@ from runtime.graph import Graph, Operation
 from runtime.models import Model, Sequential
 from runtime.module import Module
 from runtime.ops import overloads as _overloads  # noqa: F401 - Tensor's operators, conversion's ops
+from runtime.ops import reduction_gradients as _reduction_gradients  # noqa: F401 - registers them
 from runtime.ops.arrangement_ops import (
     diag,
     flip,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 
+from runtime.conversion import convert_to_tensor, weak_fits
 from runtime.errors import a_or_an, with_origin
 from runtime.source_info import user_origin
 from runtime.tensor import Tensor
@@ -55,8 +56,6 @@ class ArgumentBinder:
         return [(n, self._match_spec(s, a, n)) for n, s, a in zip(names, specs, args)]
 
     def _match_spec(self, spec, value, path):
-        from runtime.conversion import convert_to_tensor, weak_fits
-
         if isinstance(spec, (list, tuple)):
             if not isinstance(value, (list, tuple)) or len(value) != len(spec):
                 raise TypeError(

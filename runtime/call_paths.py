@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from runtime import calls, config, context, nest, traceback_filtering
+from runtime import calls, checking, config, context, nest, traceback_filtering
+from runtime.conversion import convert_to_tensor
 from runtime.errors import ForeignTensorError
 from runtime.signature import float_token, is_tensor_leaf
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
@@ -118,8 +119,6 @@ class CallPaths:
         values = [_as_value(v) for v in leaves]
         result = concrete.call(*values)
         if self._check or config.checking_functions():
-            from runtime import checking
-
             checking.check_call(self, concrete, args, kwargs, values, result)
         if self._options.numpy_results and not any(isinstance(v, Tensor) for v in leaves):
             return nest.pack_sequence_as(result, [_as_numpy(v) for v in nest.flatten(result)])
@@ -194,7 +193,6 @@ def _tensor_leaves(arguments) -> list:
 def _as_tensor(value):
     if isinstance(value, Tensor):
         return value
-    from runtime.conversion import convert_to_tensor
 
     return convert_to_tensor(value)
 

@@ -20,6 +20,7 @@ import numpy as np
 from runtime import context, dtypes
 from runtime.conversion import convert_to_tensor, register_conversion
 from runtime.errors import InvalidArgumentError, with_origin
+from runtime.executor.interpreter import evaluate_outside
 from runtime.ops.registry import GRADIENT, READS_STATE, apply, define_op, lacks
 from runtime.source_info import user_origin
 from runtime.tensor import EagerTensor, SymbolicTensor, TensorShape
@@ -214,7 +215,6 @@ def _lift(value):
     """An eager tensor for an initial value built while tracing (it must not use inputs)."""
     if isinstance(value, EagerTensor):
         return value
-    from runtime.executor.interpreter import evaluate_outside
 
     return evaluate_outside(value)
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from runtime.errors import NoGradientError, with_origin
+from runtime.ops import list_ops, math_ops
+from runtime.ops.math_ops import NEG
 from runtime.ops.registry import CONTROL_FLOW, GRADIENT
 
 
@@ -53,8 +55,6 @@ def differentiable(tensor) -> bool:
 def add(a, b):
     """The sum of two gradients of one value (item by item for lists); in a graph, `a + (-c)`
     is `a - c` (one op less: rules such as the quotient's give negated terms)."""
-    from runtime.ops import list_ops, math_ops
-
     if a.dtype.is_list:
         return list_ops.add(a, b)
     if _negation(b) is not None:
@@ -66,8 +66,6 @@ def add(a, b):
 
 def _negation(tensor):
     """c when `tensor` is a graph's `-c`, else None."""
-    from runtime.ops.math_ops import NEG
-
     op = getattr(tensor, "op", None)
     return op.inputs[0] if op is not None and op.opdef is NEG else None
 

@@ -35,6 +35,7 @@ from runtime.autodiff.backprop import (
     backprop,
     differentiable,
 )
+from runtime.control_flow import cond, while_loop
 from runtime.errors import NoGradientError, with_origin
 from runtime.graph import Graph
 from runtime.ops import control_flow_ops as cf
@@ -181,8 +182,6 @@ def variables_read(*graphs) -> list:
 
 @register_rule(GRADIENT, cf.IF)
 def _if_gradient(op, grads):
-    from runtime.control_flow import cond
-
     predicate, captured = cf.split_inputs(op, op.inputs)
     forward = op.outputs[0].op  # the If itself (`op` may be a tape's view of its outputs)
     _check_variables_unchanged(forward)
@@ -208,8 +207,6 @@ def _if_gradient(op, grads):
 
 @register_rule(GRADIENT, cf.WHILE)
 def _while_gradient(op, grads):
-    from runtime.control_flow import while_loop
-
     loop = op.outputs[0].op  # the While itself (`op` may be a tape's view of its first outputs)
     _check_variables_unchanged(loop)
     captured = op.inputs[len(op.outputs):]

@@ -30,8 +30,10 @@ import inspect
 import autograph
 from runtime import context, nest
 from runtime.autodiff.backprop import WithVariables
+from runtime.autodiff.tape import GradientTape
 from runtime.conversion import convert_to_tensor
 from runtime.errors import with_origin
+from runtime.ops import creation_ops
 from runtime.source_info import user_origin
 from runtime.tensor import Tensor
 
@@ -41,8 +43,6 @@ def custom_gradient(fn):
 
     @functools.wraps(fn)
     def wrapper(*args):
-        from runtime.autodiff.tape import GradientTape
-
         inputs = [convert_to_tensor(a) for a in args]
         with context.tapes_paused(), GradientTape() as reads:  # only to see the variables read
             if context.current_graph() is not None:  # tracing: convert fn's control flow
@@ -70,8 +70,6 @@ def custom_gradient(fn):
                 "arguments, gradients of the variables).", origin))
 
         def rule(entry, grads):
-            from runtime.ops import creation_ops
-
             dys = [g if g is not None else creation_ops.zeros_like(t)
                    for g, t in zip(grads, entry.outputs)]
             if not variables:

@@ -25,6 +25,7 @@ from runtime import context, nest, traceback_filtering
 from runtime.autodiff.backprop import Entry, accumulate, backprop, differentiable
 from runtime.autodiff.control_flow import variables_read
 from runtime.errors import a_or_an
+from runtime.ops import creation_ops
 from runtime.ops.control_flow_ops import IF, WHILE, keep_branch_values, keep_history
 from runtime.ops.registry import CONTROL_FLOW
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, normalize
@@ -192,8 +193,6 @@ class GradientTape:
         return nest.pack_sequence_as(sources, results)
 
     def _gradients(self, targets, weights, sources, unconnected) -> list:
-        from runtime.ops import creation_ops
-
         seeds: dict = {}
         for t, w in zip(targets, weights):
             if id(t) in self._connected:
@@ -235,8 +234,6 @@ class GradientTape:
 def _ones(tensor):
     """The default weight of a target: ones (a constant when the shape is known, so the passes
     can fold the multiplications by it away)."""
-    from runtime.ops import creation_ops
-
     if type(tensor) is EagerTensor and not tensor.dtype.is_list:  # (no op to record: faster)
         return EagerTensor(normalize(np.ones_like(tensor._value)), tensor.dtype)
     if tensor.shape.is_fully_defined():

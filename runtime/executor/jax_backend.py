@@ -50,6 +50,7 @@ from runtime.ops import (
     selection_ops,
     string_ops,
 )
+from runtime.ops.array_ops import _index_tuple
 from runtime.ops.fused_ops import FUSED_ELEMENTWISE
 from runtime.ops.registry import (
     CONST,
@@ -319,8 +320,6 @@ def _dynamic_broadcast_to(op, x, shape):
 
 
 def _getitem(op, x, *index_values):
-    from runtime.ops.array_ops import _index_tuple
-
     return x[_index_tuple(op.attrs["spec"], index_values)]
 
 
@@ -474,7 +473,7 @@ register_rules(JAX, {
     reduction_ops.ALL: _reduction("all", dtype_of_op=False),
     reduction_ops.ARGMAX: _arg_reduction("argmax"),
     reduction_ops.ARGMIN: _arg_reduction("argmin"),
-    reduction_ops.SUM_TO_SHAPE: _sum_to_shape,
+    array_ops.SUM_TO_SHAPE: _sum_to_shape,
     creation_ops.ZEROS_LIKE: _like(0),
     creation_ops.ONES_LIKE: _like(1),
     creation_ops.FILL: _fill,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import variables
+from runtime import config, variables
 from runtime.errors import InvalidArgumentError, NoLoweringError, with_origin
 from runtime.executor import codegen
 from runtime.ops import (
@@ -107,8 +107,6 @@ def _disk_path(generated):
     import hashlib
     import importlib.metadata
     import os
-
-    from runtime import config
 
     root = config.cache_dir()
     if root is None:
@@ -914,7 +912,7 @@ lacks(NUMBA, "not lowered: a scatter-add into zeros (np.add.at, repeated indices
 lacks(NUMBA, "not lowered: the axes it sums depend on the values of its shape tensor, known only "
       "when the graph runs (rt makes it only for shapes unknown while tracing), and the rule "
       "needs them while compiling",
-      reduction_ops.SUM_TO_SHAPE)
+      array_ops.SUM_TO_SHAPE)
 lacks(NUMBA, "not lowered to numba yet: numba's np.linspace takes no axis, and numpy's steps "
       "(delta / div, the zero-step case, the last item set to stop) would have to be written "
       "out to be exact", creation_ops.LINSPACE)

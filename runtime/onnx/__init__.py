@@ -15,6 +15,7 @@ Importing this module needs neither onnx nor onnxruntime; `export` imports onnx 
 from __future__ import annotations
 
 from runtime.errors import ExportError  # noqa: F401 - rt.onnx.ExportError
+from runtime.ops.registry import ONNX, REGISTRY
 
 OPSET = 21  # StringConcat needs 20; onnxruntime >= 1.20 runs 21
 
@@ -37,7 +38,6 @@ def export(function, path=None, *, drop_prints: bool = False):
 def supported_ops() -> list[str]:
     """The op types that have an ONNX export rule (needs onnx installed)."""
     from runtime.onnx import rules  # noqa: F401 - registers the rules
-    from runtime.ops.registry import ONNX, REGISTRY
 
     return sorted(name for name, opdef in REGISTRY.items() if opdef.rule(ONNX) is not None)
 

@@ -668,7 +668,7 @@ register_rules(ONNX, {
     reduction_ops.ALL: _reduce_bool("ReduceMin"),
     reduction_ops.ARGMAX: _arg("ArgMax"),
     reduction_ops.ARGMIN: _arg("ArgMin"),
-    reduction_ops.SUM_TO_SHAPE: _sum_to_shape,
+    array_ops.SUM_TO_SHAPE: _sum_to_shape,
     array_ops.STOP_GRADIENT: _same("Identity"),
     # creation and random
     creation_ops.ZEROS_LIKE: _like(0),

@@ -10,7 +10,8 @@ import numpy as np
 from runtime import dtypes
 from runtime.conversion import convert_to_tensor, is_weak, packed_dtype, weak_join
 from runtime.errors import GraphLimitError, InvalidArgumentError, with_origin
-from runtime.ops import list_ops, shapes
+from runtime.ops import list_ops, reduction_ops, shapes
+from runtime.ops.basic_ops import cast, zeros_like
 from runtime.ops.registry import (
     ELEMENTWISE,
     FUSED,
@@ -85,9 +86,7 @@ def shape_tensor(value, what: str):
             f"{what} must be a 1-D integer tensor, got {tensor.dtype.name}"
             f"{list(tensor.shape)}.", user_origin()))
     if tensor.dtype is not dtypes.int32:
-        from runtime.ops import math_ops  # math_ops imports this module
-
-        tensor = math_ops.cast(tensor, dtypes.int32)
+        tensor = cast(tensor, dtypes.int32)
     return tensor
 
 
@@ -761,6 +760,40 @@ GATHER_GRADIENT = define_op(
 )
 
 
+# ---- summing a broadcast gradient back to its operand's shape -------------------------------
+
+def _sum_to_shape_kernel(grad, shape):
+    shape = tuple(int(d) for d in shape)
+    lead = np.ndim(grad) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(shape) if d == 1 and np.shape(grad)[lead + i] != 1)
+    total = np.sum(grad, axis=axes, keepdims=True) if axes else np.asarray(grad)
+    return normalize(np.reshape(total, shape).astype(np.asarray(grad).dtype, copy=False))
+
+
+def _sum_to_shape_infer(inputs):
+    grad, shape = inputs
+    return [(grad.dtype, shapes.known_dims(shape))]
+
+
+SUM_TO_SHAPE = define_op("SumToShape", infer=_sum_to_shape_infer, kernel=_sum_to_shape_kernel)
+
+
+def sum_to(grad, like):
+    """`grad`, the gradient of a value broadcast from `like`'s shape, summed back to it (over
+    the leading axes and the axes where `like` has size 1)."""
+    if grad.shape.is_fully_defined() and like.shape.is_fully_defined():
+        if tuple(grad.shape) == tuple(like.shape):
+            return grad
+        lead = len(grad.shape) - len(like.shape)
+        axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(like.shape)
+                                          if d == 1 and grad.shape[lead + i] != 1)
+        summed = reduction_ops.reduce_sum(grad, axes, keepdims=True)
+        return summed if lead == 0 else reshape(summed, tuple(like.shape))
+    return apply(SUM_TO_SHAPE, [grad, shape(like)])
+
+
+
 # ---- gradients ---------------------------------------------------------------------------------
 
 def _reshape_to(grad, x):
@@ -769,18 +802,23 @@ def _reshape_to(grad, x):
     return reshape(grad, shape(x))
 
 
+def broadcast_like(grad, x):
+    """`grad` broadcast to the shape of `x` (known now, or when the graph runs)."""
+    if x.shape.is_fully_defined():
+        return broadcast_to(grad, tuple(x.shape))
+    return broadcast_to(grad, shape(x))
+
+
 def _tile_gradient(op, grads):
     """The gradient summed over the copies: viewed as (multiple, dim) pairs of axes, summed over
     the multiples (pairs computed when the graph runs for a DynamicTile or unknown dims)."""
-    from runtime.ops import math_ops, reduction_ops
-
     x, g = op.inputs[0], grads[0]
     rank = len(x.shape)
     if op.opdef is TILE and x.shape.is_fully_defined():
         pairs = tuple(d for m, n in zip(op.attrs["multiples"], x.shape) for d in (m, n))
     else:
         multiples = op.inputs[1] if op.opdef is DYNAMIC_TILE else op.attrs["multiples"]
-        multiples = math_ops.cast(convert_to_tensor(multiples, dtypes.int32), dtypes.int32)
+        multiples = cast(convert_to_tensor(multiples, dtypes.int32), dtypes.int32)
         pairs = reshape(stack([multiples, shape(x)], axis=1), [2 * rank])
     summed = reduction_ops.reduce_sum(reshape(g, pairs), tuple(range(0, 2 * rank, 2)))
     return [_reshape_to(summed, x)] + [None] * (len(op.inputs) - 1)
@@ -805,9 +843,7 @@ def _getitem_gradient(op, grads):
 
 
 def _zeros_for_missing(grads, outputs):
-    from runtime.ops import creation_ops
-
-    return [g if g is not None else creation_ops.zeros_like(t) for g, t in zip(grads, outputs)]
+    return [g if g is not None else zeros_like(t) for g, t in zip(grads, outputs)]
 
 
 register_rules(GRADIENT, {
@@ -822,8 +858,9 @@ register_rules(GRADIENT, {
     SPLIT: lambda op, grads: [concat(_zeros_for_missing(grads, op.outputs), op.attrs["axis"])],
     TILE: _tile_gradient,
     DYNAMIC_TILE: _tile_gradient,
-    BROADCAST_TO: lambda op, grads: [_sum_to(grads[0], op.inputs[0])],
-    DYNAMIC_BROADCAST_TO: lambda op, grads: [_sum_to(grads[0], op.inputs[0]), None],
+    BROADCAST_TO: lambda op, grads: [sum_to(grads[0], op.inputs[0])],
+    DYNAMIC_BROADCAST_TO: lambda op, grads: [sum_to(grads[0], op.inputs[0]), None],
+    SUM_TO_SHAPE: lambda op, grads: [broadcast_like(grads[0], op.inputs[0]), None],
     IDENTITY: lambda op, grads: [grads[0]],
     STOP_GRADIENT: lambda op, grads: [None],
     GETITEM: _getitem_gradient,
@@ -841,9 +878,3 @@ register_rules(GRADIENT, {
                                               None, None],
 })
 lacks(GRADIENT, "integer results", SHAPE, SIZE, RANK)
-
-
-def _sum_to(grad, like):
-    from runtime.ops import reduction_ops
-
-    return reduction_ops.sum_to(grad, like)

@@ -16,7 +16,7 @@ import numpy as np
 
 from runtime.conversion import binary_operands, convert_to_tensor
 from runtime.errors import InvalidArgumentError, with_origin
-from runtime.ops import array_ops, creation_ops, math_ops, reduction_ops, shapes
+from runtime.ops import array_ops, creation_ops, math_ops, shapes
 from runtime.ops.registry import (
     FRESH_OUTPUT,
     GRADIENT,
@@ -197,7 +197,7 @@ def _einsum_operand_gradient(g, terms, output, operands, i):
     given = _label_dims([output, *others], [g.shape, *(t.shape for j, t in enumerate(operands)
                                                         if j != i)])
     if any(d is None or given.get(c) != d for c, d in zip(term, x.shape)):
-        grad = reduction_ops.sum_to(grad + creation_ops.zeros_like(x), x)
+        grad = array_ops.sum_to(grad + creation_ops.zeros_like(x), x)
     return grad
 
 

@@ -23,7 +23,10 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.graph import Graph
-from runtime.ops.registry import CONTROL_FLOW, define_op
+from runtime.ops import list_ops
+from runtime.ops.list_ops import LIST_PUSH_BACK
+from runtime.ops.math_ops import ADD
+from runtime.ops.registry import CONST, CONTROL_FLOW, define_op
 from runtime.tensor import SymbolicTensor
 
 
@@ -160,10 +163,6 @@ def plain_history(op):
     passes (its body only counts and pushes, and nothing else reads the count or the lists):
     (h, the body's counting op, its h push ops), so an executor may keep the history its own
     way (codegen appends to Python lists). Else None."""
-    from runtime.ops.list_ops import LIST_PUSH_BACK
-    from runtime.ops.math_ops import ADD
-    from runtime.ops.registry import CONST
-
     kept = history(op)
     if kept is None or kept[0] == 0 or op.attrs.get("kept"):
         return None
@@ -251,10 +250,6 @@ def keep_history(op) -> None:
     body makes that running it again would not give (`unrepeatable`) onto one more: new loop
     variables after the user's (see the module docstring). The op's existing outputs do not
     change."""
-    from runtime.ops import list_ops
-    from runtime.ops.math_ops import ADD
-    from runtime.ops.registry import CONST
-
     if op.attrs.get("history") is not None:
         return
     h = len(op.outputs)
@@ -301,8 +296,6 @@ def keep_branch_values(op) -> None:
     not give (`unrepeatable`; the other branch returns zeros in its place), so that its
     gradient can use the values the forward If made. Values of shapes unknown while tracing
     are not kept (their gradient is refused where the branch is run again)."""
-    from runtime.ops.registry import CONST
-
     then_branch, else_branch = op.attrs["then_branch"], op.attrs["else_branch"]
     added = []
     for branch, other in ((then_branch, else_branch), (else_branch, then_branch)):

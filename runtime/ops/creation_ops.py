@@ -1,4 +1,5 @@
-"""Tensors made from shapes and values: zeros, ones, fill, eye, range, linspace, *_like.
+"""Tensors made from shapes and values: zeros, ones, fill, eye, range, linspace (and the *_like
+ops, from basic_ops).
 
 A creation op whose arguments are all known (Python values or eager tensors) gives an eager
 tensor even while tracing: it becomes a graph constant where it is used. Symbolic arguments
@@ -13,13 +14,16 @@ from runtime import context, dtypes
 from runtime.conversion import convert_to_tensor, is_python_scalar, is_weak, python_scalar_fits
 from runtime.errors import InvalidArgumentError, with_origin
 from runtime.ops import array_ops, math_ops, reduction_ops, shapes
+from runtime.ops.basic_ops import (  # noqa: F401 - creation_ops.zeros_like, as rt.zeros_like
+    ONES_LIKE,
+    ZEROS_LIKE,
+    ones_like,
+    zeros_like,
+)
 from runtime.ops.registry import (
-    ELEMENTWISE,
-    FUSED,
     GRADIENT,
     apply,
     define_op,
-    lacks,
     register_rule,
 )
 from runtime.source_info import user_origin
@@ -78,32 +82,6 @@ def ones(shape, dtype=dtypes.float32):
     """A tensor of ones; `shape` is a list of ints or a 1-D integer tensor."""
     dtype = dtypes.as_dtype(dtype)
     return fill(shape, eager(dtype.np_dtype.type(1), dtype))
-
-
-def _like(name, kernel):
-    return define_op(
-        name,
-        infer=lambda inputs, *, dtype: [(dtype, inputs[0].shape)],
-        kernel=lambda x, *, dtype: normalize(kernel(x, dtype=dtype.np_dtype)),
-        groups=[ELEMENTWISE],
-    )
-
-
-ZEROS_LIKE = _like("ZerosLike", np.zeros_like)
-ONES_LIKE = _like("OnesLike", np.ones_like)
-lacks(FUSED, "reads only its input's shape: nothing to fuse", ZEROS_LIKE, ONES_LIKE)
-
-
-def zeros_like(input, dtype=None):  # noqa: A002 - TensorFlow's name
-    """Zeros of the shape of `input`, of its dtype unless `dtype` is given."""
-    input = convert_to_tensor(input)
-    return apply(ZEROS_LIKE, [input], {"dtype": dtypes.as_dtype(dtype or input.dtype)})
-
-
-def ones_like(input, dtype=None):  # noqa: A002 - TensorFlow's name
-    """Ones of the shape of `input`, of its dtype unless `dtype` is given."""
-    input = convert_to_tensor(input)
-    return apply(ONES_LIKE, [input], {"dtype": dtypes.as_dtype(dtype or input.dtype)})
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32):
@@ -211,7 +189,6 @@ def linspace(start, stop, num, axis=0):
 
 register_rule(GRADIENT, FILL)(lambda op, grads: [None, reduction_ops.reduce_sum(grads[0])])
 # the result does not depend on the input's values
-register_rule(GRADIENT, ZEROS_LIKE, ONES_LIKE)(lambda op, grads: [None])
 
 
 @register_rule(GRADIENT, RANGE)
@@ -235,4 +212,4 @@ def _linspace_gradient(op, grads):
         out.dtype.np_dtype))
     to_start = reduction_ops.reduce_sum(g * (1.0 - t), axis)
     to_stop = reduction_ops.reduce_sum(g * t, axis)
-    return [reduction_ops.sum_to(to_start, start), reduction_ops.sum_to(to_stop, stop)]
+    return [array_ops.sum_to(to_start, start), array_ops.sum_to(to_stop, stop)]

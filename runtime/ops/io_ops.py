@@ -10,6 +10,7 @@ from runtime.conversion import convert_to_tensor
 from runtime.errors import InvalidArgumentError
 from runtime.ops.registry import GRADIENT, apply, define_op, lacks
 from runtime.tensor import Tensor, decoded
+from runtime.variables import Variable
 
 
 def format_value(value) -> str:
@@ -47,8 +48,6 @@ def print(*inputs, sep=" ", end="\n"):  # noqa: A001 - TensorFlow's name
 
 
 def _tensor_like():
-    from runtime.variables import Variable
-
     return (Variable,)
 
 

@@ -356,7 +356,7 @@ def _solve_gradient(op, grads):
         ga = -(array_ops.expand_dims(gb, -1) * array_ops.expand_dims(x, -2))
     else:
         ga = -math_ops.matmul(gb, x, transpose_b=True)
-    return [reduction_ops.sum_to(ga, a), reduction_ops.sum_to(gb, b)]
+    return [array_ops.sum_to(ga, a), array_ops.sum_to(gb, b)]
 
 
 def _solve_vectors(a, g):

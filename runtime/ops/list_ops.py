@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime import dtypes
+from runtime.conversion import constant
 from runtime.errors import (
     GraphLimitError,
     InvalidArgumentError,
@@ -19,6 +20,7 @@ from runtime.errors import (
     OperatorNotAllowedInGraphError,
     a_or_an,
 )
+from runtime.ops import basic_ops
 from runtime.ops.registry import GRADIENT, apply, define_op, lacks, register_rules
 
 
@@ -395,9 +397,7 @@ def split_like(value, like, axis: int):
 
 def zeros_for(value):
     """Zeros shaped like `value`, a tensor or a list (the gradient nothing flows into)."""
-    from runtime.ops import creation_ops
-
-    return zeros_like(value) if value.dtype.is_list else creation_ops.zeros_like(value)
+    return zeros_like(value) if value.dtype.is_list else basic_ops.zeros_like(value)
 
 
 def _or_zeros(grad, like):
@@ -405,8 +405,6 @@ def _or_zeros(grad, like):
 
 
 def _from_items_gradient(op, grads):
-    from runtime.conversion import constant
-
     return [get_item(grads[0], constant(np.int32(i))) for i in range(len(op.inputs))]
 
 

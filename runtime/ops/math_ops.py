@@ -1,4 +1,4 @@
-"""Elementwise math, comparisons, logic, `where`, `cast` and `matmul`."""
+"""Elementwise math, comparisons, logic, `where` and `matmul` (and `cast`, from basic_ops)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from runtime import dtypes
 from runtime.conversion import binary_operands, convert_to_tensor, weak_result
 from runtime.errors import InvalidArgumentError, with_origin
 from runtime.ops import array_ops, reduction_ops, shapes
+from runtime.ops.basic_ops import CAST, cast, ones_like, zeros_like  # noqa: F401 - math_ops.cast
 from runtime.ops.registry import (
     ELEMENTWISE,
     FRESH_OUTPUT,
     FUSED,
     GRADIENT,
-    KNOWN_VALUE,
     NUMBA,
     ONNX,
     Elementwise,
@@ -541,34 +541,6 @@ def where(condition, x=None, y=None):
     return apply(WHERE, [condition, x, y])
 
 
-def _cast_kernel(x, *, dtype):
-    return x.astype(dtype.np_dtype)
-
-
-CAST = define_op(
-    "Cast",
-    infer=lambda inputs, *, dtype: [(dtype, inputs[0].shape)],
-    kernel=_cast_kernel,
-    groups=[ELEMENTWISE],
-)
-lacks(FUSED, "changes the dtype: the fused kernel's steps keep their operands' dtype", CAST)
-register_rule(KNOWN_VALUE, CAST)(lambda op: shapes.known_value(op.inputs[0]))
-
-
-def cast(x, dtype):
-    """`x` converted to `dtype` (float to int truncates toward zero, like numpy)."""
-    x = convert_to_tensor(x)
-    dtype = dtypes.as_dtype(dtype)
-    if x.dtype is dtype:
-        return x
-    if x.dtype.is_string or dtype.is_string or x.dtype.is_list or dtype.is_list:
-        raise TypeError(f"cast between {x.dtype.name} and {dtype.name} is not supported.")
-    if x.dtype.is_complex and not dtype.is_complex:
-        raise TypeError(f"cast from {x.dtype.name} to {dtype.name} would drop the imaginary "
-                        "part; use rt.real(x) (or rt.abs(x)) first.")
-    return apply(CAST, [x], {"dtype": dtype})
-
-
 def _clip_kernel(x, lo, hi):
     return normalize(np.minimum(np.maximum(x, lo), hi))
 
@@ -673,9 +645,7 @@ def softmax(logits, axis=None):
 # the gradients of its inputs (None where there is none); see runtime/autodiff.
 
 def _zeros(like):
-    from runtime.ops import creation_ops
-
-    return creation_ops.zeros_like(like)
+    return zeros_like(like)
 
 
 def _binary_gradient(gradient_a, gradient_b):
@@ -683,8 +653,8 @@ def _binary_gradient(gradient_a, gradient_b):
     def rule(op, grads):
         a, b = op.inputs
         g = grads[0]
-        return [reduction_ops.sum_to(gradient_a(g, a, b, op.outputs[0]), a),
-                reduction_ops.sum_to(gradient_b(g, a, b, op.outputs[0]), b)]
+        return [array_ops.sum_to(gradient_a(g, a, b, op.outputs[0]), a),
+                array_ops.sum_to(gradient_b(g, a, b, op.outputs[0]), b)]
     return rule
 
 
@@ -694,9 +664,7 @@ def _log_where_positive(a):
 
 
 def _ones_like(x):
-    from runtime.ops import creation_ops
-
-    return creation_ops.ones_like(x)
+    return ones_like(x)
 
 
 register_rules(GRADIENT, {
@@ -729,10 +697,8 @@ register_rules(GRADIENT, {
     CEIL: lambda op, grads: [_zeros(grads[0])],
     WHERE: lambda op, grads: [
         None,
-        reduction_ops.sum_to(where(op.inputs[0], grads[0], _zeros(grads[0])), op.inputs[1]),
-        reduction_ops.sum_to(where(op.inputs[0], _zeros(grads[0]), grads[0]), op.inputs[2])],
-    CAST: lambda op, grads: [cast(grads[0], op.inputs[0].dtype)
-                             if op.inputs[0].dtype.is_floating else None],
+        array_ops.sum_to(where(op.inputs[0], grads[0], _zeros(grads[0])), op.inputs[1]),
+        array_ops.sum_to(where(op.inputs[0], _zeros(grads[0]), grads[0]), op.inputs[2])],
 })
 lacks(GRADIENT, "piecewise constant: no gradient (as in TensorFlow)", FLOORDIV)
 lacks(GRADIENT, "bool results", EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL,
@@ -801,17 +767,17 @@ def _clip_gradient(op, grads):
     g, zero = grads[0], _zeros(grads[0])
     below, above = less(x, lo), greater(x, hi)
     inside = logical_not(logical_or(below, above))
-    return [reduction_ops.sum_to(where(inside, g, zero), x),
-            reduction_ops.sum_to(where(below, g, zero), lo),
-            reduction_ops.sum_to(where(above, g, zero), hi)]
+    return [array_ops.sum_to(where(inside, g, zero), x),
+            array_ops.sum_to(where(below, g, zero), lo),
+            array_ops.sum_to(where(above, g, zero), hi)]
 
 
 @register_rule(GRADIENT, MATMUL)
 def _matmul_gradient(op, grads):
     a, b = op.inputs
     g = grads[0]
-    return [reduction_ops.sum_to(matmul(g, b, transpose_b=True), a),
-            reduction_ops.sum_to(matmul(a, g, transpose_a=True), b)]
+    return [array_ops.sum_to(matmul(g, b, transpose_b=True), a),
+            array_ops.sum_to(matmul(a, g, transpose_a=True), b)]
 
 
 @register_rule(GRADIENT, SOFTMAX)

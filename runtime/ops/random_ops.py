@@ -12,7 +12,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.conversion import convert_to_tensor
-from runtime.ops import shapes
+from runtime.ops import array_ops, shapes
 from runtime.ops.registry import GRADIENT, apply, define_op, lacks
 from runtime.tensor import normalize
 
@@ -97,8 +97,6 @@ DYNAMIC_NORMAL = _dynamic("DynamicRandomNormal", "normal", _normal_kernel, "mean
 
 def _dynamic_shape(shape):
     """A shape that holds tensors, as one int tensor."""
-    from runtime.ops import array_ops  # the shape as one tensor
-
     return array_ops.shape_tensor(shape if shapes.is_dynamic(shape) else
                                   list(_shape(shape)) or np.zeros(0, np.int32),
                                   "the shape of random numbers")

@@ -1,4 +1,5 @@
-"""Reductions over axes: sum, mean, max, min, prod, any, all, argmax, argmin."""
+"""Reductions over axes: sum, mean, max, min, prod, any, all, argmax, argmin. Their gradient rules
+are in reduction_gradients.py, above the array and math ops they call."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import numpy as np
 from runtime import dtypes
 from runtime.conversion import convert_to_tensor
 from runtime.ops import shapes
-from runtime.ops.registry import GRADIENT, REDUCTION, apply, define_op, lacks, register_rule
+from runtime.ops.registry import REDUCTION, apply, define_op
 from runtime.tensor import normalize
 
 
@@ -124,119 +125,3 @@ def argmax(input, axis=None, output_type=dtypes.int64):  # noqa: A002 - TensorFl
 def argmin(input, axis=None, output_type=dtypes.int64):  # noqa: A002 - TensorFlow's name
     """Index of the smallest value along `axis` (default 0)."""
     return _arg(ARGMIN, input, axis, output_type, "argmin")
-
-
-# ---- summing a broadcast gradient back to its operand's shape -------------------------------
-
-def _sum_to_shape_kernel(grad, shape):
-    shape = tuple(int(d) for d in shape)
-    lead = np.ndim(grad) - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, d in enumerate(shape) if d == 1 and np.shape(grad)[lead + i] != 1)
-    total = np.sum(grad, axis=axes, keepdims=True) if axes else np.asarray(grad)
-    return normalize(np.reshape(total, shape).astype(np.asarray(grad).dtype, copy=False))
-
-
-def _sum_to_shape_infer(inputs):
-    grad, shape = inputs
-    return [(grad.dtype, shapes.known_dims(shape))]
-
-
-SUM_TO_SHAPE = define_op("SumToShape", infer=_sum_to_shape_infer, kernel=_sum_to_shape_kernel)
-
-
-def sum_to(grad, like):
-    """`grad`, the gradient of a value broadcast from `like`'s shape, summed back to it (over
-    the leading axes and the axes where `like` has size 1)."""
-    from runtime.ops import array_ops
-
-    if grad.shape.is_fully_defined() and like.shape.is_fully_defined():
-        if tuple(grad.shape) == tuple(like.shape):
-            return grad
-        lead = len(grad.shape) - len(like.shape)
-        axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(like.shape)
-                                          if d == 1 and grad.shape[lead + i] != 1)
-        summed = reduce_sum(grad, axes, keepdims=True)
-        return summed if lead == 0 else array_ops.reshape(summed, tuple(like.shape))
-    return apply(SUM_TO_SHAPE, [grad, array_ops.shape(like)])
-
-
-# ---- gradients ---------------------------------------------------------------------------------
-
-def _restore_axes(grad, x, axis, keepdims):
-    """A reduction's output gradient with the reduced axes put back (size 1), ready to
-    broadcast against `x`."""
-    from runtime.ops import array_ops
-
-    if keepdims or axis is None and len(grad.shape) == 0:
-        return grad if keepdims else array_ops.reshape(grad, [1] * x.ndim)
-    axes = (axis,) if isinstance(axis, int) else tuple(range(x.ndim)) if axis is None else axis
-    for a in sorted(shapes.normalize_axis(a, x.ndim, "reduction") for a in axes):
-        grad = array_ops.expand_dims(grad, a)
-    return grad
-
-
-def _broadcast_like(grad, x):
-    from runtime.ops import array_ops
-
-    if x.shape.is_fully_defined():
-        return array_ops.broadcast_to(grad, tuple(x.shape))
-    return array_ops.broadcast_to(grad, array_ops.shape(x))
-
-
-@register_rule(GRADIENT, SUM)
-def _sum_gradient(op, grads):
-    x = op.inputs[0]
-    return [_broadcast_like(_restore_axes(grads[0], x, op.attrs["axis"],
-                                          op.attrs["keepdims"]), x)]
-
-
-@register_rule(GRADIENT, MEAN)
-def _mean_gradient(op, grads):
-    from runtime.ops import array_ops, math_ops
-
-    x, y = op.inputs[0], op.outputs[0]
-    count = math_ops.cast(array_ops.size(x), x.dtype) / math_ops.cast(array_ops.size(y), x.dtype)
-    return [_broadcast_like(_restore_axes(grads[0], x, op.attrs["axis"], op.attrs["keepdims"]),
-                            x) / count]
-
-
-def _extremum_gradient(op, grads):
-    """The gradient goes to the elements equal to the max (min), shared equally by ties."""
-    from runtime.ops import math_ops
-
-    x = op.inputs[0]
-    axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
-    y = _restore_axes(op.outputs[0], x, axis, keepdims)
-    chosen = math_ops.cast(math_ops.equal(x, y), x.dtype)
-    ties = _restore_axes(reduce_sum(chosen, axis, keepdims), x, axis, keepdims)
-    return [chosen * (_restore_axes(grads[0], x, axis, keepdims) / ties)]
-
-
-register_rule(GRADIENT, MAX, MIN)(_extremum_gradient)
-
-
-@register_rule(GRADIENT, SUM_TO_SHAPE)
-def _sum_to_shape_gradient(op, grads):
-    return [_broadcast_like(grads[0], op.inputs[0]), None]
-
-
-@register_rule(GRADIENT, PROD)
-def _prod_gradient(op, grads):
-    """The product of the other elements: y / x where no element is zero; where one is, only
-    that element gets the product of the others; with two or more, all get zero."""
-    from runtime.ops import creation_ops, math_ops
-
-    x = op.inputs[0]
-    axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
-    zero = math_ops.equal(x, 0.0)
-    nonzero = math_ops.where(zero, creation_ops.ones_like(x), x)
-    others = reduce_prod(nonzero, axis, keepdims=True)
-    zeros = reduce_sum(math_ops.cast(zero, x.dtype), axis, keepdims=True)
-    lone_zero = math_ops.logical_and(zero, math_ops.equal(zeros, 1.0))
-    nothing = creation_ops.zeros_like(x)
-    local = math_ops.where(math_ops.equal(zeros, 0.0), others / nonzero,
-                           math_ops.where(lone_zero, others, nothing))
-    return [local * _restore_axes(grads[0], x, axis, keepdims)]
-lacks(GRADIENT, "bool results", ANY, ALL)
-lacks(GRADIENT, "integer results", ARGMAX, ARGMIN)

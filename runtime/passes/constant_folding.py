@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from runtime.graph import Graph
-from runtime.ops.array_ops import GETITEM, UNSTACK
+from runtime.ops.array_ops import GETITEM, UNSTACK, _index_tuple
 from runtime.ops.control_flow_ops import invariant_inputs
 from runtime.ops.creation_ops import RANGE
 from runtime.ops.math_ops import WHERE_INDICES
@@ -150,8 +150,6 @@ def _range_length(start, limit, delta) -> int | None:
 def _slice_elements(op, args) -> int | None:
     """The size of a StridedSlice result whose slice bounds are constants, measured on a
     zero-stride view (basic indexing makes views: nothing is allocated)."""
-    from runtime.ops.array_ops import _index_tuple
-
     spec = op.attrs["spec"]
     if any(item[0] == "tensor" for item in spec):
         return None  # integer index arrays: an advanced index would copy

@@ -14,9 +14,7 @@ import sys
 import warnings
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-# `rt.function` and `rt.explain` are functions whose modules share their names; the modules are
-# internal (pdoc takes a name in `runtime.__all__` for a submodule when one exists).
-SPECS = ("runtime", "autograph", "!runtime\\.function$", "!runtime\\.explain$")
+SPECS = ("runtime", "autograph")
 
 
 def build(output: pathlib.Path) -> list[str]:

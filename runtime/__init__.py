@@ -11,8 +11,7 @@ executor that compiles graphs to straight-line Python over numpy.
 from types import ModuleType as _ModuleType
 
 from autograph import __version__  # one version for the distribution
-from runtime import (  # onnx: lazy
-    autograph_backend,  # noqa: E402,F401 - registers runtime with autograph
+from runtime import (
     config,
     data,
     debugging,
@@ -32,12 +31,8 @@ from runtime import (  # onnx: lazy
     summary,
     train,
 )
-from runtime import visualize as _visualize  # noqa: F401 - Graph.to_dot, render
 from runtime.autodiff import GradientTape, custom_gradient, grad, value_and_grad
-from runtime.concrete_function import ConcreteFunction
-from runtime.control_flow import cond, while_loop
-from runtime.conversion import constant, convert_to_tensor
-from runtime.dtypes import (
+from runtime.core.dtypes import (
     DType,
     as_dtype,
     complex64,
@@ -52,13 +47,13 @@ from runtime.dtypes import (
     string,
     uint8,
 )
-from runtime.dtypes import (
+from runtime.core.dtypes import (
     bool_ as bool,  # noqa: A004 - TensorFlow's name
 )
+from runtime.core.graph import Graph, Operation
+from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor, TensorShape
+from runtime.core.tensor_conversion import constant, convert_to_tensor
 from runtime.executor.jax_backend import to_jax
-from runtime.explain import explain
-from runtime.function import Function, function
-from runtime.graph import Graph, Operation
 from runtime.models import Model, Sequential
 from runtime.module import Module
 from runtime.ops import overloads as _overloads  # noqa: F401 - Tensor's operators, conversion's ops
@@ -228,10 +223,15 @@ from runtime.ops.selection_ops import (
     unique,
 )
 from runtime.ops.sorting_ops import argsort, searchsorted, sort
-from runtime.profiling import profile
-from runtime.signature import TensorSpec
-from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorShape
 from runtime.tensor_list import TensorList
+from runtime.tools import visualize as _visualize  # noqa: F401 - Graph.to_dot, render
+from runtime.tools.explain import explain
+from runtime.tools.profiling import profile
+from runtime.tracing import autograph_backend  # noqa: F401 - registers runtime with autograph
+from runtime.tracing.concrete_function import ConcreteFunction
+from runtime.tracing.function import Function, function
+from runtime.tracing.signature import TensorSpec
+from runtime.tracing.staged_control_flow import cond, while_loop
 from runtime.variables import Variable, name_scope
 
 _PUBLIC_MODULES = ("config", "data", "debugging", "errors", "fft", "layers", "linalg", "losses",

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from runtime.conversion import convert_to_tensor
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import EagerTensor, TensorShape
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.errors import InvalidArgumentError, with_origin
 from runtime.ops import math_ops, reduction_ops
 from runtime.ops.io_ops import assert_true
-from runtime.source_info import user_origin
-from runtime.tensor import EagerTensor, TensorShape
 
 
 def assert_equal(x, y, message=None):

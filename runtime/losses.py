@@ -26,13 +26,13 @@ float32.
 
 from __future__ import annotations
 
-from runtime import dtypes
-from runtime.conversion import convert_to_tensor
+from runtime.core import dtypes
+from runtime.core.tensor import Tensor
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.errors import InvalidArgumentError
 from runtime.module import snake_case
 from runtime.ops import array_ops, creation_ops, math_ops, nn_ops, reduction_ops, shapes
 from runtime.ops.op_support import refuse
-from runtime.tensor import Tensor
 
 EPSILON = 1e-7  # keras.backend.epsilon()
 REDUCTIONS = ("none", "sum", "sum_over_batch_size", "mean", "mean_with_sample_weight")

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.conversion import convert_to_tensor
+from runtime.core import dtypes
+from runtime.core.tensor import Tensor
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.module import Module
 from runtime.ops.array_ops import broadcast_to, expand_dims, shape, squeeze
 from runtime.ops.math_ops import cast, equal, square, where
 from runtime.ops.reduction_ops import argmax, reduce_mean, reduce_sum
-from runtime.tensor import Tensor
 from runtime.variables import Variable
 
 

@@ -35,7 +35,7 @@ import re
 import threading
 import weakref
 
-from runtime import context
+from runtime.core import context
 from runtime.train import checkpoint
 from runtime.variables import Variable, name_scope
 

@@ -29,9 +29,11 @@ import weakref
 
 import numpy as np
 
-from runtime import context, dtypes
 from runtime.autodiff import GradientTape
-from runtime.conversion import convert_to_tensor
+from runtime.core import context, dtypes
+from runtime.core.source_info import user_stacklevel
+from runtime.core.tensor import Tensor
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.module import Module
 from runtime.ops.math_ops import (
     cast,
@@ -42,8 +44,6 @@ from runtime.ops.math_ops import (
     square,
 )
 from runtime.ops.nn_ops import clip_by_global_norm, clip_by_norm
-from runtime.source_info import user_stacklevel
-from runtime.tensor import Tensor
 from runtime.variables import Variable, name_scope
 
 

@@ -49,12 +49,12 @@ import types
 
 import numpy as np
 
-from runtime import context
-from runtime.conversion import constant, convert_to_tensor
+from runtime.core import context
+from runtime.core.source_info import user_origin
+from runtime.core.tensor_conversion import constant, convert_to_tensor
 from runtime.errors import with_origin
 from runtime.ops import summary_ops
 from runtime.ops.registry import apply
-from runtime.source_info import user_origin
 from runtime.variables import Variable, current_name_scope
 
 __all__ = ["SummaryWriter", "create_file_writer", "create_noop_writer", "experimental", "flush",

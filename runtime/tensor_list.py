@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from typing import cast
 
-from runtime import dtypes
-from runtime.conversion import convert_to_tensor, is_python_scalar, register_conversion
+from runtime.core import dtypes
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import SymbolicTensor, Tensor
+from runtime.core.tensor_conversion import convert_to_tensor, is_python_scalar, register_conversion
 from runtime.errors import OperatorNotAllowedInGraphError, a_or_an, with_origin
 from runtime.ops import list_ops
-from runtime.source_info import user_origin
-from runtime.tensor import SymbolicTensor, Tensor
 
 
 class TensorList:

@@ -12,7 +12,8 @@ import os
 import types
 
 import autograph
-from runtime import config, context
+from runtime import config
+from runtime.core import context
 
 _LIBRARY_DIRS = tuple(
     os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), package, "")

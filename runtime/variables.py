@@ -17,13 +17,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from runtime import context, dtypes
-from runtime.conversion import convert_to_tensor, register_conversion
+from runtime.core import context, dtypes
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import EagerTensor, SymbolicTensor, TensorShape
+from runtime.core.tensor_conversion import convert_to_tensor, register_conversion
 from runtime.errors import InvalidArgumentError, with_origin
 from runtime.executor.interpreter import evaluate_outside
 from runtime.ops.registry import GRADIENT, READS_STATE, apply, define_op, lacks
-from runtime.source_info import user_origin
-from runtime.tensor import EagerTensor, SymbolicTensor, TensorShape
 
 _ids = itertools.count()
 _scopes = threading.local()  # .names: the name scopes open on this thread, outermost first

@@ -20,9 +20,10 @@ import tempfile
 import numpy as np
 
 import runtime as rt
-from runtime import context, nest
-from runtime.function import Function
-from runtime.function_tracing import FunctionTracer
+from runtime import nest
+from runtime.core import context
+from runtime.tracing.function import Function
+from runtime.tracing.function_tracing import FunctionTracer
 
 
 class RoundTripMismatch(AssertionError):

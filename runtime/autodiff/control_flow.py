@@ -26,7 +26,6 @@ while tracing) is refused with a located error: running it again would draw othe
 
 from __future__ import annotations
 
-from runtime import context, dtypes
 from runtime.autodiff.backprop import (
     Entry,
     WithVariables,
@@ -35,12 +34,13 @@ from runtime.autodiff.backprop import (
     backprop,
     differentiable,
 )
-from runtime.control_flow import cond, while_loop
+from runtime.core import context, dtypes
+from runtime.core.graph import Graph
 from runtime.errors import NoGradientError, with_origin
-from runtime.graph import Graph
 from runtime.ops import control_flow_ops as cf
 from runtime.ops import creation_ops, list_ops, math_ops
 from runtime.ops.registry import GRADIENT, PLACEHOLDER, register_rule
+from runtime.tracing.staged_control_flow import cond, while_loop
 from runtime.variables import ASSIGN, ASSIGN_ADD, ASSIGN_SUB, READ
 
 _ASSIGNMENTS = (ASSIGN, ASSIGN_ADD, ASSIGN_SUB)

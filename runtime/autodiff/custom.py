@@ -28,14 +28,15 @@ import functools
 import inspect
 
 import autograph
-from runtime import context, nest
+from runtime import nest
 from runtime.autodiff.backprop import WithVariables
 from runtime.autodiff.tape import GradientTape
-from runtime.conversion import convert_to_tensor
+from runtime.core import context
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import Tensor
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.errors import with_origin
 from runtime.ops import creation_ops
-from runtime.source_info import user_origin
-from runtime.tensor import Tensor
 
 
 def custom_gradient(fn):

@@ -26,17 +26,17 @@ import threading
 
 import numpy as np
 
-from runtime import context
 from runtime.autodiff.backprop import WithVariables, differentiable
 from runtime.autodiff.tape import GradientTape
+from runtime.core import context
+from runtime.core.graph import Graph
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import EagerTensor
 from runtime.errors import NoGradientError, with_origin
-from runtime.graph import Graph
-from runtime.inline import copy_ops, take_in
 from runtime.ops.array_ops import STOP_GRADIENT
 from runtime.ops.list_ops import ListValue
 from runtime.ops.registry import CONST, PLACEHOLDER
-from runtime.source_info import user_origin
-from runtime.tensor import EagerTensor
+from runtime.tracing.inline import copy_ops, take_in
 from runtime.variables import READ
 
 

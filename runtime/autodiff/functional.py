@@ -10,7 +10,7 @@ from typing import Any
 import autograph
 from runtime import traceback_filtering
 from runtime.autodiff.tape import GradientTape
-from runtime.conversion import convert_to_tensor
+from runtime.core.tensor_conversion import convert_to_tensor
 
 
 def value_and_grad(fn: Callable[..., Any],

@@ -21,14 +21,15 @@ from typing import Any, Literal
 
 import numpy as np
 
-from runtime import context, nest, traceback_filtering
+from runtime import nest, traceback_filtering
 from runtime.autodiff.backprop import Entry, accumulate, backprop, differentiable
 from runtime.autodiff.control_flow import variables_read
+from runtime.core import context
+from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor, normalize
 from runtime.errors import a_or_an
 from runtime.ops import creation_ops
 from runtime.ops.control_flow_ops import IF, WHILE, keep_branch_values, keep_history
 from runtime.ops.registry import CONTROL_FLOW
-from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, normalize
 from runtime.variables import READ, Variable
 
 

@@ -22,16 +22,16 @@ import itertools
 import numpy as np
 
 import autograph
-from runtime import context, dtypes
-from runtime.conversion import convert_to_tensor
+from runtime.core import context, dtypes
+from runtime.core.graph import Graph
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor, normalize
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.data import structure
 from runtime.data.prefetch import prefetched
 from runtime.errors import InvalidArgumentError, OperatorNotAllowedInGraphError, with_origin
-from runtime.graph import Graph
 from runtime.ops import data_ops
-from runtime.signature import TensorSpec
-from runtime.source_info import user_origin
-from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, normalize
+from runtime.tracing.signature import TensorSpec
 
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2

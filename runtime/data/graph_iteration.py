@@ -5,9 +5,9 @@
         for images, labels in dataset:     # one While op: an epoch is one graph call
             ...
 
-runtime/autograph_backend.py hands a dataset that a converted `for` iterates while a graph is
-built (alone, or zipped / enumerated with tensors) to `loop`, which gives the loop's count and
-its item `i`. Each dataset node gives a `Stream`, by random access, as graph ops:
+runtime/tracing/autograph_backend.py hands a dataset that a converted `for` iterates while a
+graph is built (alone, or zipped / enumerated with tensors) to `loop`, which gives the loop's
+count and its item `i`. Each dataset node gives a `Stream`, by random access, as graph ops:
 
 - `count`: its number of elements (a Python int when known, an int32 tensor, None: infinite);
 - `element(i, p)`: element `i` of pass `p` (an int32 scalar; pass 0 at the top);
@@ -36,9 +36,10 @@ import functools
 
 import numpy as np
 
-from runtime import context, dtypes, python_builtins
-from runtime.control_flow import cond, while_loop
-from runtime.conversion import convert_to_tensor
+from runtime.core import context, dtypes
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import SymbolicTensor, Tensor
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.data import structure
 from runtime.data.dataset import (
     BatchDataset,
@@ -61,9 +62,9 @@ from runtime.data.dataset import (
 )
 from runtime.errors import OperatorNotAllowedInGraphError, with_origin
 from runtime.ops import array_ops, creation_ops, data_ops, math_ops
-from runtime.source_info import user_origin
-from runtime.tensor import SymbolicTensor, Tensor
 from runtime.tensor_list import TensorList
+from runtime.tracing import python_builtins
+from runtime.tracing.staged_control_flow import cond, while_loop
 
 INFINITE_COUNT = 2**31 - 1  # the trip count of a loop over an infinite dataset (int32's max)
 

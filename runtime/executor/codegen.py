@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from autograph.namer import fresh_name
-from runtime.generated_code import compile_function
-from runtime.graph import Graph, Operation, provide_views
+from runtime.core.generated_code import compile_function
+from runtime.core.graph import Graph, Operation, provide_views
+from runtime.core.tensor import SymbolicTensor
 from runtime.ops import control_flow_ops as cf
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.list_ops import ListValue, own_item
 from runtime.ops.math_ops import ADD, LESS
 from runtime.ops.registry import CONST, FRESH_OUTPUT, PLACEHOLDER
-from runtime.tensor import SymbolicTensor
 
 _file_ids = itertools.count()
 

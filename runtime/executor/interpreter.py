@@ -6,12 +6,12 @@ are wrapped with the op and the user's source line that created it.
 
 from __future__ import annotations
 
+from runtime.core.graph import Graph, Operation
+from runtime.core.tensor import EagerTensor, SymbolicTensor, normalize
 from runtime.errors import Error, InvalidArgumentError, with_origin
-from runtime.graph import Graph, Operation
 from runtime.ops import control_flow_ops as cf
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.registry import CONST, PLACEHOLDER
-from runtime.tensor import EagerTensor, SymbolicTensor, normalize
 
 
 def run_graph(graph: Graph, inputs: list) -> list:

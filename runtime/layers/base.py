@@ -23,12 +23,13 @@ import threading
 import numpy as np
 
 import autograph
-from runtime import context, dtypes, nest
-from runtime.conversion import convert_to_tensor
+from runtime import nest
+from runtime.core import context, dtypes
+from runtime.core.tensor import Tensor, TensorShape
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.layers import initializers
 from runtime.module import Module, snake_case
 from runtime.ops import math_ops
-from runtime.tensor import Tensor, TensorShape
 from runtime.variables import Variable, current_name_scope
 
 _name_counts: collections.defaultdict[str, itertools.count] = collections.defaultdict(

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from runtime.core.tensor import TensorShape
 from runtime.layers import activations
 from runtime.layers.base import Layer, described, normalize_padding, normalize_pair
 from runtime.ops import convolution_ops
 from runtime.ops.op_support import refuse
-from runtime.tensor import TensorShape
 
 
 class Conv2D(Layer):

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import math
 
-from runtime import dtypes
-from runtime.conversion import convert_to_tensor
+from runtime.core import dtypes
+from runtime.core.tensor import Tensor, TensorShape
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.layers import activations
 from runtime.layers.base import Layer, described
 from runtime.ops import array_ops, contraction_ops, math_ops, random_ops
 from runtime.ops.op_support import refuse
-from runtime.tensor import Tensor, TensorShape
 
 
 class Dense(Layer):

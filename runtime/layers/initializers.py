@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.conversion import constant
+from runtime.core import dtypes
+from runtime.core.tensor_conversion import constant
 from runtime.ops import creation_ops, random_ops
 
 

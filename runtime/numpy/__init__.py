@@ -11,8 +11,8 @@ the same name here, so numpy code compiles unchanged; outside converted code num
 import numpy as _np
 
 from runtime import fft, linalg
-from runtime import tensor as _tensor
-from runtime.dtypes import (
+from runtime.core import tensor as _tensor
+from runtime.core.dtypes import (
     bool_,
     complex64,
     complex128,

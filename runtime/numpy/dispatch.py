@@ -12,11 +12,11 @@ import difflib
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.conversion import convert_to_tensor
+from runtime.core import dtypes
+from runtime.core.source_info import user_origin
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.errors import NumpyUnsupportedError, with_origin
 from runtime.ops import math_ops
-from runtime.source_info import user_origin
 
 TABLE: dict = {}  # a numpy callable -> the runtime.numpy function computing it on tensors
 _NAMES: dict = {}  # its qualified numpy name ("numpy.linalg.norm") -> the numpy callable

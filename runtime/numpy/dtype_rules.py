@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.conversion import convert_to_tensor, is_python_scalar
+from runtime.core import dtypes
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import Tensor
+from runtime.core.tensor_conversion import convert_to_tensor, is_python_scalar
 from runtime.errors import with_origin
 from runtime.ops import math_ops
-from runtime.source_info import user_origin
-from runtime.tensor import Tensor
 
 
 def as_numpy_dtype(value) -> dtypes.DType:

@@ -11,9 +11,10 @@ import builtins
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.control_flow import cond
-from runtime.conversion import convert_to_tensor, is_python_scalar
+from runtime.core import dtypes
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import Tensor
+from runtime.core.tensor_conversion import convert_to_tensor, is_python_scalar
 from runtime.errors import NumpyUnsupportedError, with_origin
 from runtime.numpy.dtype_rules import accumulator, as_numpy_dtype, inexact, operands
 from runtime.ops import (
@@ -29,9 +30,8 @@ from runtime.ops import (
     shapes,
     sorting_ops,
 )
-from runtime.source_info import user_origin
-from runtime.tensor import Tensor
 from runtime.tensor_list import TensorList
+from runtime.tracing.staged_control_flow import cond
 
 __all__ = [
     "abs", "absolute", "add", "all", "allclose", "amax", "amin", "angle", "any", "arange",

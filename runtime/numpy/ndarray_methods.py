@@ -4,11 +4,11 @@ function of the same name, so it gives numpy's result."""
 
 from __future__ import annotations
 
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import EagerTensor, Tensor
 from runtime.errors import OperatorNotAllowedInGraphError, with_origin
 from runtime.numpy import functions as fn
-from runtime.python_builtins import one_element, to_float, to_int, weak
-from runtime.source_info import user_origin
-from runtime.tensor import EagerTensor, Tensor
+from runtime.tracing.python_builtins import one_element, to_float, to_int, weak
 
 
 def _shape_args(shape):

@@ -6,7 +6,7 @@ while tracing and frozen into the graph). The numbers come from rt's generator
 
 from __future__ import annotations
 
-from runtime import dtypes
+from runtime.core import dtypes
 from runtime.ops import random_ops
 
 __all__ = ["normal", "rand", "randn", "random", "random_sample", "standard_normal", "uniform"]

@@ -10,8 +10,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from autograph.namer import fresh_name
+from runtime.core.graph import Operation
 from runtime.errors import with_origin
-from runtime.graph import Operation
 from runtime.onnx import ExportError
 from runtime.ops.registry import ONNX, PLACEHOLDER
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import onnx
 from onnx import helper
 
-from runtime.concrete_function import ConcreteFunction
 from runtime.errors import with_origin
-from runtime.function import Function
 from runtime.onnx import OPSET, ExportError
 from runtime.onnx import rules as _rules  # noqa: F401 - registers the ONNX rules of the ops
 from runtime.onnx.builder import Builder, Names, elem_type, value_info
+from runtime.tracing.concrete_function import ConcreteFunction
+from runtime.tracing.function import Function
 
 IR_VERSION = 10  # the IR version of opset 21
 

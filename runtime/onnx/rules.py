@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 from onnx import helper, numpy_helper
 
-from runtime import dtypes, variables
+from runtime import variables
+from runtime.core import dtypes
 from runtime.onnx.builder import elem_type, unsupported, value_info
 from runtime.ops import (
     array_ops,

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.conversion import convert_to_tensor
+from runtime.core import dtypes
+from runtime.core.tensor import SymbolicTensor, Tensor, normalize
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.errors import InvalidArgumentError, NoLoweringError, with_origin
 from runtime.ops import array_ops, creation_ops, math_ops, reduction_ops, shapes
 from runtime.ops.op_support import (
@@ -36,7 +37,6 @@ from runtime.ops.registry import (
     register_rule,
     register_rules,
 )
-from runtime.tensor import SymbolicTensor, Tensor, normalize
 
 INT64_MAX = np.iinfo(np.int64).max
 

@@ -7,8 +7,10 @@ import functools
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.conversion import convert_to_tensor, is_weak, packed_dtype, weak_join
+from runtime.core import dtypes
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import Tensor, normalize
+from runtime.core.tensor_conversion import convert_to_tensor, is_weak, packed_dtype, weak_join
 from runtime.errors import GraphLimitError, InvalidArgumentError, with_origin
 from runtime.ops import list_ops, reduction_ops, shapes
 from runtime.ops.basic_ops import cast, zeros_like
@@ -23,8 +25,6 @@ from runtime.ops.registry import (
     register_rule,
     register_rules,
 )
-from runtime.source_info import user_origin
-from runtime.tensor import Tensor, normalize
 from runtime.tensor_list import TensorList
 
 # ---- reshape / transpose / expand / squeeze ------------------------------------------------

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.conversion import convert_to_tensor
+from runtime.core import dtypes
+from runtime.core.tensor import normalize
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.ops import shapes
 from runtime.ops.registry import (
     ELEMENTWISE,
@@ -20,7 +21,6 @@ from runtime.ops.registry import (
     lacks,
     register_rule,
 )
-from runtime.tensor import normalize
 
 
 def _cast_kernel(x, *, dtype):

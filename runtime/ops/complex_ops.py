@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.conversion import convert_to_tensor
+from runtime.core import dtypes
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.ops import creation_ops, math_ops
 from runtime.ops.op_support import array_namespace
 from runtime.ops.registry import FUSED, GRADIENT, JAX, NUMBA, ONNX, apply, lacks, register_rule

@@ -14,7 +14,9 @@ import string
 
 import numpy as np
 
-from runtime.conversion import binary_operands, convert_to_tensor
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import normalize
+from runtime.core.tensor_conversion import binary_operands, convert_to_tensor
 from runtime.errors import InvalidArgumentError, with_origin
 from runtime.ops import array_ops, creation_ops, math_ops, shapes
 from runtime.ops.registry import (
@@ -26,8 +28,6 @@ from runtime.ops.registry import (
     lacks,
     register_rule,
 )
-from runtime.source_info import user_origin
-from runtime.tensor import normalize
 
 _LETTERS = string.ascii_letters
 

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.graph import Graph
+from runtime.core import dtypes
+from runtime.core.graph import Graph
+from runtime.core.tensor import SymbolicTensor
 from runtime.ops import list_ops
 from runtime.ops.list_ops import LIST_PUSH_BACK
 from runtime.ops.math_ops import ADD
 from runtime.ops.registry import CONST, CONTROL_FLOW, define_op
-from runtime.tensor import SymbolicTensor
 
 
 def _check_if(inputs, attrs, specs) -> None:

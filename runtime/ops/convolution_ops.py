@@ -41,8 +41,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from runtime import dtypes
-from runtime.conversion import convert_to_tensor
+from runtime.core import dtypes
+from runtime.core.tensor import EagerTensor, Tensor
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.errors import InvalidArgumentError
 from runtime.ops import array_ops, shapes
 from runtime.ops.op_support import array_namespace, cannot_export, refuse
@@ -57,7 +58,6 @@ from runtime.ops.registry import (
     lacks,
     register_rule,
 )
-from runtime.tensor import EagerTensor, Tensor
 
 _FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
 _HWIO = " (filters are [height, width, in_channels, out_channels])"

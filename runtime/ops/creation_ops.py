@@ -10,8 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import context, dtypes
-from runtime.conversion import convert_to_tensor, is_python_scalar, is_weak, python_scalar_fits
+from runtime.core import context, dtypes
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import EagerTensor, SymbolicTensor, eager, normalize
+from runtime.core.tensor_conversion import (
+    convert_to_tensor,
+    is_python_scalar,
+    is_weak,
+    python_scalar_fits,
+)
 from runtime.errors import InvalidArgumentError, with_origin
 from runtime.ops import array_ops, math_ops, reduction_ops, shapes
 from runtime.ops.basic_ops import (  # noqa: F401 - creation_ops.zeros_like, as rt.zeros_like
@@ -26,8 +33,6 @@ from runtime.ops.registry import (
     define_op,
     register_rule,
 )
-from runtime.source_info import user_origin
-from runtime.tensor import EagerTensor, SymbolicTensor, eager, normalize
 
 
 def _fill_infer(inputs):

@@ -20,8 +20,8 @@ import threading
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.conversion import convert_to_tensor
+from runtime.core import dtypes
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.ops import random_ops
 from runtime.ops.registry import GRADIENT, JAX, NUMBA, ONNX, apply, define_op, lacks
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.conversion import convert_to_tensor
+from runtime.core import dtypes
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.errors import InvalidArgumentError
 from runtime.ops import math_ops, shapes
 from runtime.ops.op_support import array_namespace

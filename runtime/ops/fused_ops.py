@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from runtime.generated_code import compile_function
+from runtime.core.generated_code import compile_function
 from runtime.ops.registry import GRADIENT, define_op, lacks
 
 # Arrays at least this big are shared out block by block between the calling thread and a

@@ -6,10 +6,10 @@ import sys
 
 import numpy as np
 
-from runtime.conversion import convert_to_tensor
+from runtime.core.tensor import Tensor, decoded
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.errors import InvalidArgumentError
 from runtime.ops.registry import GRADIENT, apply, define_op, lacks
-from runtime.tensor import Tensor, decoded
 from runtime.variables import Variable
 
 

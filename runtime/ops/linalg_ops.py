@@ -22,8 +22,10 @@ from collections import namedtuple
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.conversion import binary_operands, convert_to_tensor
+from runtime.core import dtypes
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import normalize, shape_str
+from runtime.core.tensor_conversion import binary_operands, convert_to_tensor
 from runtime.errors import InvalidArgumentError, NoGradientError, with_origin
 from runtime.ops import array_ops, creation_ops, math_ops, reduction_ops, shapes
 from runtime.ops.op_support import array_namespace
@@ -38,8 +40,6 @@ from runtime.ops.registry import (
     lacks,
     register_rule,
 )
-from runtime.source_info import user_origin
-from runtime.tensor import normalize, shape_str
 
 # numpy's result types (numpy.linalg returns these named tuples).
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.conversion import constant
+from runtime.core import dtypes
+from runtime.core.tensor_conversion import constant
 from runtime.errors import (
     GraphLimitError,
     InvalidArgumentError,

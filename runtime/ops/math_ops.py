@@ -7,8 +7,10 @@ import operator
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.conversion import binary_operands, convert_to_tensor, weak_result
+from runtime.core import dtypes
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import normalize
+from runtime.core.tensor_conversion import binary_operands, convert_to_tensor, weak_result
 from runtime.errors import InvalidArgumentError, with_origin
 from runtime.ops import array_ops, reduction_ops, shapes
 from runtime.ops.basic_ops import CAST, cast, ones_like, zeros_like  # noqa: F401 - math_ops.cast
@@ -27,8 +29,6 @@ from runtime.ops.registry import (
     register_rule,
     register_rules,
 )
-from runtime.source_info import user_origin
-from runtime.tensor import normalize
 
 # The dtypes elementwise ops take, stated (a backend without numpy's rules needs them); the
 # operands of one op have one dtype (binary_operands unifies them first).

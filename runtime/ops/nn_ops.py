@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.conversion import convert_to_tensor
+from runtime.core import dtypes
+from runtime.core.tensor import Tensor, normalize
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.errors import InvalidArgumentError
 from runtime.ops import array_ops, creation_ops, math_ops, reduction_ops, shapes
 from runtime.ops.op_support import array_namespace, refuse, static_axes
@@ -30,7 +31,6 @@ from runtime.ops.registry import (
     lacks,
     register_rule,
 )
-from runtime.tensor import Tensor, normalize
 
 _NO_NUMBA = ("not lowered to numba: numba's np.max and np.sum take no axis, and its exp, log "
              "and float sums differ from numpy's in the last bits, where jit_compile='auto' "

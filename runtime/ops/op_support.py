@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import dtypes
+from runtime.core import dtypes
+from runtime.core.source_info import user_origin
 from runtime.errors import ExportError, InvalidArgumentError, NoLoweringError, with_origin
 from runtime.ops import array_ops, shapes
-from runtime.source_info import user_origin
 
 
 def array_namespace(*values):

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import conversion, dtypes
+from runtime.core import dtypes, tensor_conversion
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.errors import OperatorNotAllowedInGraphError, with_origin
 from runtime.ops import array_ops, io_ops, math_ops
-from runtime.source_info import user_origin
-from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 
 
 def _install(name, fn, reverse=False):
@@ -109,4 +109,4 @@ def _checked_cast(tensor: Tensor, dtype: dtypes.DType) -> Tensor:
     return math_ops.cast(tensor, dtype)
 
 
-conversion.provide_ops(stack=array_ops.stack, checked_cast=_checked_cast)
+tensor_conversion.provide_ops(stack=array_ops.stack, checked_cast=_checked_cast)

@@ -29,8 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from runtime import context, dtypes
-from runtime.conversion import convert_to_tensor
+from runtime.core import context, dtypes
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor, TensorShape, eager, normalize
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.errors import GraphLimitError, InvalidArgumentError, with_origin
 from runtime.ops.registry import (
     GRADIENT,
@@ -43,8 +45,6 @@ from runtime.ops.registry import (
     lacks,
     record_on_tapes,
 )
-from runtime.source_info import user_origin
-from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorShape, eager, normalize
 from runtime.variables import Variable
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.conversion import convert_to_tensor
+from runtime.core import dtypes
+from runtime.core.tensor import normalize
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.ops import array_ops, shapes
 from runtime.ops.registry import GRADIENT, apply, define_op, lacks
-from runtime.tensor import normalize
 
 _default_generator = np.random.default_rng()
 _seeded_generators: dict[int, np.random.Generator] = {}

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.conversion import convert_to_tensor
+from runtime.core import dtypes
+from runtime.core.tensor import normalize
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.ops import shapes
 from runtime.ops.registry import REDUCTION, apply, define_op
-from runtime.tensor import normalize
 
 
 def _axis_attr(axis):

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from runtime import context, dtypes
+from runtime.core import context, dtypes
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import EagerTensor, SymbolicTensor, normalize
 from runtime.errors import InvalidArgumentError, with_origin
-from runtime.source_info import user_origin
-from runtime.tensor import EagerTensor, SymbolicTensor, normalize
 
 # Named groups that graph passes test membership in.
 ELEMENTWISE = "elementwise"

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.conversion import convert_to_tensor
+from runtime.core import dtypes
+from runtime.core.tensor import Tensor, normalize
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.ops import array_ops, creation_ops, math_ops, shapes
 from runtime.ops.arrangement_ops import flip
 from runtime.ops.op_support import (
@@ -22,7 +23,6 @@ from runtime.ops.op_support import (
     summed_dtype,
 )
 from runtime.ops.registry import GRADIENT, JAX, NUMBA, ONNX, apply, define_op, lacks, register_rule
-from runtime.tensor import Tensor, normalize
 
 
 def _scan_infer(inputs, *, axis, dtype):

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.conversion import convert_to_tensor
+from runtime.core import dtypes
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import normalize
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.errors import InvalidArgumentError, with_origin
 from runtime.ops import array_ops, math_ops, shapes
 from runtime.ops.registry import GRADIENT, NUMBA, apply, define_op, lacks, register_rule
-from runtime.source_info import user_origin
-from runtime.tensor import normalize
 
 
 def _refuse(error, message):

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import SymbolicTensor, Tensor
 from runtime.errors import InvalidArgumentError, with_origin
 from runtime.ops.registry import KNOWN_VALUE
-from runtime.source_info import user_origin
-from runtime.tensor import SymbolicTensor, Tensor
 
 
 def static_ints(value, what: str) -> tuple:

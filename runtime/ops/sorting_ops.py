@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.conversion import convert_to_tensor
+from runtime.core import dtypes
+from runtime.core.tensor import normalize
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.errors import InvalidArgumentError
 from runtime.ops import array_ops, shapes
 from runtime.ops.arrangement_ops import take_along_axis
@@ -32,7 +33,6 @@ from runtime.ops.registry import (
     register_rule,
     register_rules,
 )
-from runtime.tensor import normalize
 
 
 def _sort_infer(dtype=None):

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.conversion import convert_to_tensor
+from runtime.core import dtypes
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import decoded, normalize
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.errors import with_origin
 from runtime.ops import shapes
 from runtime.ops.registry import GRADIENT, apply, define_op, lacks
-from runtime.source_info import user_origin
-from runtime.tensor import decoded, normalize
 
 
 def _join_kernel(*inputs, separator):

@@ -25,14 +25,14 @@ import math
 
 import numpy as np
 
-from runtime.graph import Graph
+from runtime.core.graph import Graph
+from runtime.core.tensor import SymbolicTensor
 from runtime.ops.array_ops import GETITEM, UNSTACK, _index_tuple
 from runtime.ops.control_flow_ops import invariant_inputs
 from runtime.ops.creation_ops import RANGE
 from runtime.ops.math_ops import WHERE_INDICES
 from runtime.ops.registry import CONST, PLACEHOLDER
 from runtime.passes.rewrite import add_const, graphs_outer_first, is_pure, rewrite
-from runtime.tensor import SymbolicTensor
 
 MAX_FOLDED_ELEMENTS = 1 << 16
 

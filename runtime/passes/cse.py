@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.dtypes import DType
-from runtime.graph import Graph
+from runtime.core.dtypes import DType
+from runtime.core.graph import Graph
 from runtime.passes.rewrite import graphs_outer_first, is_pure, rewrite
 
 MAX_CONST_BYTES = 1 << 12  # larger constants are not compared byte by byte

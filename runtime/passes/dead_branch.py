@@ -9,7 +9,7 @@ never run. Values are unchanged: the same ops run on the same inputs.
 
 from __future__ import annotations
 
-from runtime.graph import Graph
+from runtime.core.graph import Graph
 from runtime.ops import control_flow_ops as cf
 from runtime.ops.control_flow_ops import IF
 from runtime.ops.registry import PLACEHOLDER

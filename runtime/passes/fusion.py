@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from runtime.graph import Graph, Operation
+from runtime.core.graph import Graph, Operation
+from runtime.core.tensor import SymbolicTensor
 from runtime.ops.fused_ops import FUSED_ELEMENTWISE
 from runtime.ops.registry import FUSED
 from runtime.passes.rewrite import graphs_outer_first, is_pure
-from runtime.tensor import SymbolicTensor
 
 MIN_ELEMENTS = 1 << 15
 # Two-op chains stay unfused: the executor computes the second op in place in the first one's

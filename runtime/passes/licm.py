@@ -19,12 +19,12 @@ division by zero, then appears although the unoptimized loop would not have run 
 
 from __future__ import annotations
 
-from runtime.graph import Graph, Operation
+from runtime.core.graph import Graph, Operation
+from runtime.core.tensor import SymbolicTensor
 from runtime.ops import control_flow_ops as cf
 from runtime.ops.control_flow_ops import WHILE
 from runtime.ops.registry import CONST, CONTROL_FLOW, ELEMENTWISE, REDUCTION
 from runtime.passes.rewrite import is_pure
-from runtime.tensor import SymbolicTensor
 
 # How many loops an op may leave that only pass its result on to nested control flow: each one
 # makes one more loop capture the result, so a bound keeps the graph of a deep loop nest linear

@@ -14,7 +14,7 @@ that bit for bit). `x ** 2` through `np.power` on a big array is much slower tha
 
 from __future__ import annotations
 
-from runtime.graph import Graph
+from runtime.core.graph import Graph
 from runtime.ops.math_ops import MUL, POW, SQRT, SQUARE
 from runtime.passes.rewrite import all_equal_to, const_value, graphs_outer_first, rewrite
 

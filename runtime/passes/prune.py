@@ -8,7 +8,7 @@ an op whose result is unused never runs (seed S7).
 
 from __future__ import annotations
 
-from runtime.graph import Graph
+from runtime.core.graph import Graph
 from runtime.ops.registry import PLACEHOLDER
 
 

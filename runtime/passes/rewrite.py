@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.graph import Graph, Operation
+from runtime.core.graph import Graph, Operation
+from runtime.core.tensor import SymbolicTensor
 from runtime.ops.registry import CONST, CONTROL_FLOW, PLACEHOLDER, READS_STATE
-from runtime.tensor import SymbolicTensor
 
 
 def rewrite(graph: Graph, visit) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.graph import Graph
+from runtime.core.graph import Graph
 from runtime.ops import shapes
 from runtime.ops.array_ops import IDENTITY, TRANSPOSE
 from runtime.ops.creation_ops import ONES_LIKE, ZEROS_LIKE

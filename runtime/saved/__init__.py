@@ -36,10 +36,9 @@ import re
 import numpy as np
 
 from runtime import nest
-from runtime.concrete_function import ConcreteFunction
-from runtime.conversion import constant
-from runtime.function import Function
-from runtime.graph import Graph
+from runtime.core.graph import Graph
+from runtime.core.tensor import EagerTensor
+from runtime.core.tensor_conversion import constant
 from runtime.module import Module
 from runtime.passes import compile_ready, optimize_graph
 from runtime.saved import modules, storage
@@ -62,8 +61,9 @@ from runtime.saved.values import (
     decode_shape,
     encode,
 )
-from runtime.signature import TensorSpec
-from runtime.tensor import EagerTensor
+from runtime.tracing.concrete_function import ConcreteFunction
+from runtime.tracing.function import Function
+from runtime.tracing.signature import TensorSpec
 from runtime.variables import Variable
 
 _DOCUMENT_KEYS = {"format", "version", "arrays_sha256", "name", "parameters",

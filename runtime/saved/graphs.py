@@ -29,9 +29,9 @@ import string
 import numpy as np
 
 from autograph.origins import Origin
-from runtime import dtypes
+from runtime.core import dtypes
+from runtime.core.graph import Graph, is_valid_op_name, kernel_attrs
 from runtime.errors import with_origin
-from runtime.graph import Graph, is_valid_op_name, kernel_attrs
 from runtime.ops import array_ops, creation_ops, io_ops, list_ops, random_ops, string_ops
 from runtime.ops.fused_ops import FUSED_ELEMENTWISE
 from runtime.ops.registry import CONST, CONTROL_FLOW, PLACEHOLDER, REGISTRY

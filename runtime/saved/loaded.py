@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import inspect
 
-from runtime import calls, nest
-from runtime.conversion import convert_to_tensor
-from runtime.signature import TensorSpec, is_tensor_leaf, same_python_value
-from runtime.tensor import SymbolicTensor
+from runtime import nest
+from runtime.core.tensor import SymbolicTensor
+from runtime.core.tensor_conversion import convert_to_tensor
+from runtime.tracing import calls
+from runtime.tracing.signature import TensorSpec, is_tensor_leaf, same_python_value
 
 _NO_MATCH = object()
 

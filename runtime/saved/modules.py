@@ -20,10 +20,10 @@ import json
 import os
 import re
 
-from runtime.file_io import write_atomically
-from runtime.function import Function
+from runtime.core.file_io import write_atomically
 from runtime.saved.errors import LoadError, SaveError
 from runtime.saved.storage import MAX_JSON_BYTES, read_regular_file
+from runtime.tracing.function import Function
 from runtime.train import object_graph, safetensors_format
 from runtime.variables import Variable
 

@@ -31,7 +31,7 @@ import zipfile
 
 import numpy as np
 
-from runtime import file_io
+from runtime.core import file_io
 from runtime.saved.errors import LoadError
 from runtime.saved.values import NUMERIC_NP_DTYPES, ArrayReader
 

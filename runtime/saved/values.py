@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 
-from runtime import dtypes
+from runtime.core import dtypes
 from runtime.saved.errors import LoadError, SaveError
 
 DTYPES_BY_NAME = {d.name: d for d in dtypes.ALL}

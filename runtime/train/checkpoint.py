@@ -17,8 +17,8 @@ import json
 import os
 import re
 
-from runtime import dtypes
-from runtime.file_io import read_regular_file, write_atomically
+from runtime.core import dtypes
+from runtime.core.file_io import read_regular_file, write_atomically
 from runtime.train import object_graph, safetensors_format
 from runtime.train.safetensors_format import CheckpointError
 from runtime.variables import Variable

@@ -7,7 +7,7 @@ strings. Nothing in the file is code: reading it parses one JSON object and copi
 other tools (the `safetensors` package, in any language) read our files and we read theirs.
 
 Reading checks everything before it allocates: the file is a regular file within `MAX_BYTES`
-(runtime/file_io.py's bounded reader), the header is a JSON object within the file, every
+(runtime/core/file_io.py's bounded reader), the header is a JSON object within the file, every
 dtype is known, every shape has non-negative dims, every byte range lies in the data, has the
 size its dtype and shape give, and the ranges cover the data without overlapping. Anything else
 is a `CheckpointError` naming the file and what is wrong.
@@ -21,7 +21,7 @@ import struct
 
 import numpy as np
 
-from runtime.file_io import read_regular_file
+from runtime.core.file_io import read_regular_file
 
 MAX_BYTES = 1 << 34  # a checkpoint file may hold 16 GiB; raise it to read bigger ones
 MAX_HEADER_BYTES = 100 << 20

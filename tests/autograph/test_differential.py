@@ -62,7 +62,7 @@ from three_way import as_numpy_args, as_tensor_args, same
 
 import autograph
 import runtime as rt
-from runtime.function import Function
+from runtime.tracing.function import Function
 
 
 @pytest.fixture(autouse=True, scope="module")

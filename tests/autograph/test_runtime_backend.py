@@ -1,4 +1,4 @@
-"""runtime/autograph_backend.py: staged control flow on the runtime's symbolic tensors, and
+"""runtime/tracing/autograph_backend.py: staged control flow on the runtime's symbolic tensors, and
 errors that name the user's line when tracing with `rt.function`."""
 
 import numpy as np

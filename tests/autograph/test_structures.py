@@ -9,7 +9,7 @@ import pytest
 
 from autograph.operators import structures
 from runtime import nest
-from runtime.tensor import TensorShape
+from runtime.core.tensor import TensorShape
 
 Point = collections.namedtuple("Point", "x y")
 Other = collections.namedtuple("Other", "x y")

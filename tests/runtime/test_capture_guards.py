@@ -208,7 +208,7 @@ def test_a_user_module_and_self_attribute_chains_and_methods_are_guarded(tmp_pat
 
 
 def test_library_objects_are_not_followed():
-    from runtime import capture_guards
+    from runtime.tracing import capture_guards
 
     def uses_numpy(x):
         return x * np.pi + rt.constant(np.e)
@@ -274,7 +274,7 @@ def test_static_and_class_methods_slots_namedtuples_and_namespaces_are_guarded()
     finally:
         SCALE, _Settings.FACTOR = 3, 2.0
     noisy = _Noisy()
-    from runtime import capture_guards
+    from runtime.tracing import capture_guards
 
     _Noisy.reads = 0
     guards = capture_guards.guards_of(lambda x: x * noisy.value)

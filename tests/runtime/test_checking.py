@@ -48,7 +48,7 @@ def int_or_float(x):
 
 @pytest.mark.no_round_trip
 def test_check_sees_structure_and_dtype_and_skips_functions_with_effects(monkeypatch):
-    from runtime import checking
+    from runtime.tools import checking
 
     assert checking._difference((rt.constant(3),), [3]) is not None  # tuple vs list
     assert checking._difference(rt.constant(3), 3.0) is None  # a Python number: its kind

@@ -367,7 +367,7 @@ def test_executors_are_registered_by_name_and_optional_ones_load_when_chosen():
     import sys
 
     from runtime.executor.registry import EXECUTORS
-    from runtime.function import JIT_COMPILERS
+    from runtime.tracing.function import JIT_COMPILERS
 
     assert JIT_COMPILERS == tuple(EXECUTORS) == (None, "auto", "numba", "xla")
     code = ("import sys, runtime as rt; f = rt.function(lambda x: x + 1); "

@@ -5,7 +5,7 @@ import json
 import pytest
 
 import runtime as rt
-from runtime.graph import Graph
+from runtime.core.graph import Graph
 from runtime.ops import math_ops
 
 

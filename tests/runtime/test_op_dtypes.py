@@ -5,8 +5,8 @@ other dtype, and operands of two dtypes, are refused while tracing."""
 import numpy as np
 import pytest
 
-from runtime import dtypes
-from runtime.graph import Graph
+from runtime.core import dtypes
+from runtime.core.graph import Graph
 from runtime.ops.registry import ELEMENTWISE, REGISTRY
 
 # Elementwise ops whose inference is not the stated-rule kind (they read attrs or pick operands).

@@ -93,9 +93,9 @@ def test_the_environment_variable_turns_it_off(tmp_path):
     env = {**os.environ, "TRACEGRAPH_TRACEBACK_FILTERING": "0"}
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                             env=env, timeout=120)
-    assert "runtime/tracing.py" in result.stderr.replace(os.sep, "/")
+    assert "runtime/tracing/trace.py" in result.stderr.replace(os.sep, "/")
     env["TRACEGRAPH_TRACEBACK_FILTERING"] = "1"
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                             env=env, timeout=120)
-    assert "runtime/tracing.py" not in result.stderr.replace(os.sep, "/")
+    assert "runtime/tracing/trace.py" not in result.stderr.replace(os.sep, "/")
     assert "InvalidArgumentError" in result.stderr

@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 import runtime as rt
-from runtime import visualize
+from runtime.tools import visualize
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
                                reason="Graphviz `dot` is not installed (see the viz extra)")

@@ -38,8 +38,8 @@ def test_condition_invariants_move_too_and_nested_loops_hoist_twice():
             _, s = rt.while_loop(lambda j, s: j < k - 3, inner_body, [rt.constant(0), total])
             return i + 1, s
 
-        # (both parts of each loop capture the same tensors: runtime/control_flow.py cannot yet
-        # unify captures of a tensor two graphs up that only one part uses)
+        # (both parts of each loop capture the same tensors: runtime/tracing/staged_control_flow.py
+        # cannot yet unify captures of a tensor two graphs up that only one part uses)
         outer_cond = lambda i, t: i < n * 2 + k * 0  # noqa: E731
         return rt.while_loop(outer_cond, outer_body, [rt.constant(0), rt.constant(0)])[1]
 

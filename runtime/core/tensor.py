@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 import numpy as np
 
-from runtime import dtypes
+from runtime.core import dtypes
+from runtime.core.source_info import unconverted_reason, user_origin
 from runtime.errors import OperatorNotAllowedInGraphError, a_or_an, with_origin
-from runtime.source_info import unconverted_reason, user_origin
 
 
 class TensorShape(tuple):

@@ -2,15 +2,15 @@
 
 A `Function` is made of parts, each in its own module:
 
-- runtime/function_options.py: its options (`FunctionOptions`), checked when it is made;
-- runtime/argument_binding.py: a call's arguments bound to its signature (`ArgumentBinder`);
-- runtime/call_paths.py: the call paths (`CallPaths`: the fast path, the general path, calls
+- runtime/tracing/function_options.py: its options (`FunctionOptions`), checked when it is made;
+- runtime/tracing/argument_binding.py: a call's arguments bound to its signature (`ArgumentBinder`);
+- runtime/tracing/call_paths.py: the call paths (`CallPaths`: the fast path, the general path, calls
   while a caller is traced), with the notes on threads;
-- runtime/trace_cache.py: its traces by signature key, lookup and relaxation (`TraceCache`);
-- runtime/function_guards.py: the capture guards' bookkeeping (`FunctionGuards`);
-- runtime/function_tracing.py: tracing a new signature (`FunctionTracer`), with the retrace
-  policy of runtime/retrace_policy.py (`RetracePolicy`);
-- runtime/function_view.py: what a notebook shows.
+- runtime/tracing/trace_cache.py: its traces by signature key, lookup and relaxation (`TraceCache`);
+- runtime/tracing/function_guards.py: the capture guards' bookkeeping (`FunctionGuards`);
+- runtime/tracing/function_tracing.py: tracing a new signature (`FunctionTracer`), with the retrace
+  policy of runtime/tracing/retrace_policy.py (`RetracePolicy`);
+- runtime/tracing/function_view.py: what a notebook shows.
 
 This module keeps what makes it one object: `rt.function`, the options' accessors, binding to
 an object (a decorated method), pickling, and the public API (`get_concrete_function`, ...).
@@ -26,20 +26,20 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal, overload
 
 from autograph import is_numpy_function
-from runtime.argument_binding import ArgumentBinder
-from runtime.call_paths import CallPaths
-from runtime.concrete_function import ConcreteFunction
-from runtime.function_guards import FunctionGuards
-from runtime.function_options import (  # noqa: F401 - JIT_COMPILERS: also read from here
+from runtime.numpy import dispatch as numpy_dispatch
+from runtime.tracing.argument_binding import ArgumentBinder
+from runtime.tracing.call_paths import CallPaths
+from runtime.tracing.concrete_function import ConcreteFunction
+from runtime.tracing.function_guards import FunctionGuards
+from runtime.tracing.function_options import (  # noqa: F401 - JIT_COMPILERS: also read from here
     JIT_COMPILERS,
     RETRACE_WARNING_THRESHOLD,
     FunctionOptions,
     checked_options,
 )
-from runtime.function_tracing import FunctionTracer
-from runtime.function_view import function_html
-from runtime.numpy import dispatch as numpy_dispatch
-from runtime.trace_cache import TraceCache
+from runtime.tracing.function_tracing import FunctionTracer
+from runtime.tracing.function_view import function_html
+from runtime.tracing.trace_cache import TraceCache
 
 
 class Function(CallPaths):
@@ -172,7 +172,7 @@ class Function(CallPaths):
 
     def _repr_html_(self) -> str:
         """Notebooks: its traced signatures, each with its graph, and the converted code
-        (folded sections; runtime/function_view.py)."""
+        (folded sections; runtime/tracing/function_view.py)."""
         return function_html(self)
 
 
@@ -221,7 +221,7 @@ def function(
     changes).
     `check=True` (or `rt.config.check_functions(True)` for all) runs `fn` as plain Python
     beside the graph on every call and raises `rt.errors.CheckError` at a difference, naming
-    where the values part (see runtime/checking.py); for debugging: effects run twice.
+    where the values part (see runtime/tools/checking.py); for debugging: effects run twice.
     `jit_compile="numba"` compiles each graph with numba (the `numba` extra; see
     runtime/executor/numba_backend.py) instead of running it as Python over numpy;
     `jit_compile="xla"` with XLA through JAX (the `jax` extra; runtime/executor/jax_backend.py);

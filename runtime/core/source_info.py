@@ -1,7 +1,7 @@
 """Finding the user's source line that is running: ops and errors point at it.
 
 Which code is the user's is decided by one rule, which the library that generates code for
-the user's functions installs with `use_rule`: runtime/autograph_backend.py installs
+the user's functions installs with `use_rule`: runtime/tracing/autograph_backend.py installs
 autograph's (autograph/frames.py) when `runtime` is imported. Origins are autograph's
 (`autograph.origins.Origin`: filename, lineno, col, text); this module does not import it.
 """
@@ -16,7 +16,7 @@ def _unknown(*args) -> None:
     return None
 
 
-# The rule until runtime/autograph_backend.py installs autograph's, as `runtime` is imported.
+# The rule until runtime/tracing/autograph_backend.py installs autograph's (`import runtime`).
 _origin_of = _unknown  # (filename, lineno, module) -> an Origin, or None
 _stacklevel_of = lambda frame: 1  # noqa: E731 - frame -> warnings stacklevel
 _unconverted_reason = _unknown  # code -> why it runs unconverted, or None

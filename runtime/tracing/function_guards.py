@@ -1,6 +1,6 @@
 """The capture guards of one `rt.function`: the outside Python constants its graphs bake in
-(found by runtime/capture_guards.py at the first call, or taken from the callees whose graphs
-its graph takes in), whose current values are part of the signature; with
+(found by runtime/tracing/capture_guards.py at the first call, or taken from the callees whose
+graphs its graph takes in), whose current values are part of the signature; with
 capture_guards="warn", their first values, and a warning when one changes."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 import warnings
 
 import autograph
-from runtime import capture_guards as guarding
+from runtime.core.source_info import user_stacklevel
 from runtime.errors import StaleCaptureWarning
-from runtime.source_info import user_stacklevel
+from runtime.tracing import capture_guards as guarding
 
 
 class FunctionGuards:

@@ -22,13 +22,13 @@ import numpy as np
 
 import autograph
 from autograph.conversion import convert_function
-from runtime import capture_guards as guarding
+from runtime.core.tensor import Tensor
 from runtime.executor import codegen
-from runtime.function import Function
 from runtime.ops.registry import PLACEHOLDER
 from runtime.passes import run_passes
-from runtime.signature import leaf_str
-from runtime.tensor import Tensor
+from runtime.tracing import capture_guards as guarding
+from runtime.tracing.function import Function
+from runtime.tracing.signature import leaf_str
 from runtime.variables import Variable
 
 

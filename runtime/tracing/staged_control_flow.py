@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import context, nest
-from runtime.conversion import (
+from runtime import nest
+from runtime.core import context
+from runtime.core.graph import Graph
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor
+from runtime.core.tensor_conversion import (
     convert_to_tensor,
     is_python_scalar,
     python_scalar_fits,
@@ -25,12 +29,9 @@ from runtime.conversion import (
     weak_join,
 )
 from runtime.errors import with_origin
-from runtime.graph import Graph
 from runtime.ops import math_ops
 from runtime.ops.control_flow_ops import IF, WHILE, if_attrs, while_attrs
 from runtime.ops.registry import apply, constant_in_graph
-from runtime.source_info import user_origin
-from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.tensor_list import TensorList, present
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import logging
 import warnings
 
+from runtime.core.source_info import user_origin, user_stacklevel
 from runtime.errors import RetraceError, RetracingWarning, with_origin
-from runtime.signature import is_python_key, is_spec_key, key_phrase, key_str
-from runtime.source_info import user_origin, user_stacklevel
+from runtime.tracing.signature import is_python_key, is_spec_key, key_phrase, key_str
 
 logger = logging.getLogger("runtime.function")  # (named after the public module)
 

@@ -13,15 +13,15 @@ from typing import Any
 
 import numpy as np
 
-from runtime import context
-from runtime.dtypes import DType
+from runtime.core import context
+from runtime.core.dtypes import DType
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import SymbolicTensor, shape_str
 from runtime.errors import ForeignTensorError, with_origin
 from runtime.ops.registry import CONTROL_FLOW, PLACEHOLDER
-from runtime.source_info import user_origin
-from runtime.tensor import SymbolicTensor, shape_str
 
 # Views of a graph made by the layers above this one, which provide them when they load: the
-# picture (runtime/visualize.py) and the generated Python (runtime/executor/codegen.py).
+# picture (runtime/tools/visualize.py) and the generated Python (runtime/executor/codegen.py).
 _VIEWS: dict[str, Callable] = {}
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import dtypes
+from runtime.core import dtypes
+from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor, TensorShape, shape_str
 from runtime.errors import a_or_an
-from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorShape, shape_str
 
 
 class TensorSpec:

@@ -18,12 +18,12 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from runtime import nest
-from runtime.conversion import convert_to_tensor
+from runtime.core.tensor import EagerTensor, normalize
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.executor.interpreter import op_results
-from runtime.function import Function
 from runtime.ops.registry import PLACEHOLDER
-from runtime.signature import is_tensor_leaf
-from runtime.tensor import EagerTensor, normalize
+from runtime.tracing.function import Function
+from runtime.tracing.signature import is_tensor_leaf
 
 
 class Profile:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import inspect
 
-from runtime.conversion import convert_to_tensor, weak_fits
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import Tensor
+from runtime.core.tensor_conversion import convert_to_tensor, weak_fits
 from runtime.errors import a_or_an, with_origin
-from runtime.source_info import user_origin
-from runtime.tensor import Tensor
 
 
 class ArgumentBinder:

@@ -19,9 +19,9 @@ import subprocess
 
 import numpy as np
 
-from runtime.graph import Graph, provide_views
+from runtime.core.graph import Graph, provide_views
+from runtime.core.tensor import shape_str
 from runtime.ops.registry import CONST, PLACEHOLDER
-from runtime.tensor import shape_str
 
 _STYLE = {
     PLACEHOLDER: 'shape=ellipse, fillcolor="#dbeafe"',

@@ -2,8 +2,8 @@
 unknown dims the key fits) and relaxation (reduce_retracing: a new trace with the dims that
 changed made unknown).
 
-A key is a tuple with a part per argument (`runtime/signature.py`: dtype and shape of a tensor,
-type and value of a Python value, and the structure around them), or `("input_signature",)`
+A key is a tuple with a part per argument (`runtime/tracing/signature.py`: dtype and shape of a
+tensor, type and value of a Python value, and the structure around them), or `("input_signature",)`
 for a function with an input_signature; a function with capture guards adds a last part,
 `("captured", values)`. Lookups take no lock: the dict of traces is replaced, never changed,
 so it can be read (and iterated, e.g. by `rt.saved.save`) while a trace is added.
@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 
 from runtime import nest
-from runtime.signature import key_str, matches, relax_key, relax_value, value_key
+from runtime.tracing.signature import key_str, matches, relax_key, relax_value, value_key
 
 logger = logging.getLogger("runtime.function")  # (named after the public module)
 

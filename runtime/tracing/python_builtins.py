@@ -18,15 +18,15 @@ from typing import cast
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.control_flow import while_loop
-from runtime.conversion import binary_operands, convert_to_tensor
+from runtime.core import dtypes
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import SymbolicTensor, Tensor, shape_str
+from runtime.core.tensor_conversion import binary_operands, convert_to_tensor
 from runtime.errors import OperatorNotAllowedInGraphError, with_origin
 from runtime.ops import array_ops, io_ops, math_ops, reduction_ops
 from runtime.ops.registry import apply
-from runtime.source_info import user_origin
-from runtime.tensor import SymbolicTensor, Tensor, shape_str
 from runtime.tensor_list import TensorList
+from runtime.tracing.staged_control_flow import while_loop
 
 _INT64 = np.iinfo(np.int64)
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 import weakref
 
 import autograph
-from runtime import context, nest, tracing
+from runtime import nest
+from runtime.core import context
 from runtime.errors import with_origin
-from runtime.function_guards import with_captured
-from runtime.retrace_policy import RetracePolicy
-from runtime.signature import is_tensor_leaf
+from runtime.tracing.function_guards import with_captured
+from runtime.tracing.retrace_policy import RetracePolicy
+from runtime.tracing.signature import is_tensor_leaf
+from runtime.tracing.trace import spec_of, trace
 
 
 class FunctionTracer:
@@ -52,7 +54,7 @@ class FunctionTracer:
             key, arguments = self._traces.relaxed(key, arguments)
         if not exact:  # (traces for callers are part of their traces, not retraces)
             self._policy.check(self._traces.traced_keys, key, arguments, self._guards)
-        arguments = [(name, nest.map_with_paths(lambda v, _: tracing.spec_of(v), value, name))
+        arguments = [(name, nest.map_with_paths(lambda v, _: spec_of(v), value, name))
                      for name, value in arguments]  # (specs: keep no tensor alive)
         with context.tapes_paused():  # (a tape open around the call records the call)
             concrete, created, adopted = self._trace_once(function, arguments, exact)
@@ -74,7 +76,7 @@ class FunctionTracer:
         """(concrete function, variables created, guarded values taken from callees)."""
         binder, options = self._binder, self._options
         with context.tracing_function(function) as adopted:
-            concrete, created = tracing.trace(
+            concrete, created = trace(
                 self.python_function(), self._name, arguments,
                 lambda traced: (binder.call_args(traced), binder.call_kwargs(traced)),
                 options.optimize, options.jit_compile, defer)

@@ -2,7 +2,7 @@
 a loaded function, a concrete function) and wherever the call happens:
 
 - while another function is traced: the callee's graph (as traced, for this signature) joins
-  the caller's graph, inlined (runtime/inline.py): one graph, optimized across the boundary,
+  the caller's graph, inlined (runtime/tracing/inline.py): one graph, optimized across the boundary,
   run by the caller's executor, saved and exported as one;
 - eagerly, under a gradient tape that watches what the call reads: one recorded operation
   whose gradient is the gradient of the callee's graph (runtime/autodiff/function_calls.py);
@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import context, nest
+from runtime import nest
 from runtime.autodiff import function_calls
-from runtime.conversion import convert_to_tensor
+from runtime.core import context
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import EagerTensor, SymbolicTensor
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.errors import with_origin
-from runtime.inline import take_in
 from runtime.ops.array_ops import identity
 from runtime.ops.list_ops import ListValue
-from runtime.source_info import user_origin
-from runtime.tensor import EagerTensor, SymbolicTensor
 from runtime.tensor_list import TensorList
+from runtime.tracing.inline import take_in
 
 
 def call_concrete(concrete, leaves):

@@ -18,8 +18,8 @@ import gc
 import types
 
 from runtime import nest
+from runtime.core.tensor import SymbolicTensor
 from runtime.errors import ForeignTensorError, OperatorNotAllowedInGraphError, with_origin
-from runtime.tensor import SymbolicTensor
 from runtime.tensor_list import TensorList
 
 

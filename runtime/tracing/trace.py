@@ -6,15 +6,17 @@ from __future__ import annotations
 import contextlib
 import gc
 
-from runtime import config, context, nest, outside_state
-from runtime.concrete_function import ConcreteFunction, translate_outputs
-from runtime.conversion import convert_to_tensor
+from runtime import config, nest
+from runtime.core import context
+from runtime.core.graph import Graph
+from runtime.core.tensor import SymbolicTensor
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.errors import ForeignTensorError
-from runtime.graph import Graph
-from runtime.inline import graph_output
 from runtime.passes import prune, run_passes
-from runtime.signature import TensorSpec, is_tensor_leaf
-from runtime.tensor import SymbolicTensor
+from runtime.tracing import outside_state
+from runtime.tracing.concrete_function import ConcreteFunction, translate_outputs
+from runtime.tracing.inline import graph_output
+from runtime.tracing.signature import TensorSpec, is_tensor_leaf
 
 
 def trace(fn, name: str, arguments, bind, optimize: bool, jit_compile=None, defer=False):

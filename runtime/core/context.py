@@ -110,7 +110,7 @@ def watching_staged_writes(writes: list):
 
 def note_staged_write(record) -> None:
     """Reports a staged value written to state outside the function being traced (see
-    runtime/outside_state.py) to the innermost trace."""
+    runtime/tracing/outside_state.py) to the innermost trace."""
     if _state.staged_writes:
         _state.staged_writes[-1].append(record)
 

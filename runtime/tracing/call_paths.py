@@ -21,12 +21,15 @@ from typing import Any
 
 import numpy as np
 
-from runtime import calls, checking, config, context, nest, traceback_filtering
-from runtime.conversion import convert_to_tensor
+from runtime import config, nest, traceback_filtering
+from runtime.core import context
+from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.errors import ForeignTensorError
-from runtime.signature import float_token, is_tensor_leaf
-from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.tensor_list import TensorList
+from runtime.tools import checking
+from runtime.tracing import calls
+from runtime.tracing.signature import float_token, is_tensor_leaf
 
 # Python argument types the fast call path keys by value (as the general path does).
 _FAST_PYTHON_TYPES = frozenset({int, float, bool, str})

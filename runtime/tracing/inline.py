@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import types
 
-from runtime import context, nest
+from runtime import nest
+from runtime.core import context
+from runtime.core.graph import Graph, copy_sub_graph
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import EagerTensor, SymbolicTensor, TensorShape
 from runtime.errors import ForeignTensorError, NoGradientError, a_or_an, with_origin
-from runtime.graph import Graph, copy_sub_graph
 from runtime.ops.registry import CONTROL_FLOW, PLACEHOLDER, constant_in_graph, record_on_tapes
-from runtime.source_info import user_origin
-from runtime.tensor import EagerTensor, SymbolicTensor, TensorShape
 from runtime.tensor_list import TensorList
 
 

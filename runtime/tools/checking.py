@@ -12,10 +12,10 @@ import weakref
 
 import numpy as np
 
+from runtime.core.tensor import Tensor
 from runtime.errors import CheckError, a_or_an, with_origin
 from runtime.executor.interpreter import run_graph_values
 from runtime.ops.registry import PLACEHOLDER
-from runtime.tensor import Tensor
 
 _told_unchecked: weakref.WeakSet = weakref.WeakSet()  # the functions told that they are not checked
 

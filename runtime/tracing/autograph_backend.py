@@ -16,9 +16,11 @@ import numpy as np
 
 import autograph
 from autograph import frames
-from runtime import context, dtypes, outside_state, python_builtins, source_info
-from runtime.control_flow import cond, while_loop
-from runtime.conversion import (
+from runtime.core import context, dtypes, source_info
+from runtime.core.graph import Graph
+from runtime.core.source_info import user_origin
+from runtime.core.tensor import SymbolicTensor, Tensor
+from runtime.core.tensor_conversion import (
     convert_to_tensor,
     is_python_scalar,
     is_weak,
@@ -34,14 +36,13 @@ from runtime.errors import (
     OperatorNotAllowedInGraphError,
     with_origin,
 )
-from runtime.graph import Graph
 from runtime.numpy import dispatch as numpy_dispatch
 from runtime.ops import array_ops, creation_ops, io_ops, math_ops, reduction_ops, string_ops
 from runtime.ops.registry import constant_in_graph
-from runtime.python_builtins import one_element, to_float, to_int, truth
-from runtime.source_info import user_origin
-from runtime.tensor import SymbolicTensor, Tensor
 from runtime.tensor_list import TensorList, item_spec, present
+from runtime.tracing import outside_state, python_builtins
+from runtime.tracing.python_builtins import one_element, to_float, to_int, truth
+from runtime.tracing.staged_control_flow import cond, while_loop
 
 _PYTHON_DTYPES = {int: dtypes.int32, float: dtypes.float32, bool: dtypes.bool_}
 
@@ -62,8 +63,8 @@ source_info.use_rule(frames.user_origin_of, frames.user_stacklevel,
                      autograph.not_converted_reason)  # which code is the user's: autograph's rule
 
 # The code that checks an op's arguments: the ops and numpy's functions on tensors.
-_OP_DIRS = tuple(os.path.join(os.path.dirname(os.path.abspath(__file__)), name, "")
-                 for name in ("ops", "numpy"))
+_RUNTIME_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_OP_DIRS = tuple(os.path.join(_RUNTIME_DIR, name, "") for name in ("ops", "numpy"))
 
 
 class RuntimeBackend(autograph.Backend):

@@ -8,16 +8,17 @@ import threading
 
 import numpy as np
 
-from runtime import calls, nest
-from runtime.conversion import convert_to_tensor
+from runtime import nest
+from runtime.core.generated_code import compile_function
+from runtime.core.graph import Graph
+from runtime.core.tensor import EagerTensor, SymbolicTensor
+from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.errors import Error, NoLoweringError
 from runtime.executor import registry as executors
 from runtime.executor.interpreter import locate_error
-from runtime.generated_code import compile_function
-from runtime.graph import Graph
 from runtime.passes import optimize_graph, run_passes
-from runtime.signature import TensorSpec, is_tensor_leaf, leaf_str
-from runtime.tensor import EagerTensor, SymbolicTensor
+from runtime.tracing import calls
+from runtime.tracing.signature import TensorSpec, is_tensor_leaf, leaf_str
 
 
 class ConcreteFunction:
@@ -42,7 +43,7 @@ class ConcreteFunction:
     ):
         """With `deferred`, `graph` is the traced graph, optimized (when `optimized`) and
         compiled at the first use of `graph`, `generated` or `call`: a trace that callers only
-        inline (runtime/inline.py) never is."""
+        inline (runtime/tracing/inline.py) never is."""
         self.traced_graph = traced_graph if traced_graph is not None else graph
         self.optimized = graph is not self.traced_graph if optimized is None else optimized
         self.saved_graph: Graph | None = None  # the graph it was loaded from (rt.saved)

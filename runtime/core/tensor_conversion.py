@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from runtime import config, dtypes
+from runtime import config
+from runtime.core import dtypes
+from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor, eager
 from runtime.errors import a_or_an
-from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, eager
 
 # Types whose instances convert by a method of theirs (rt.Variable registers here).
 _CONVERTERS: dict[type, Callable] = {}

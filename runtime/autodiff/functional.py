@@ -25,7 +25,7 @@ def value_and_grad(fn: Callable[..., Any],
         try:
             return _value_and_grad(fn, argnums, positions, args, kwargs)
         except Exception as e:  # noqa: BLE001 - re-raised, showing the user's frames
-            raise traceback_filtering.filtered(e)  # noqa: B904 - the same exception, chain kept
+            raise traceback_filtering.filtered(e)
 
     return autograph.do_not_convert(wrapper)  # the wrapper itself runs as written
 

@@ -165,7 +165,7 @@ class GradientTape:
         try:
             return self._gradient(target, sources, output_gradients, unconnected_gradients)
         except Exception as e:  # noqa: BLE001 - re-raised, showing the user's frames
-            raise traceback_filtering.filtered(e)  # noqa: B904 - the same exception, chain kept
+            raise traceback_filtering.filtered(e)
 
     def _gradient(self, target, sources, output_gradients, unconnected_gradients):
         if unconnected_gradients not in ("none", "zero"):

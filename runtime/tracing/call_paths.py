@@ -91,7 +91,7 @@ class CallPaths:
                 return concrete.call(*values)
             return self._call_general(args, kwargs, (key, values), now)
         except Exception as e:  # noqa: BLE001 - re-raised, showing the user's frames
-            raise traceback_filtering.filtered(e)  # noqa: B904 - the same exception, chain kept
+            raise traceback_filtering.filtered(e)
 
     def _call_busy(self, concrete, args):
         """A fast-path call (positional eager tensors and Python scalars) while a graph is

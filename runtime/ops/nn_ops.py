@@ -18,7 +18,14 @@ from runtime.core import dtypes
 from runtime.core.tensor import Tensor, normalize
 from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.errors import InvalidArgumentError
-from runtime.ops import array_ops, creation_ops, math_ops, reduction_ops, shapes
+from runtime.ops import (
+    array_ops,
+    creation_ops,
+    math_ops,
+    reduction_gradients,
+    reduction_ops,
+    shapes,
+)
 from runtime.ops.op_support import array_namespace, refuse, static_axes
 from runtime.ops.registry import (
     GRADIENT,
@@ -157,8 +164,8 @@ def _logsumexp_gradient(op, grads):
     result is not finite (only -inf: no element changes it) gets zeros."""
     x, y = op.inputs[0], op.outputs[0]
     axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
-    g = reduction_ops._restore_axes(grads[0], x, axis, keepdims)
-    top = reduction_ops._restore_axes(y, x, axis, keepdims)
+    g = reduction_gradients.restore_axes(grads[0], x, axis, keepdims)
+    top = reduction_gradients.restore_axes(y, x, axis, keepdims)
     finite = math_ops.isfinite(top)
     shift = math_ops.where(finite, top, creation_ops.zeros_like(top))
     weights = math_ops.where(finite, math_ops.exp(x - shift), creation_ops.zeros_like(x))

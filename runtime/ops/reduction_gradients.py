@@ -24,7 +24,7 @@ from runtime.ops.reduction_ops import (
 from runtime.ops.registry import GRADIENT, lacks, register_rule
 
 
-def _restore_axes(grad, x, axis, keepdims):
+def restore_axes(grad, x, axis, keepdims):
     """A reduction's output gradient with the reduced axes put back (size 1), ready to
     broadcast against `x`."""
     if keepdims or axis is None and len(grad.shape) == 0:
@@ -38,7 +38,7 @@ def _restore_axes(grad, x, axis, keepdims):
 @register_rule(GRADIENT, SUM)
 def _sum_gradient(op, grads):
     x = op.inputs[0]
-    restored = _restore_axes(grads[0], x, op.attrs["axis"], op.attrs["keepdims"])
+    restored = restore_axes(grads[0], x, op.attrs["axis"], op.attrs["keepdims"])
     return [array_ops.broadcast_like(restored, x)]
 
 
@@ -46,7 +46,7 @@ def _sum_gradient(op, grads):
 def _mean_gradient(op, grads):
     x, y = op.inputs[0], op.outputs[0]
     count = cast(array_ops.size(x), x.dtype) / cast(array_ops.size(y), x.dtype)
-    restored = _restore_axes(grads[0], x, op.attrs["axis"], op.attrs["keepdims"])
+    restored = restore_axes(grads[0], x, op.attrs["axis"], op.attrs["keepdims"])
     return [array_ops.broadcast_like(restored, x) / count]
 
 
@@ -54,10 +54,10 @@ def _extremum_gradient(op, grads):
     """The gradient goes to the elements equal to the max (min), shared equally by ties."""
     x = op.inputs[0]
     axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
-    y = _restore_axes(op.outputs[0], x, axis, keepdims)
+    y = restore_axes(op.outputs[0], x, axis, keepdims)
     chosen = cast(math_ops.equal(x, y), x.dtype)
-    ties = _restore_axes(reduce_sum(chosen, axis, keepdims), x, axis, keepdims)
-    return [chosen * (_restore_axes(grads[0], x, axis, keepdims) / ties)]
+    ties = restore_axes(reduce_sum(chosen, axis, keepdims), x, axis, keepdims)
+    return [chosen * (restore_axes(grads[0], x, axis, keepdims) / ties)]
 
 
 register_rule(GRADIENT, MAX, MIN)(_extremum_gradient)
@@ -77,7 +77,7 @@ def _prod_gradient(op, grads):
     nothing = zeros_like(x)
     local = math_ops.where(math_ops.equal(zeros, 0.0), others / nonzero,
                            math_ops.where(lone_zero, others, nothing))
-    return [local * _restore_axes(grads[0], x, axis, keepdims)]
+    return [local * restore_axes(grads[0], x, axis, keepdims)]
 
 
 lacks(GRADIENT, "bool results", ANY, ALL)

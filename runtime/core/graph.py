@@ -83,6 +83,18 @@ class Operation:
         """The attrs the op's kernel receives (sub-graphs and output specs are the executor's)."""
         return kernel_attrs(self.attrs)
 
+    # ---- changing it (graph rewrites that keep the op: see also Graph's) ------------------------
+    def insert_inputs(self, index: int, tensors) -> None:
+        """Makes `tensors` inputs of this op, starting at position `index`."""
+        self.inputs[index:index] = list(tensors)
+
+    def add_outputs(self, specs) -> list:
+        """New outputs after the existing ones, one per (dtype, shape) of `specs`."""
+        first = len(self.outputs)
+        added = [SymbolicTensor(self, first + i, d, s) for i, (d, s) in enumerate(specs)]
+        self.outputs.extend(added)
+        return added
+
     def subgraphs(self):
         """The sub-graphs held in attrs (branches of an If, cond and body of a While); only
         control-flow ops hold any."""
@@ -163,6 +175,29 @@ class Graph:
         op = self.create_op(PLACEHOLDER, [], {"name": name}, [(dtype, shape)], origin)
         self.inputs.append(op.outputs[0])
         return op.outputs[0]
+
+    # ---- changing it: rewrites that keep the graph's invariants (placeholders first, every op
+    # after the ops it reads) -------------------------------------------------------------------
+    def insert_inputs(self, index: int, specs, name: str) -> list:
+        """New placeholders, one per (dtype, shape) of `specs`, among the graph's inputs from
+        position `index`, their ops before every other op; returns their tensors."""
+        made = [self.create_op(PLACEHOLDER, [], {"name": name}, [spec], None).outputs[0]
+                for spec in specs]
+        del self.operations[-len(made):]
+        self.operations[:0] = [t.op for t in made]
+        self.inputs[index:index] = made
+        return made
+
+    def move_before(self, ops, anchor: Operation) -> None:
+        """Moves `ops` (made after `anchor`, which must come to read them) to just before it."""
+        moving = {id(op) for op in ops}
+        self.operations[:] = [op for op in self.operations if id(op) not in moving]
+        at = self.operations.index(anchor)
+        self.operations[at:at] = list(ops)
+
+    def insert_outputs(self, index: int, tensors) -> None:
+        """Makes `tensors` outputs of the graph, starting at position `index`."""
+        self.outputs[index:index] = list(tensors)
 
     def capture(self, tensor: SymbolicTensor) -> SymbolicTensor:
         """The placeholder in this graph that stands for `tensor` of an enclosing graph."""

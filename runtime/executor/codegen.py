@@ -256,42 +256,44 @@ class _History:
     and iteration count (a numpy add and a `ListValue` each), wrapped as list values after the
     loop. The reference interpreter runs the ops themselves."""
 
-    def __init__(self, emitter, op, loop_vars, inputs, h, ops):
-        self.emitter, self.op, self.h, self.ops = emitter, op, h, ops
+    def __init__(self, emitter, op, loop_vars, inputs, layout, ops):
+        self.emitter, self.op, self.layout, self.ops = emitter, op, layout, ops
+        self.h = layout.count  # the user's loop variables: the ones the loop carries
         self.loop_vars, self.inputs = loop_vars, inputs
-        self.buffers = [emitter._fresh(f"{var}_items") for var in loop_vars[h + 1:2 * h + 1]]
-        self.start = emitter._fresh(f"{loop_vars[h]}_start")
+        self.buffers = [emitter._fresh(f"{var}_items") for var in loop_vars[layout.lists]]
+        self.start = emitter._fresh(f"{loop_vars[layout.count]}_start")
 
     @classmethod
     def of(cls, emitter, op, loop_vars, inputs):
         plain = cf.plain_history(op)
         if plain is None:
             return None
-        h, count, pushes = plain
-        return cls(emitter, op, loop_vars, inputs, h, (count, *pushes))
+        _, count, pushes = plain
+        return cls(emitter, op, loop_vars, inputs, cf.while_layout(op), (count, *pushes))
 
     def before(self, indent) -> None:
-        emit, h = self.emitter.emit, self.h
-        for buffer, start in zip(self.buffers, self.inputs[h + 1:2 * h + 1]):
+        emit = self.emitter.emit
+        for buffer, start in zip(self.buffers, self.inputs[self.layout.lists]):
             emit(indent, f"{buffer} = {start}.items()", self.op)  # a new Python list
         emit(indent, f"{self.start} = len({self.buffers[0]})", self.op)
 
     def record(self, indent) -> None:
         own = self.emitter._global("own_item", own_item)
         body = cf.loop_body(self.op)
-        for j, buffer in enumerate(self.buffers):
-            value = self.loop_vars[j]
-            item = value if len(body.inputs[j].shape) == 0 else f"{own}({value})"
+        user = self.layout.user
+        for j, (buffer, value, inner) in enumerate(
+                zip(self.buffers, self.loop_vars[user], body.inputs[user])):
+            item = value if len(inner.shape) == 0 else f"{own}({value})"
             self.emitter.emit(indent, f"{buffer}.append({item})", self.ops[1 + j])
 
     def after(self, indent) -> None:
-        emit, h = self.emitter.emit, self.h
+        emit, count = self.emitter.emit, self.layout.count
         wrap = self.emitter._global("ListValue", ListValue)
         int32 = self.emitter._global("int32", np.int32)
         first = self.buffers[0]
-        emit(indent, f"{self.loop_vars[h]} = {self.inputs[h]} + {int32}(len({first}) - "
+        emit(indent, f"{self.loop_vars[count]} = {self.inputs[count]} + {int32}(len({first}) - "
                      f"{self.start})", self.op)
-        for var, buffer in zip(self.loop_vars[h + 1:], self.buffers):
+        for var, buffer in zip(self.loop_vars[self.layout.lists], self.buffers):
             emit(indent, f"{var} = {wrap}({buffer}, len({buffer}))", self.op)
 
 

@@ -19,11 +19,12 @@ While  inputs  [*loop_vars, *captured]
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from runtime.core import dtypes
 from runtime.core.graph import Graph
-from runtime.core.tensor import SymbolicTensor
 from runtime.ops import list_ops
 from runtime.ops.list_ops import LIST_PUSH_BACK
 from runtime.ops.math_ops import ADD
@@ -125,24 +126,45 @@ def loop_body(op):
     return op.attrs["body"]
 
 
+@dataclass(frozen=True)
+class WhileLayout:
+    """Which of a While's loop variables are what (see the module docstring): the user's
+    (`user`), then, when it keeps its history, the iteration count (`count`), the lists holding
+    each user variable's value at the start of every iteration (`lists`) and those holding the
+    values running the body again would not give (`kept`). The same positions index the op's
+    outputs, its loop variable inputs, and the inputs and outputs of its body."""
+
+    user: slice
+    count: int | None
+    lists: slice
+    kept: slice
+
+
+def while_layout(op) -> WhileLayout:
+    """The layout of a While's loop variables."""
+    h, k = op.attrs.get("history"), op.attrs.get("kept", 0)
+    if h is None:
+        n = len(op.outputs)
+        return WhileLayout(slice(0, n), None, slice(n, n), slice(n, n))
+    return WhileLayout(slice(0, h), h, slice(h + 1, 2 * h + 1), slice(2 * h + 1, 2 * h + 1 + k))
+
+
 def history(op):
     """(user loop variable count h, the iteration count output, the h list outputs) of a While
     that keeps its history, else None."""
-    h = op.attrs.get("history")
-    if h is None:
+    layout = while_layout(op)
+    if layout.count is None:
         return None
-    return h, op.outputs[h], op.outputs[h + 1:2 * h + 1]
+    return layout.count, op.outputs[layout.count], op.outputs[layout.lists]
 
 
 def kept_values(op) -> list:
     """[(a value of the body of a While that keeps its history, the staged list output that
     holds it for every iteration)]: the values running the body again would not give."""
-    h, k = op.attrs.get("history"), op.attrs.get("kept", 0)
-    if not k:
-        return []
+    kept = while_layout(op).kept
     body = op.attrs["body"]
-    first = 2 * h + 1
-    return [(body.outputs[first + j].op.inputs[1], op.outputs[first + j]) for j in range(k)]
+    return [(pushed.op.inputs[1], out)
+            for pushed, out in zip(body.outputs[kept], op.outputs[kept])]
 
 
 def draws(op) -> bool:
@@ -163,26 +185,27 @@ def plain_history(op):
     passes (its body only counts and pushes, and nothing else reads the count or the lists):
     (h, the body's counting op, its h push ops), so an executor may keep the history its own
     way (codegen appends to Python lists). Else None."""
-    kept = history(op)
-    if kept is None or kept[0] == 0 or op.attrs.get("kept"):
+    layout = while_layout(op)
+    h = layout.count
+    if h is None or h == 0 or op.attrs.get("kept"):
         return None
-    h = kept[0]
     body, cond = op.attrs["body"], op.attrs["cond"]
     count = body.outputs[h].op
     one = count.inputs[1].op if count.opdef is ADD else None
     if one is None or count.inputs[0] is not body.inputs[h] or one.opdef is not CONST or (
             one.attrs["value"].shape != () or one.attrs["value"] != 1):
         return None
-    pushes = [t.op for t in body.outputs[h + 1:2 * h + 1]]
-    if any(p.opdef is not LIST_PUSH_BACK or p.inputs[0] is not body.inputs[h + 1 + j]
-           or p.inputs[1] is not body.inputs[j] for j, p in enumerate(pushes)):
+    pushes = [t.op for t in body.outputs[layout.lists]]
+    if any(p.opdef is not LIST_PUSH_BACK or p.inputs[0] is not lst or p.inputs[1] is not value
+           for p, lst, value in zip(pushes, body.inputs[layout.lists], body.inputs[layout.user])):
         return None
     own = {id(count), *map(id, pushes)}
-    private = {id(t) for t in [*body.inputs[h:2 * h + 1], *body.outputs[h:2 * h + 1]]}
+    private = {id(t) for t in [body.inputs[h], *body.inputs[layout.lists],
+                               body.outputs[h], *body.outputs[layout.lists]]}
     if any(id(o) not in own and any(id(t) in private for t in o.inputs)
-           for o in body.operations) or any(id(t) in private for t in body.outputs[:h]):
+           for o in body.operations) or any(id(t) in private for t in body.outputs[layout.user]):
         return None
-    unread = {id(t) for t in cond.inputs[h:2 * h + 1]}
+    unread = {id(t) for t in [cond.inputs[h], *cond.inputs[layout.lists]]}
     read = [t for o in cond.operations for t in o.inputs] + list(cond.outputs)
     if any(id(t) in unread for t in read):
         return None
@@ -235,13 +258,10 @@ def invariant_inputs(op, sub) -> list:
 def add_capture(op, outer_tensor, name: str) -> dict:
     """Makes `outer_tensor` a new captured input of `op`: one more input, and a new placeholder
     (listed first among the ops) in each sub-graph. Returns {id(sub-graph): placeholder}."""
-    op.inputs.append(outer_tensor)
-    placeholders = {}
-    for sub in op.subgraphs():
-        placeholder = sub.add_input(outer_tensor.dtype, outer_tensor.shape, name=name)
-        sub.operations.insert(0, sub.operations.pop())  # placeholders come first
-        placeholders[id(sub)] = placeholder
-    return placeholders
+    op.insert_inputs(len(op.inputs), [outer_tensor])
+    spec = (outer_tensor.dtype, outer_tensor.shape)
+    return {id(sub): sub.insert_inputs(len(sub.inputs), [spec], name)[0]
+            for sub in op.subgraphs()}
 
 
 def keep_history(op) -> None:
@@ -263,17 +283,11 @@ def keep_history(op) -> None:
                                 op.origin).outputs[0]
         empty = [list_ops.from_items([], dtype, tuple(shape))
                  for dtype, shape in user_specs + kept_specs]
-    made = [start.op, *(t.op for t in empty)]  # created last; they must come before the op
-    del graph.operations[-len(made):]
-    at = graph.operations.index(op)
-    graph.operations[at:at] = made
-    op.inputs[h:h] = [start, *empty]
+    graph.move_before([start.op, *(t.op for t in empty)], op)
+    op.insert_inputs(h, [start, *empty])
     specs = [(dtypes.int32, ())] + [(t.dtype, t.shape) for t in empty]
     for sub in op.subgraphs():
-        new = [sub.add_input(dtype, shape, name="history") for dtype, shape in specs]
-        sub.inputs[h:h] = [sub.inputs.pop() for _ in new][::-1]
-        count = len(new)
-        sub.operations[:] = sub.operations[-count:] + sub.operations[:-count]  # placeholders first
+        sub.insert_inputs(h, specs, "history")
     with body.as_default():
         count_in, lists_in = body.inputs[h], body.inputs[h + 1:2 * h + 1 + len(kept)]
         one = body.create_op(CONST, [], {"value": np.array(1, np.int32)}, [(dtypes.int32, ())],
@@ -282,13 +296,12 @@ def keep_history(op) -> None:
                                  op.origin).outputs[0]
         pushed = [list_ops.push_back(lst, value)
                   for lst, value in zip(lists_in, [*body.inputs[:h], *kept])]
-    body.outputs[h:h] = [counted, *pushed]
+    body.insert_outputs(h, [counted, *pushed])
     op.attrs["specs"] = tuple(user_specs) + tuple(specs)
     op.attrs["history"] = h
     if kept:
         op.attrs["kept"] = len(kept)
-    op.outputs.extend(SymbolicTensor(op, h + i, dtype, shape)
-                      for i, (dtype, shape) in enumerate(specs))
+    op.add_outputs(specs)
 
 
 def keep_branch_values(op) -> None:
@@ -307,14 +320,12 @@ def keep_branch_values(op) -> None:
             with other.as_default():
                 stand_in = other.create_op(CONST, [], {"value": zeros},
                                            [(t.dtype, tuple(t.shape))], op.origin).outputs[0]
-            branch.outputs.append(t)
-            other.outputs.append(stand_in)
+            branch.insert_outputs(len(branch.outputs), [t])
+            other.insert_outputs(len(other.outputs), [stand_in])
             added.append((t.dtype, tuple(t.shape)))
     if added:
-        first = len(op.outputs)
         op.attrs["specs"] = tuple(op.attrs["specs"]) + tuple(added)
-        op.outputs.extend(SymbolicTensor(op, first + i, dtype, shape)
-                          for i, (dtype, shape) in enumerate(added))
+        op.add_outputs(added)
 
 
 # ---- checking -----------------------------------------------------------------------------------

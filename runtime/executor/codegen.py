@@ -125,8 +125,8 @@ class Emitter:
     def _emit_kernel(self, op: Operation, indent: str, dying=()) -> None:
         args = [self.name_of(t) for t in op.inputs]
         attrs = op.kernel_attrs()
-        if op.opdef.emit is not None and self._bind_all(op.opdef.emit_globals):
-            expr = op.opdef.emit(args, attrs)
+        if op.opdef.expression is not None and self._bind_all(op.opdef.expression_globals):
+            expr = op.opdef.expression(args, attrs)
         else:
             kernel = functools.partial(op.opdef.kernel, **attrs) if attrs else op.opdef.kernel
             expr = f"{self._global('k_' + op.name, kernel)}({', '.join(args)})"

@@ -412,7 +412,7 @@ IDENTITY = define_op(
     infer=lambda inputs: [(inputs[0].dtype, inputs[0].shape)],
     kernel=lambda x: x,
     groups=[ELEMENTWISE],
-    emit=lambda a, attrs: a[0],
+    expression=lambda a, attrs: a[0],
 )
 lacks(FUSED, "its input itself: nothing to compute", IDENTITY)
 
@@ -601,7 +601,7 @@ def _getitem_kernel(x, *index_values, spec):
     return normalize(x[_index_tuple(spec, index_values)])
 
 
-def _getitem_emit(args, attrs):
+def _getitem_expression(args, attrs):
     """`x[0, 1:n, None]` written out in the generated code (the kernel's index, without
     building it on every call); `...` can leave a 0-d array, which `normalize` makes a scalar."""
     def bound(part):
@@ -629,7 +629,7 @@ def _getitem_emit(args, attrs):
 
 
 GETITEM = define_op("StridedSlice", infer=_getitem_infer, kernel=_getitem_kernel,
-                    emit=_getitem_emit, emit_globals={"normalize": normalize})
+                    expression=_getitem_expression, expression_globals={"normalize": normalize})
 
 
 @register_rule(KNOWN_VALUE, GETITEM)
@@ -717,7 +717,7 @@ STOP_GRADIENT = define_op(
     "StopGradient",
     infer=lambda inputs: [(inputs[0].dtype, inputs[0].shape)],
     kernel=lambda x: x,
-    emit=lambda a, attrs: a[0],
+    expression=lambda a, attrs: a[0],
 )
 
 

@@ -84,8 +84,8 @@ LIST_FROM_ITEMS = define_op(
     "ListFromItems",
     infer=_from_items_infer,
     kernel=lambda *items, dtype, element_shape: ListValue([own_item(i) for i in items], len(items)),
-    emit=lambda a, attrs: f"ListValue([{', '.join(f'own_item({x})' for x in a)}], {len(a)})",
-    emit_globals={"ListValue": ListValue, "own_item": own_item},
+    expression=lambda a, attrs: f"ListValue([{', '.join(f'own_item({x})' for x in a)}], {len(a)})",
+    expression_globals={"ListValue": ListValue, "own_item": own_item},
 )
 
 
@@ -169,9 +169,9 @@ LIST_GET_ITEM = define_op(
     infer=_get_item_infer,
     kernel=_get_item_kernel,
     # a list whose buffer holds just its items reads (and raises) as a Python list does
-    emit=lambda a, attrs: (f"({a[0]}.buffer[{a[1]}] if len({a[0]}.buffer) == {a[0]}.length "
+    expression=lambda a, attrs: (f"({a[0]}.buffer[{a[1]}] if len({a[0]}.buffer) == {a[0]}.length "
                            f"else list_get_item({a[0]}, {a[1]}))"),
-    emit_globals={"list_get_item": _get_item_kernel},
+    expression_globals={"list_get_item": _get_item_kernel},
 )
 
 

@@ -46,7 +46,7 @@ def _true_division(dtype):
     return dtype if dtype.is_floating or dtype.is_complex else dtypes.float64
 
 
-def _elementwise(name, ufunc=None, emit=None, *, accepts, result=None, onnx=None, exact=True,
+def _elementwise(name, ufunc=None, expression=None, *, accepts, result=None, onnx=None, exact=True,
                  kernel=None, rules=None):
     """Defines an elementwise op with numpy broadcasting on operands of one dtype from
     `accepts`; it returns that dtype, or `result` (a dtype, or a function of the operands'
@@ -74,7 +74,7 @@ def _elementwise(name, ufunc=None, emit=None, *, accepts, result=None, onnx=None
 
     return define_op(
         name, infer=infer, kernel=kernel or getattr(np, ufunc), groups=[ELEMENTWISE, FRESH_OUTPUT],
-        emit=emit, elementwise=declared, rules=rules,
+        expression=expression, elementwise=declared, rules=rules,
     )
 
 
@@ -103,7 +103,7 @@ DIV = _elementwise("RealDiv", "true_divide", _binary("{} / {}"), accepts=_NUMBER
                    result=_true_division)
 FLOORDIV = _elementwise("FloorDiv", "floor_divide", _binary("{} // {}"), accepts=_NUMBERS)
 MOD = _elementwise("FloorMod", "remainder", _binary("{} % {}"), accepts=_NUMBERS)
-# No `**` emit: on numpy float scalars it rounds differently from np.power (eager's kernel).
+# No `**` expression: on numpy float scalars it rounds differently from np.power (eager's kernel).
 POW = _elementwise("Pow", "power", accepts=_NUMBERS, onnx="Pow", exact=False)
 lacks(FUSED, "np.power is not fused yet (the power pass rewrites x**2 and x**0.5 first)", POW)
 MAXIMUM = _elementwise("Maximum", "maximum", accepts=_NUMBERS, onnx="Max")
@@ -112,8 +112,8 @@ MINIMUM = _elementwise("Minimum", "minimum", accepts=_NUMBERS, onnx="Min")
 
 def _predicate(name, ufunc, expr=None, accepts=_ORDERED, onnx=None):
     """An elementwise op that returns bools."""
-    emit = _binary(expr) if expr else None
-    return _elementwise(name, ufunc, emit, accepts=accepts, result=dtypes.bool_, onnx=onnx)
+    expression = _binary(expr) if expr else None
+    return _elementwise(name, ufunc, expression, accepts=accepts, result=dtypes.bool_, onnx=onnx)
 
 
 EQUAL = _predicate("Equal", "equal", "{} == {}", onnx="Equal")
@@ -187,7 +187,7 @@ BITWISE_XOR = _elementwise("BitwiseXor", "bitwise_xor", _binary("{} ^ {}"), acce
                            onnx="BitwiseXor")
 INVERT = _elementwise("Invert", "invert", lambda a, attrs: f"(~{a[0]})", accepts=_INTEGERS,
                       onnx="BitwiseNot")
-# No emit: numpy's shift ufuncs give 0 (or -1) for counts past the width, `<<` on scalars too.
+# No expression: numpy's shift ufuncs give 0 (or -1) for counts past the width, `<<` on scalars too.
 LEFT_SHIFT = _elementwise("LeftShift", "left_shift", accepts=_INTEGERS)
 RIGHT_SHIFT = _elementwise("RightShift", "right_shift", accepts=_INTEGERS)
 
@@ -583,7 +583,7 @@ def _matmul_infer(inputs):
 
 
 MATMUL = define_op(
-    "MatMul", infer=_matmul_infer, kernel=np.matmul, emit=_binary("{} @ {}"),
+    "MatMul", infer=_matmul_infer, kernel=np.matmul, expression=_binary("{} @ {}"),
     groups=[FRESH_OUTPUT],
 )
 

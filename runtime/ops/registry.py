@@ -2,7 +2,7 @@
 
 Each op type is defined once, by `define_op`: its name, shape/dtype inference, numpy kernel,
 whether it is stateful, the groups that passes test (elementwise, reduction, ...), optionally a
-Python expression the executor emits instead of a kernel call, a `verify` check of attrs
+Python expression the executor writes instead of a kernel call, a `verify` check of attrs
 that inference does not look at (sub-graphs), and for an elementwise op its `Elementwise`
 declaration (the numpy ufunc it is, its ONNX op). Everything else the project knows about an op
 is a rule of one of the `RULE_KINDS`, registered against the OpDef object (next to the op, or in
@@ -76,10 +76,10 @@ class OpDef:
 
     infer(inputs, **attrs) -> [(dtype, shape), ...] for the outputs (inputs are tensors, shapes
     may hold None); kernel(*numpy_values, **attrs) -> value (or a tuple for several outputs);
-    emit(input_names, attrs) -> a Python expression string, when the op has one that is faster
-    than calling the kernel (e.g. `a + b` on numpy scalars), which may use the names of
-    `emit_globals` (bound as globals of the generated code); verify(inputs, attrs, specs) raises
-    ValueError when attrs that inference does not read (sub-graphs) do not fit the op.
+    expression(input_names, attrs) -> a Python expression string, when the op has one that is
+    faster than calling the kernel (e.g. `a + b` on numpy scalars), which may use the names of
+    `expression_globals` (bound as globals of the generated code); verify(inputs, attrs, specs)
+    raises ValueError when attrs that inference does not read (sub-graphs) do not fit the op.
     `elementwise` declares what an elementwise op computes (or is None). `rules` maps a rule
     kind to the op's rule; `lacking` maps a kind to why the op has none.
     """
@@ -89,8 +89,8 @@ class OpDef:
     kernel: Callable | None
     stateful: bool = False
     groups: frozenset = field(default_factory=frozenset)
-    emit: Callable | None = None
-    emit_globals: dict = field(default_factory=dict)
+    expression: Callable | None = None
+    expression_globals: dict = field(default_factory=dict)
     tuple_outputs: bool = False  # the kernel returns a tuple (ops with a variable output count)
     verify: Callable | None = None
     elementwise: Elementwise | None = None
@@ -115,14 +115,14 @@ DERIVED_RULES: dict[str, Callable] = {}
 
 
 def define_op(
-    name, *, infer, kernel, stateful=False, groups=(), emit=None, emit_globals=None,
+    name, *, infer, kernel, stateful=False, groups=(), expression=None, expression_globals=None,
     tuple_outputs=False, verify=None, elementwise=None, rules=None,
 ) -> OpDef:
     """Defines and registers an op type; `rules` maps rule kinds to the op's rules."""
     if name in REGISTRY:
         raise ValueError(f"Op {name!r} is defined twice.")
-    opdef = OpDef(name, infer, kernel, stateful, frozenset(groups), emit, dict(emit_globals or {}),
-                  tuple_outputs, verify, elementwise)
+    opdef = OpDef(name, infer, kernel, stateful, frozenset(groups), expression,
+                  dict(expression_globals or {}), tuple_outputs, verify, elementwise)
     for kind, rule in (rules or {}).items():
         register_rule(kind, opdef)(rule)
     REGISTRY[name] = opdef

@@ -175,10 +175,10 @@ def test_a_loops_gradient_history_is_kept_on_python_lists_as_the_ops_would():
 def test_list_reads_of_an_older_version_or_out_of_range_take_the_kernel():
     from runtime.ops.list_ops import LIST_GET_ITEM, ListValue
 
-    expr = LIST_GET_ITEM.emit(["lst", "i"], {})
+    expr = LIST_GET_ITEM.expression(["lst", "i"], {})
     newest = ListValue([np.int32(1), np.int32(2), np.int32(3)], 3)
     older = ListValue(newest.buffer, 2)  # a newer version extended the shared buffer
-    scope = dict(LIST_GET_ITEM.emit_globals)
+    scope = dict(LIST_GET_ITEM.expression_globals)
     for lst, i, want in ((newest, 0, 1), (newest, -1, 3), (older, -1, 2), (older, 1, 2)):
         assert eval(expr, scope, {"lst": lst, "i": np.int32(i)}) == want  # noqa: S307
     for lst, i in ((newest, 3), (older, 2), (older, -3)):

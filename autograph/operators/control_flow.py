@@ -23,7 +23,7 @@ import warnings
 
 from autograph import backends
 from autograph.errors import AutoGraphError, UnrolledLoopWarning, at
-from autograph.operators import decisions, structures, traced_paths
+from autograph.operators import decisions, list_uses, structures, traced_paths
 from autograph.operators.py_builtins import StagedZip
 from autograph.operators.state import (
     Construct,
@@ -295,10 +295,13 @@ def _build_loop(backend, construct, plan, test, body, iterated):
 
     plan.steps = [loop_step(backend, name, original, lambda i=i: probe(i))
                   for i, (name, original) in enumerate(zip(construct.names, construct.initial))]
-    if any(isinstance(step, Stacked) for step in plan.steps):
+    stacked = [name for step, name in zip(plan.steps, construct.names)
+               if isinstance(step, Stacked)]
+    if stacked and not list_uses.only_appended(stacked, body, [t for t in (test,) if t]):
         # The body sees staged lists, not the Python lists the probe ran with: their truth,
         # length and items are tensors there, so paths the probe decided in Python may be
-        # staged (and assign variables the probe saw unassigned). Probe again, as it will run.
+        # staged (and assign variables the probe saw unassigned). Probe again, as it will run
+        # (not needed when the loop only appends to them: list_uses).
         def staged_values():
             return tuple(step.encode(backend, v, "before the loop")[0]
                          if isinstance(step, Stacked) else probe_value(backend, v)

@@ -205,3 +205,51 @@ def test_a_path_decided_by_a_staged_list_is_traced_as_it_runs():
     # Python False there and the `return` was dropped (the graph returned -1: silently wrong).
     for n in (3, 1, 0):
         assert_agree(return_once_the_list_has_items, n)
+
+
+_BODY_RUNS = []
+
+
+def _noted(value):
+    _BODY_RUNS.append(1)
+    return value
+
+
+def append_only_while(n):
+    out = []
+    i = 0
+    while i < n:
+        out.append(_noted(i * 2))
+        i += 1
+    return rt.stack(out)
+
+
+def append_only_for(xs):
+    out = []
+    for x in xs:
+        out.append(_noted(x + 1.0))
+    return rt.stack(out)
+
+
+def append_and_read(n):
+    out = [0]
+    i = 0
+    while i < n:
+        out.append(_noted(out[-1] + len(out)))
+        i += 1
+    return rt.stack(out)
+
+
+@pytest.mark.parametrize("fn, arg, traces", [
+    (append_only_while, rt.constant(4), 2),  # the dry run and the graph body
+    (append_only_for, rt.constant([1.0, 2.0, 3.0]), 2),
+    (append_and_read, rt.constant(3), 3),  # it reads the list: dry run again on staged lists
+])
+def test_a_loop_that_only_appends_is_traced_once_after_its_dry_run(fn, arg, traces):
+    # A loop that only appends to a list needs no second dry run on staged lists
+    # (autograph/operators/list_uses.py); the results are Python's.
+    _BODY_RUNS.clear()
+    graph = rt.function(fn)(arg)
+    assert len(_BODY_RUNS) == traces
+    np.testing.assert_array_equal(graph.numpy(), fn(arg.numpy()).numpy())
+    assert_agree(fn, arg.numpy())

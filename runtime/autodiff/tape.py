@@ -23,7 +23,7 @@ import numpy as np
 
 from runtime import nest, traceback_filtering
 from runtime.autodiff.backprop import Entry, accumulate, backprop, differentiable
-from runtime.autodiff.control_flow import variables_read
+from runtime.autodiff.control_flow_gradients import variables_read
 from runtime.core import context
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor, normalize
 from runtime.errors import a_or_an

@@ -46,7 +46,7 @@ to x, v and V, three ways:
 
 1. eager: `rt.GradientTape` around `f` called on eager tensors (Python runs the control flow);
 2. graph: the same inside `rt.function` (autograph turns the tensor `if`/`while`/`for` into
-   `If`/`While` ops, differentiated by runtime/autodiff/control_flow.py);
+   `If`/`While` ops, differentiated by runtime/autodiff/control_flow_gradients.py);
 3. central finite differences of `f` run eagerly (step 1e-6; V perturbed by `assign`), or for
    second order of g computed by an eager tape (step 1e-5).
 

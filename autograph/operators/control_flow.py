@@ -297,7 +297,11 @@ def _build_loop(backend, construct, plan, test, body, iterated):
                   for i, (name, original) in enumerate(zip(construct.names, construct.initial))]
     stacked = [name for step, name in zip(plan.steps, construct.names)
                if isinstance(step, Stacked)]
-    if stacked and not list_uses.only_appended(stacked, body, [t for t in (test,) if t]):
+    # A list held in a slot (a closure's cell, a global, an attribute) may be read by other
+    # code than the loop's (a helper that closes over it): only plain loop variables qualify.
+    slotted = {slot.name for slot in construct.slots}
+    if stacked and not (slotted.isdisjoint(stacked) and list_uses.only_appended(
+            stacked, body, [t for t in (test,) if t])):
         # The body sees staged lists, not the Python lists the probe ran with: their truth,
         # length and items are tensors there, so paths the probe decided in Python may be
         # staged (and assign variables the probe saw unassigned). Probe again, as it will run

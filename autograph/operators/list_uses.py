@@ -6,7 +6,8 @@ truth, items), the staged list may take other paths, so the plan is made again f
 dry run on staged lists (control_flow._build_loop). A list the body only appends to (converted
 code: `out = ag__.list_append(out, value)`, `value` not reading `out`) and returns, and the
 loop's test never reads, cannot change any path: the second dry run would give the plan the
-first one gave, and is skipped.
+first one gave, and is skipped. Only for a plain loop variable: a list in a slot (a closure's
+cell, a global, an attribute) may be read by code outside the loop's functions.
 """
 
 from __future__ import annotations
@@ -38,11 +39,12 @@ def only_appended(names, body, tests=()) -> bool:
 
 def _allowed_uses(tree: ast.FunctionDef, names: set) -> set:
     """The ids of the Name nodes of `tree` that are appends to `names` or their return."""
-    allowed = set()
+    allowed: set[int] = set()
     for statement in tree.body:
         if isinstance(statement, ast.Assign) and _is_append(statement, names):
-            target, call = statement.targets[0], statement.value
-            allowed.update((id(target), id(call.args[0])))
+            call = statement.value
+            assert isinstance(call, ast.Call)  # (what _is_append checked)
+            allowed.update((id(statement.targets[0]), id(call.args[0])))
     last = tree.body[-1] if tree.body else None
     if isinstance(last, ast.Return) and last.value is not None:
         values = last.value.elts if isinstance(last.value, ast.Tuple) else [last.value]

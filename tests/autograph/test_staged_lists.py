@@ -253,3 +253,26 @@ def test_a_loop_that_only_appends_is_traced_once_after_its_dry_run(fn, arg, trac
     assert len(_BODY_RUNS) == traces
     np.testing.assert_array_equal(graph.numpy(), fn(arg.numpy()).numpy())
     assert_agree(fn, arg.numpy())
+
+
+def append_then_ask_a_helper(n):
+    out = []
+
+    def enough():
+        return len(out) > 1  # reads the list: a closure, not the loop's own code
+
+    for i in rt.range(n):
+        out.append(1)
+        if enough():
+            return i
+    return -1
+
+
+def test_a_list_a_helper_reads_takes_the_second_dry_run():
+    # `out` is a closure's cell (a slot): the loop's code only appends to it, but the helper
+    # reads its length, which the staged list gives as a tensor; skipping the second dry run
+    # planned `if enough():` from the Python list and the graph returned -1
+    for n in (3, 1):
+        assert_agree(append_then_ask_a_helper, n)
+        assert int(rt.function(append_then_ask_a_helper)(rt.constant(n))) == (
+            append_then_ask_a_helper(n))

@@ -32,9 +32,10 @@ def _arguments_problem(fn, values, target: str) -> str | None:
     command), or None."""
     try:
         signature = getattr(fn, "python_signature", None) or inspect.signature(fn)
-        signature.bind(*values)
-    except ValueError:  # no signature to check: let the call say
+    except (TypeError, ValueError):  # not a function, or no signature: let rt.explain say
         return None
+    try:
+        signature.bind(*values)
     except TypeError as e:
         code = getattr(getattr(fn, "python_function", fn), "__code__", None)
         where = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""

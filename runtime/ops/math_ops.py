@@ -194,7 +194,7 @@ RIGHT_SHIFT = _elementwise("RightShift", "right_shift", accepts=_INTEGERS)
 
 def _binary_op(opdef, x, y, name, strings=False):
     """Arithmetic on two operands of one numeric dtype (strings too when `strings`); weak if
-    both operands are (see runtime.conversion)."""
+    both operands are (see runtime.core.tensor_conversion)."""
     weak = weak_result(x, y)
     x, y = binary_operands(x, y, name)
     _refuse_complex(opdef, x.dtype, name)
@@ -588,11 +588,28 @@ MATMUL = define_op(
 )
 
 
+def _check_inner_dims(a, b, transpose_a, transpose_b) -> None:
+    """The located error for operands whose inner dims are known and differ, eagerly and while
+    tracing, naming the shapes the user gave."""
+    if not a.ndim or not b.ndim:
+        return
+    k1 = a.shape[-2] if transpose_a and a.ndim >= 2 else a.shape[-1]
+    k2 = b.shape[0] if b.ndim == 1 else b.shape[-1] if transpose_b else b.shape[-2]
+    if k1 is None or k2 is None or k1 == k2:
+        return
+    fix = ("; if one is stored transposed, use rt.transpose, or matmul's transpose_a / "
+           "transpose_b" if a.ndim >= 2 and b.ndim >= 2 else "")
+    raise InvalidArgumentError(with_origin(
+        f"matmul: inner dimensions differ: {list(a.shape)} @ {list(b.shape)} (the first has "
+        f"{k1} columns, the second {k2} rows){fix}", user_origin(3)))
+
+
 def matmul(a, b, transpose_a=False, transpose_b=False):
     """Matrix product of the last two axes (batched over leading axes, which broadcast);
     `transpose_a` / `transpose_b` swap the last two axes of an operand first. A 1-D operand is
     a vector, as in numpy's `@` (a dim is added for the product, then removed)."""
     a, b = binary_operands(a, b, "matmul")
+    _check_inner_dims(a, b, transpose_a, transpose_b)
     if (a.ndim == 1 or b.ndim == 1) and a.ndim and b.ndim and not (transpose_a or transpose_b):
         product = matmul(array_ops.expand_dims(a, 0) if a.ndim == 1 else a,
                          array_ops.expand_dims(b, 1) if b.ndim == 1 else b)

@@ -229,7 +229,10 @@ def apply(opdef: OpDef, inputs, attrs=None):
                     "created it; return it from the function instead of storing it."
                 )
         kernel = opdef.kernel
-        assert kernel is not None  # (only ops that exist in graphs alone lack one: If, While)
+        if kernel is None:  # (If, While: they exist in graphs only)
+            raise InvalidArgumentError(with_origin(
+                f"{opdef.name} runs only in a graph; use rt.cond / rt.while_loop eagerly.",
+                user_origin(2)))
         try:
             result = kernel(*[t._value for t in inputs], **attrs)
         except (IndexError, ValueError, TypeError) as e:

@@ -6,14 +6,16 @@ rule. An op declared as a numpy ufunc (`Elementwise.ufunc`, see ops/math_ops.py)
 ufunc, `np.<ufunc>(...)`; the table at the end registers the rules of the other ops (and of
 the ufuncs written otherwise) against the op objects. The function is compiled for the argument
 types of its signature on the first call. Results equal the default executor's bit for bit,
-except for the ops that `exact` says no to and FLOAT_SUMS, which may differ in the last bits:
+except for the ops that `exact` says no to, FLOAT_SUMS and FLOAT_EXTREMA, which may differ:
 the math functions declared not exact (exp, log, sin, cos, tanh, sigmoid: numba takes them from
 LLVM's math library, numpy from its own: a few ulp), matmul (numba's BLAS comes through SciPy),
 softmax (an exp and a sum) and float (and complex) sums and means (numba adds in another order
-than numpy's pairwise sums). For the rest, scalar results are converted to the op's dtype (numba
-computes integer scalars in int64) and numbers in expressions are typed constants of the op's
-dtype. numba's reductions take no axis (np.sum one, slowly): a reduction over some axes runs
-over each row of the values along them (`_by_rows`). Where numba's code raises for values the
+than numpy's pairwise sums) in the last bits; max and min reductions of floats in the sign of a
+zero result. For the rest (maximum, minimum and clipping with numpy's signs of zeros too),
+scalar results are converted to the op's dtype (numba computes integer scalars in int64) and
+numbers in expressions are typed constants of the op's dtype. numba's reductions take no axis
+(np.sum one, slowly): a reduction over some axes runs over each row of the values along them
+(`_by_rows`). Where numba's code raises for values the
 kernel fails on (an index past the end, a max of nothing, a negative dim), the error names the
 op that can fail so, at the user's line (`_failing_ops`). An op without a NUMBA rule is a
 located NoLoweringError naming it; the extra `numba` must be installed.
@@ -320,8 +322,40 @@ def _power(op, a, typed):
     return _as_dtype(op, f"np.power({a[0]}, {a[1]})")
 
 
+def _chosen(op, x: str, y: str, compare: str, nan: str) -> str:
+    """numpy's maximum / minimum (`compare` ">" / "<") of `x` and `y` for floats: `x` where it
+    compares so, or where `nan` (`x`: maximum and minimum propagate x's NaN; `y`: fmax and fmin
+    skip y's) is NaN, else `y`. Of two equal values numpy returns the second, so the sign of a
+    zero is numpy's (numba's np.maximum returns the first: max(-0.0, 0.0) would be -0.0)."""
+    if all(len(t.shape) == 0 for t in (*op.inputs, *op.outputs)):
+        return f"({x} if ({x} {compare} {y}) or ({nan} != {nan}) else {y})"
+    return f"np.where(({x} {compare} {y}) | ({nan} != {nan}), {x}, {y})"
+
+
+def _extremum(ufunc: str, compare: str, skips_nan: bool):
+    """The rule of maximum, minimum, fmax or fmin: numba's ufunc for integers (a tie is one
+    value), `_chosen` for floats."""
+    def rule(op, a, typed):
+        if not op.outputs[0].dtype.is_floating:
+            return _as_dtype(op, f"np.{ufunc}({a[0]}, {a[1]})")
+        return _as_dtype(op, _chosen(op, a[0], a[1], compare, a[1] if skips_nan else a[0]))
+    return rule
+
+
 def _relu(op, a, typed):
-    return _as_dtype(op, f"np.maximum({a[0]}, {typed(0, op.outputs[0].dtype)})")
+    """np.maximum(x, 0), as the kernel: -0.0 gives 0.0."""
+    zero = typed(0, op.outputs[0].dtype)
+    if not op.outputs[0].dtype.is_floating:
+        return _as_dtype(op, f"np.maximum({a[0]}, {zero})")
+    return _as_dtype(op, _chosen(op, a[0], zero, ">", a[0]))
+
+
+def _clip(op, a, typed):
+    """np.minimum(np.maximum(x, lo), hi), as the kernel (with numpy's signs of zeros)."""
+    if not op.outputs[0].dtype.is_floating:
+        return _as_dtype(op, f"np.minimum(np.maximum({a[0]}, {a[1]}), {a[2]})")
+    raised = _chosen(op, a[0], a[1], ">", a[0])
+    return _as_dtype(op, f"(lambda r_: {_chosen(op, 'r_', a[2], '<', 'r_')})({raised})")
 
 
 def _select(op, a, typed):
@@ -397,10 +431,10 @@ def _reduction(op, a, typed):
     """Sum, Mean, Max, Min, Prod, Any, All over any axes: over all of them numba's function of
     the whole array, over some of them of each row of the values along them (`_by_rows`).
     Integers add up (multiply) in int64, as numpy's do, and are cast back to their dtype, so
-    they wrap as numpy's do; an integer mean adds up in float64 and truncates, as numpy's. Max,
-    Min, Prod, Any and All are exact: numpy multiplies in order too, and NaNs win in both (but
-    of 0.0 and -0.0, numba's max keeps the first, numpy's may give the other: the sign of a
-    zero may differ). Sums and means of floats are not exact
+    they wrap as numpy's do; an integer mean adds up in float64 and truncates, as numpy's. Prod,
+    Any and All are exact, and Max and Min of integers: numpy multiplies in order too. Max and
+    Min of floats are not (FLOAT_EXTREMA: NaNs win in both, but of 0.0 and -0.0 numba's keep
+    the first, numpy's may give the other), nor sums and means of floats
     (FLOAT_SUMS): where numpy adds in order, in the dtype (its inner axis kept, or fewer than 8
     values a row: `_numpy_adds_in_order`), so does this, which gives numpy's bits for a
     C-ordered array; where numpy adds pairwise, this adds in order, float32 values in float64
@@ -784,10 +818,12 @@ def exact(opdef) -> bool:
 
 def lowers_exactly(graph) -> bool:
     """Whether numba computes every op of `graph` bit for bit as the default executor does
-    (each op `exact`, no float or complex sum, and a NUMBA rule for each op)."""
+    (each op `exact`, no float or complex sum, no float max or min reduction, and a NUMBA rule
+    for each op)."""
     return all(op.opdef in (PLACEHOLDER, CONST, IF, WHILE) or (
         op.opdef.rule(NUMBA) is not None and exact(op.opdef) and not (
-            op.opdef in FLOAT_SUMS and _inexact_sum(op.inputs[0].dtype)))
+            op.opdef in FLOAT_SUMS and _inexact_sum(op.inputs[0].dtype)) and not (
+            op.opdef in FLOAT_EXTREMA and op.inputs[0].dtype.is_floating))
         for op in graph.walk())
 
 
@@ -798,6 +834,9 @@ def _inexact_sum(dtype) -> bool:
 # Sums and means of floats (and complex numbers): numba adds in another order than numpy's
 # pairwise sums.
 FLOAT_SUMS = frozenset({reduction_ops.SUM, reduction_ops.MEAN})
+# Max and min of floats: of 0.0 and -0.0, numba's keep the first, numpy's (in SIMD lanes) may
+# give the other, so the sign of a zero result may differ.
+FLOAT_EXTREMA = frozenset({reduction_ops.MAX, reduction_ops.MIN})
 
 
 def _may_be_empty(op) -> bool:
@@ -846,8 +885,12 @@ register_rules(NUMBA, {
     math_ops.SIGMOID: _sigmoid,
     math_ops.RELU: _relu,
     math_ops.ROUND: _function("np.round"),  # halves to even, as numpy's
-    math_ops.CLIP: lambda op, a, typed: _as_dtype(
-        op, f"np.minimum(np.maximum({a[0]}, {a[1]}), {a[2]})"),  # as its kernel
+    math_ops.CLIP: _clip,
+    # numpy's signs of zeros: of equal values, the second
+    math_ops.MAXIMUM: _extremum("maximum", ">", skips_nan=False),
+    math_ops.MINIMUM: _extremum("minimum", "<", skips_nan=False),
+    math_ops.FMAX: _extremum("fmax", ">", skips_nan=True),
+    math_ops.FMIN: _extremum("fmin", "<", skips_nan=True),
     math_ops.WHERE: _select,
     math_ops.CAST: _cast,
     math_ops.SOFTMAX: _softmax,  # not exact (exp, a sum)

@@ -301,7 +301,11 @@ def test_softmax_is_within_a_few_ulp_and_not_exact():
 
 def test_which_graphs_lower_exactly():
     def exact(x, i):
-        return rt.gather(x, i), rt.argmax(x, 1), rt.reduce_prod(x, 0), rt.reduce_max(x, 1)
+        return (rt.gather(x, i), rt.argmax(x, 1), rt.reduce_prod(x, 0),
+                rt.reduce_max(rt.cast(x, rt.int32), 1), rt.maximum(x, 0.0))
+
+    def float_extremum(x, i):
+        return rt.reduce_max(x, 1)  # of 0.0 and -0.0, numpy may give either
 
     def summed(x, i):
         return rt.reduce_sum(x, 1)
@@ -310,7 +314,8 @@ def test_which_graphs_lower_exactly():
         return rt.reduce_mean(rt.cast(x, rt.int32), 0)
 
     x, i = rt.constant(np.ones((2, 3), np.float32)), rt.constant([1, 0])
-    for fn, expected in ((exact, True), (summed, False), (whole_numbers, True)):
+    for fn, expected in ((exact, True), (summed, False), (whole_numbers, True),
+                         (float_extremum, False)):
         graph = rt.function(fn).get_concrete_function(x, i).graph
         assert numba_backend.lowers_exactly(graph) is expected, fn.__name__
 
@@ -387,3 +392,20 @@ def test_an_integer_mean_of_nothing_is_numpys_cast_of_nan():
         _agree(fn, rt.constant(np.full((rows, 3), 7, np.int32)), signature=spec)
     _agree(lambda x: (rt.reduce_mean(x, 1), rt.reduce_mean(x)),
            rt.constant(np.zeros((2, 0), np.int16)))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda a, b: rt.maximum(a, b), lambda a, b: rt.minimum(a, b), lambda a, b: rt.fmax(a, b),
+    lambda a, b: rt.fmin(a, b), lambda a, b: rt.relu(a), lambda a, b: rt.clip_by_value(a, b, 0.5),
+    lambda a, b: rt.clip_by_value(a, -0.0, b)], ids=["maximum", "minimum", "fmax", "fmin", "relu",
+                                                     "clip", "clip_to_zero"])
+def test_maximum_minimum_and_clipping_give_numpys_signs_of_zeros_and_nans(fn):
+    # numba's np.maximum returns the first of two equal values, numpy the second: max(-0.0, 0.0)
+    # was -0.0 natively, 0.0 in numpy (a sign that 1 / x shows)
+    values = np.array([0.0, -0.0, np.nan, 1.0, -1.0, np.inf], np.float32)
+    a, b = (rt.constant(v.ravel()) for v in np.meshgrid(values, values))
+    native = rt.function(fn, jit_compile="numba")
+    for x, y in [(a, b), *((a[i], b[i]) for i in range(0, 36, 7))]:  # arrays and scalars
+        want, got = fn(x, y).numpy(), native(x, y).numpy()
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+        np.testing.assert_array_equal(got, want)

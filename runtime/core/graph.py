@@ -183,6 +183,8 @@ class Graph:
         position `index`, their ops before every other op; returns their tensors."""
         made = [self.create_op(PLACEHOLDER, [], {"name": name}, [spec], None).outputs[0]
                 for spec in specs]
+        if not made:
+            return made
         del self.operations[-len(made):]
         self.operations[:0] = [t.op for t in made]
         self.inputs[index:index] = made
@@ -296,7 +298,7 @@ class Graph:
         return "\n".join(_format_graph(self, ""))
 
     def to_dot(self) -> str:
-        """Graphviz DOT source of this graph (see runtime.visualize)."""
+        """Graphviz DOT source of this graph (see runtime.tools.visualize)."""
         return _VIEWS["to_dot"](self)
 
     def render(self, path, format=None) -> str:  # noqa: A002 - Graphviz's word

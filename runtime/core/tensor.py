@@ -125,7 +125,7 @@ class Tensor:
     __rdivmod__: ClassVar[Callable[[Tensor, Any], tuple[Tensor, Tensor]]]
     __iter__: ClassVar[Callable[[Tensor], Iterator[Tensor]]]  # (installed on each subclass)
     # `round(t)`, `math.floor(t)`, ...: EagerTensor's methods, SymbolicTensor's installed by
-    # runtime.python_builtins
+    # runtime.tracing.python_builtins
     __round__: ClassVar[Callable[..., Any]]
     __floor__: ClassVar[Callable[..., Any]]
     __ceil__: ClassVar[Callable[..., Any]]
@@ -318,7 +318,7 @@ class SymbolicTensor(Tensor):
 
     `weak` (set while tracing, never saved) marks a tensor that stands for a Python scalar, e.g.
     a loop variable that starts as `0`: next to a strong tensor it takes that tensor's dtype
-    (see runtime.conversion).
+    (see runtime.core.tensor_conversion).
     """
 
     __slots__ = ("op", "index", "dtype", "shape", "weak")

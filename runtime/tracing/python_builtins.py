@@ -73,7 +73,7 @@ def truth(value):
 
 
 def weak(tensor: Tensor) -> Tensor:
-    """`tensor` as a Python number's stand-in (a weak tensor, see runtime.conversion)."""
+    """`tensor` as a Python number's stand-in (a weak tensor: runtime.core.tensor_conversion)."""
     if not tensor.weak:
         tensor = cast(SymbolicTensor, apply(math_ops.CAST, [tensor], {"dtype": tensor.dtype}))
         tensor.weak = True  # (only in a graph: an eager tensor is never weak)

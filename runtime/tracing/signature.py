@@ -17,7 +17,7 @@ from runtime.errors import a_or_an
 class TensorSpec:
     """The dtype and shape (dims may be None) a tensor argument must have. `weak` (set only for
     a call inside a caller's trace) marks the stand-in of a Python number, which takes the
-    dtype of the tensors it meets (runtime.conversion)."""
+    dtype of the tensors it meets (runtime.core.tensor_conversion)."""
 
     __slots__ = ("shape", "dtype", "name", "weak")
 

@@ -5,10 +5,10 @@ Branches and loop bodies are traced into sub-graphs of the graph being built. Te
 from enclosing graphs are captured: they become extra inputs of the `If` / `While` op, and
 every sub-graph of one op has the same inputs in the same order.
 
-Python scalars stay weak (see runtime.conversion): an output that is a Python scalar (or weak
-tensor) on every path is a weak tensor; next to a strong tensor on another path it takes that
-tensor's dtype if it keeps its value. A loop body is traced again until the loop variables'
-dtypes, weakness and shapes agree with what the body gives.
+Python scalars stay weak (see runtime.core.tensor_conversion): an output that is a Python
+scalar (or weak tensor) on every path is a weak tensor; next to a strong tensor on another path
+it takes that tensor's dtype if it keeps its value. A loop body is traced again until the loop
+variables' dtypes, weakness and shapes agree with what the body gives.
 """
 
 from __future__ import annotations

@@ -25,10 +25,11 @@ or values. Statements `L.append(v)`, `v = L.pop()` (which may pop an empty list)
 `L = [v] + L`, `L += [v]`, `L.extend([v, w])`, `L[i] = v`, `L = []`, a row built by a loop and
 appended to `rows`; `for v in L` (L is not lengthened or shortened in its body) and
 `for i in range(len(L))`; reads `L[i]` (int or tensor index, negative too), `rows[i][j]`,
-`len(L)`, `rt.reduce_sum(rt.stack(L))`, `rt.reduce_sum(rt.concat(lv, 0))`, truth `if L:`; returns
-of a list, `rt.stack(L)` or `rt.concat(lv, 0)` in the return structure. Lists of tensors packed
-where an op wants a tensor: `rt.reduce_sum([v, w])`, `rt.concat([[v], q[1:]], 0)`. The oracle's
-`rt.stack`, `rt.concat` and `rt.reduce_sum` are numpy's (test_differential.PLAIN_RUNTIME).
+`len(L)` (also through `size()`, a nested function), `rt.reduce_sum(rt.stack(L))`,
+`rt.reduce_sum(rt.concat(lv, 0))`, truth `if L:`; returns of a list, `rt.stack(L)` or
+`rt.concat(lv, 0)` in the return structure. Lists of tensors packed where an op wants a
+tensor: `rt.reduce_sum([v, w])`, `rt.concat([[v], q[1:]], 0)`. The oracle's `rt.stack`,
+`rt.concat` and `rt.reduce_sum` are numpy's (test_differential.PLAIN_RUNTIME).
 
 Python numbers and builtins over tensors (issue 24), each family behind a flag (the flags at
 the top say which are off and why): int64 values beyond 2**31 (`big`, `np.int64(2**33)`, Python
@@ -237,7 +238,7 @@ TARGETS = {INT: ("a", "b", "G", "d['k']", "d['j']", "box.attr", "z", *_OUTSIDE_T
            LVEC: ("lv",), LROWS: ("rows",), I64: ("big",)}
 STABLE = {INT: ("x", "y", "n", *_LOOP_NAMES), FLOAT: ("u", "p[0]", "p[1]", *_LOOP_NAMES), VEC: (),
           I64: _LOOP_NAMES}
-CALLS = {INT: ("g()", "inner({arg})", "hi"), FLOAT: ("g()", "hf"), VEC: ("hv",), I64: ()}
+CALLS = {INT: ("g()", "inner({arg})", "size()", "hi"), FLOAT: ("g()", "hf"), VEC: ("hv",), I64: ()}
 # The forms of issue 24 that are calls, a bool value or `~` (see `_Writer.number_forms`).
 NUMBER_FORMS = ("abs", "pow", "round", "divmod", "max", "min", "sum", "list_max", "list_sum",
                 "int", "floor", "ceil", "floor_exp", "fabs", "sqrt", "trunc", "bool", "invert")
@@ -381,6 +382,7 @@ class Features:
     int_list: bool = False  # `la`, an int list
     vec_list: bool = False  # `lv`, a list of vectors
     rows: bool = False  # `rows`, a list of int lists
+    list_reader: bool = False  # `size()`: a nested function that reads a list's length
     decorated: bool = False  # decorated helpers `hi`, `hf`, `hv`; `inner` and `g` decorated too
     decorated_f: bool = False  # `f` itself decorated
     outside: bool = False  # `OUT`, `OBJ` and `put` (OUTSIDE_STATE); `G` only written there
@@ -1172,8 +1174,8 @@ def _prologue(writer):
     if writer.flag("decorated_f"):
         site = "f_value" if writer.template in (INT, FLOAT, VEC) else "f"
         writer.f_decorators = writer.span(_decorators_of_f, writer, site)
-    for feature in ("dict", "list", "int_list", "vec_list", "rows", "box", "nonlocal_",
-                    "lambda_", "inner"):
+    for feature in ("dict", "list", "int_list", "vec_list", "rows", "list_reader", "box",
+                    "nonlocal_", "lambda_", "inner"):
         on = writer.flag(feature)
         more, declared = writer.span(_DECLARE[feature], writer, scope)  # drawn even when off,
         if on:  # so that turning a feature off changes one choice only (shrinking)
@@ -1228,6 +1230,16 @@ def _declare_list(writer, scope):
 def _declare_int_list(writer, scope):
     items = [writer.pick(LIST_INITS[INT]) for _ in range(writer.draw(st.integers(0, 2)))]
     return [f"la = [{', '.join(items)}]"], scope.add(LINT, "la", target=True)
+
+
+def _declare_list_reader(writer, scope):
+    """`size()`, the length of a list the body may change, read through the closure (a loop
+    that only appends to that list must still plan the paths `size()` decides as they run)."""
+    lists = scope.lists()
+    if not lists:
+        return [], scope
+    _, name = writer.choose(lists, lists)
+    return ["def size():", f"    return len({name})"], scope.with_call(INT, "size()")
 
 
 def _declare_vec_list(writer, scope):
@@ -1307,6 +1319,7 @@ def _decorators_of_f(writer, site):
 
 _DECLARE = {"dict": _declare_dict, "list": _declare_list, "int_list": _declare_int_list,
             "vec_list": _declare_vec_list, "rows": _declare_rows, "box": _declare_box,
+            "list_reader": _declare_list_reader,
             "nonlocal_": _declare_nonlocal, "lambda_": _declare_lambda, "inner": _declare_inner}
 
 

@@ -394,11 +394,35 @@ def test_an_integer_mean_of_nothing_is_numpys_cast_of_nan():
            rt.constant(np.zeros((2, 0), np.int16)))
 
 
-@pytest.mark.parametrize("fn", [
-    lambda a, b: rt.maximum(a, b), lambda a, b: rt.minimum(a, b), lambda a, b: rt.fmax(a, b),
-    lambda a, b: rt.fmin(a, b), lambda a, b: rt.relu(a), lambda a, b: rt.clip_by_value(a, b, 0.5),
-    lambda a, b: rt.clip_by_value(a, -0.0, b)], ids=["maximum", "minimum", "fmax", "fmin", "relu",
-                                                     "clip", "clip_to_zero"])
+def _maximum(a, b):
+    return rt.maximum(a, b)
+
+
+def _minimum(a, b):
+    return rt.minimum(a, b)
+
+
+def _fmax(a, b):
+    return rt.fmax(a, b)
+
+
+def _fmin(a, b):
+    return rt.fmin(a, b)
+
+
+def _relu(a, b):
+    return rt.relu(a)
+
+
+def _clip(a, b):
+    return rt.clip_by_value(a, b, 0.5)
+
+
+def _clip_to_zero(a, b):
+    return rt.clip_by_value(a, -0.0, b)
+
+
+@pytest.mark.parametrize("fn", [_maximum, _minimum, _fmax, _fmin, _relu, _clip, _clip_to_zero])
 def test_maximum_minimum_and_clipping_give_numpys_signs_of_zeros_and_nans(fn):
     # numba's np.maximum returns the first of two equal values, numpy the second: max(-0.0, 0.0)
     # was -0.0 natively, 0.0 in numpy (a sign that 1 / x shows)

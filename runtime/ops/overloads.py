@@ -29,13 +29,27 @@ def _not_equal(x, y):
     return True if y is None else math_ops.not_equal(x, y)
 
 
+def _python_division(fn):
+    """`x / y`, `x // y`, `x % y` of two stand-ins of Python numbers (weak graph tensors: loop
+    variables that started as Python numbers, ...) raise where Python's do, when the graph runs:
+    Python raises ZeroDivisionError for a zero divisor (numpy gives inf or nan). Tensors divide as
+    numpy's values do."""
+    def divide(x, y):
+        result = fn(x, y)
+        if isinstance(result, SymbolicTensor) and result.weak:
+            io_ops.assert_true(math_ops.not_equal(y, 0), "division by zero (of Python numbers: "
+                               "Python raises ZeroDivisionError)")
+        return result
+    return divide
+
+
 _BINARY = {
     "add": math_ops.add,
     "sub": math_ops.subtract,
     "mul": math_ops.multiply,
-    "truediv": math_ops.divide,
-    "floordiv": math_ops.floordiv,
-    "mod": math_ops.mod,
+    "truediv": _python_division(math_ops.divide),
+    "floordiv": _python_division(math_ops.floordiv),
+    "mod": _python_division(math_ops.mod),
     "pow": math_ops.pow,
     "matmul": math_ops.matmul,
     "and": math_ops.bitwise_and,
@@ -61,9 +75,10 @@ Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = math_ops.abs
 Tensor.__invert__ = math_ops.invert
 Tensor.__getitem__ = array_ops.getitem
-Tensor.__divmod__ = lambda self, other: (math_ops.floordiv(self, other), math_ops.mod(self, other))
-Tensor.__rdivmod__ = lambda self, other: (math_ops.floordiv(other, self),
-                                          math_ops.mod(other, self))
+Tensor.__divmod__ = lambda self, other: (_BINARY["floordiv"](self, other),
+                                         _BINARY["mod"](self, other))
+Tensor.__rdivmod__ = lambda self, other: (_BINARY["floordiv"](other, self),
+                                          _BINARY["mod"](other, self))
 
 
 def _setitem(self, key, value):

@@ -193,7 +193,9 @@ def cond(pred, true_fn, false_fn, names=None):
 
 
 def _same_python_value(a, b) -> bool:
-    return is_python_scalar(a) and type(a) is type(b) and a == b
+    """Whether two Python scalars are one value, as Python tells them apart: of one type and
+    equal, and with the same signs of zeros (0.0 == -0.0, but 1 / x tells them apart)."""
+    return is_python_scalar(a) and type(a) is type(b) and a == b and repr(a) == repr(b)
 
 
 def _cond_join(a, b, names, i):

@@ -503,3 +503,40 @@ def round_of_a_python_float_to_digits(u, p):
 
 def test_round_to_digits_of_a_python_float_stays_a_python_float():
     assert_agree(round_of_a_python_float_to_digits, F32(-1.25), np.array([0.0, 0.5], F32))
+
+
+def signed_zero_branches(x):
+    if x > 0:
+        y = 0.0
+    else:
+        y = -0.0
+    return math.copysign(1.0, y), y
+
+
+def signed_zero_expression(x):
+    y = 0.0 if x > 0 else -0.0
+    return math.copysign(1.0, y), y
+
+
+@pytest.mark.parametrize("fn", [signed_zero_branches, signed_zero_expression])
+@pytest.mark.parametrize("x", [1.0, -1.0])
+def test_zeros_of_other_signs_on_two_paths_keep_their_signs(fn, x):
+    # 0.0 == -0.0, but they are two values: the graph kept the true branch's 0.0 for both paths
+    assert_agree(fn, np.float32(x))
+    sign, y = rt.function(fn)(rt.constant(np.float32(x)))
+    assert float(sign) == fn(np.float32(x))[0] == math.copysign(1.0, float(y))
+
+
+def divide_python_numbers(x):
+    y = 0.0 if x > 0 else 2.0  # a Python float on both paths: a weak graph tensor
+    k = 0 if x > 0 else 3
+    return 1.0 / y, 7 // k, 7 % k
+
+
+@pytest.mark.parametrize("x", [1.0, -1.0])
+def test_dividing_python_numbers_by_zero_raises_as_python(x):
+    # Python raises ZeroDivisionError; numpy (and the graph, before) gave inf and 0 silently
+    python, eager, graph = assert_agree(divide_python_numbers, np.float32(x))
+    assert isinstance(graph, Exception) is (x > 0)
+    if x > 0:
+        assert "division by zero" in str(graph)

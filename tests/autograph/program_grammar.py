@@ -219,7 +219,7 @@ MAX_DEPTH = 3  # compound statements nest at most this deep
 MAX_LOOPS = 3  # loops per program
 LITERALS = {INT: ("1", "0", "2", "-3"), FLOAT: ("0.5", "1", "-2.25", "1.5"), VEC: (),
             I64: ("np.int64(2**33)", "2**32", "np.int64(-3 * 2**31)", "5")}
-INITS = {INT: ("x", "0", "y", "2", "n"), FLOAT: ("u", "0", "0.5", "p[0]", "-1.5"),
+INITS = {INT: ("x", "0", "y", "2", "n"), FLOAT: ("u", "0", "0.5", "p[0]", "-1.5", "-0.0", "0.0"),
          VEC: ("p", "p * 2", "p + u"),
          I64: ("np.int64(2**33)", "2**32 + 1", "np.int64(-2**31) * 3",
                "(np.int64(2**33) if x < y else np.int64(-2**32 - 1))")}

@@ -540,3 +540,46 @@ def test_dividing_python_numbers_by_zero_raises_as_python(x):
     assert isinstance(graph, Exception) is (x > 0)
     if x > 0:
         assert "division by zero" in str(graph)
+
+
+# Silent differences found at the end of a stop and not fixed yet (see the closing note): each
+# xfail(strict=True) test turns red when the graph agrees with Python, and must then become a
+# plain test. The fix needs a run-time check that jit_compile='numba' can lower too (numba has
+# no Assert yet, so a check would keep these loops off native code).
+
+def python_ints_past_int32_in_a_loop(x):
+    s = 0
+    for i in rt.range(3):
+        s = s + 2_000_000_000
+    return s
+
+
+def python_ints_past_int32_in_a_branch(x):
+    s = 2_000_000_000 if x > 0 else 5
+    return s + s
+
+
+def negative_float_to_a_fraction(x):
+    b = -8.0 if x > 0 else -27.0
+    return b ** (1.0 / 3.0)  # Python: a complex number
+
+
+def zero_to_a_negative_power(x):
+    b = 0.0 if x > 0 else 1.0
+    return b ** -1  # Python: ZeroDivisionError
+
+
+@pytest.mark.xfail(strict=True, reason="Python ints in a graph wrap at int32 (6000000000 gives "
+                   "1705032704) where Python's grow; want Python's value or a located error")
+@pytest.mark.parametrize("fn", [python_ints_past_int32_in_a_loop,
+                                python_ints_past_int32_in_a_branch])
+def test_python_ints_past_int32_in_a_graph(fn):
+    assert_agree(fn, np.float32(1.0))
+
+
+@pytest.mark.xfail(strict=True, reason="`**` of two Python floats in a graph gives nan (a "
+                   "negative base to a fraction: Python gives a complex) or inf (0.0 ** -1: "
+                   "Python raises ZeroDivisionError)")
+@pytest.mark.parametrize("fn", [negative_float_to_a_fraction, zero_to_a_negative_power])
+def test_powers_of_python_floats_in_a_graph(fn):
+    assert_agree(fn, np.float32(1.0))

@@ -549,7 +549,7 @@ def test_dividing_python_numbers_by_zero_raises_as_python(x):
 
 def python_ints_past_int32_in_a_loop(x):
     s = 0
-    for i in rt.range(3):
+    for _ in rt.range(3):
         s = s + 2_000_000_000
     return s
 

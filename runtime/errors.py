@@ -7,6 +7,7 @@ class Error(Exception):
     """Base class of runtime errors."""
 
     _rt_located: bool  # set (True) on an error that names the user's line already
+    _rt_users_message: bool  # set (True) on a failed assertion: its message is the user's
 
 
 class InvalidArgumentError(Error, ValueError):

@@ -70,7 +70,7 @@ def _run_op(op: Operation, env: dict) -> None:
 def locate_error(error: Exception, op: Operation) -> Exception:
     """`error` re-raised as an rt error that names the op and the user's line that made it."""
     cls = type(error) if isinstance(error, Error) else InvalidArgumentError
-    if op.type == "Assert":  # the user's condition: its message first
+    if getattr(error, "_rt_users_message", False):  # a failed assertion: its message first
         text = f"{error} (checked by op '{op.name}' while the graph ran)"
     else:
         text = f"{op.type} op '{op.name}' failed while running the graph: {error}"

@@ -53,7 +53,9 @@ def _tensor_like():
 
 def _assert_kernel(condition, *, message):
     if not np.all(condition):
-        raise InvalidArgumentError(f"Assertion failed: {message}")
+        failed = InvalidArgumentError(f"Assertion failed: {message}")
+        failed._rt_users_message = True  # (located, it leads with the message: interpreter)
+        raise failed
     return ()
 
 

@@ -575,9 +575,8 @@ def _matmul_infer(inputs):
     k1, k2 = a.shape[-1], b.shape[-2]
     if k1 is not None and k2 is not None and k1 != k2:
         raise InvalidArgumentError(
-            f"matmul: inner dimensions differ: {list(a.shape)} @ {list(b.shape)} (the first "
-            f"has {k1} columns, the second {k2} rows); if one is stored transposed, use "
-            "rt.transpose, or matmul's transpose_a / transpose_b")
+            f"matmul: inner dimensions differ: {list(a.shape)} @ {list(b.shape)}"
+        )  # (matmul itself says so first, with the shapes the user gave)
     batch = shapes.broadcast(a.shape[:-2], b.shape[:-2])
     return [(a.dtype, batch + (a.shape[-2], b.shape[-1]))]
 

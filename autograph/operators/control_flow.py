@@ -301,7 +301,7 @@ def _build_loop(backend, construct, plan, test, body, iterated):
     # code than the loop's (a helper that closes over it): only plain loop variables qualify.
     slotted = {slot.name for slot in construct.slots}
     if stacked and not (slotted.isdisjoint(stacked) and list_uses.only_appended(
-            stacked, body, [t for t in (test,) if t])):
+            stacked, body, [test] if test else [])):
         # The body sees staged lists, not the Python lists the probe ran with: their truth,
         # length and items are tensors there, so paths the probe decided in Python may be
         # staged (and assign variables the probe saw unassigned). Probe again, as it will run

@@ -567,11 +567,16 @@ def _split(op, a, typed):
     return ", ".join(pieces)
 
 
-def _zeros_like(op, a, typed):
-    out = op.outputs[0]
-    if len(out.shape) == 0:
-        return typed(0, out.dtype)
-    return f"np.zeros_like({a[0]}, {_numpy_name(out.dtype)})"
+def _filled_like(value: int):
+    """ZerosLike (`value` 0) or OnesLike (1): a typed scalar, or np.zeros_like / np.ones_like."""
+    function = "np.zeros_like" if value == 0 else "np.ones_like"
+
+    def rule(op, a, typed):
+        out = op.outputs[0]
+        if len(out.shape) == 0:
+            return typed(value, out.dtype)
+        return f"{function}({a[0]}, {_numpy_name(out.dtype)})"
+    return rule
 
 
 def _concat(op, a, typed):
@@ -772,13 +777,6 @@ def _fill(op, a, typed):
     return f"np.full({shape}, {a[1]}, {_numpy_name(op.outputs[0].dtype)})"
 
 
-def _ones_like(op, a, typed):
-    out = op.outputs[0]
-    if len(out.shape) == 0:
-        return typed(1, out.dtype)
-    return f"np.ones_like({a[0]}, {_numpy_name(out.dtype)})"
-
-
 def _range(op, a, typed):
     """rt.range as numpy's arange computes it (numba's np.arange adds i * delta in float64):
     the length is ceil((limit - start) / delta), that difference and quotient in the dtype
@@ -921,8 +919,8 @@ register_rules(NUMBA, {
     array_ops.SHAPE: _shape,
     array_ops.SIZE: _size,
     array_ops.RANK: lambda op, a, typed: typed(len(op.inputs[0].shape), op.outputs[0].dtype),
-    creation_ops.ZEROS_LIKE: _zeros_like,
-    creation_ops.ONES_LIKE: _ones_like,
+    creation_ops.ZEROS_LIKE: _filled_like(0),
+    creation_ops.ONES_LIKE: _filled_like(1),
     creation_ops.FILL: _fill,
     creation_ops.RANGE: _range,
 })

@@ -27,7 +27,7 @@ import numpy as np
 
 from runtime import config, variables
 from runtime.errors import InvalidArgumentError, NoLoweringError, with_origin
-from runtime.executor import codegen
+from runtime.executor import codegen, interpreter
 from runtime.ops import (
     array_ops,
     creation_ops,
@@ -92,7 +92,9 @@ def compile_graph(graph, example_values=None):
     # An index held in a tensor may be past the end: numba checks it, as numpy does (a fancy
     # index, rt.gather's, is read unchecked otherwise: garbage, or a crash).
     checked = any(op.opdef in (array_ops.GETITEM, array_ops.GATHER) for op in graph.walk())
-    compiled = numba.njit(run, cache=on_disk, boundscheck=checked)
+    # numpy's error model: a float divided by zero is inf or nan and an integer one 0, as numpy
+    # gives (numba's default, Python's, raises ZeroDivisionError)
+    compiled = numba.njit(run, cache=on_disk, boundscheck=checked, error_model=_ERROR_MODEL)
     if example_values is not None:
         compiled.compile(tuple(numba.typeof(v) for v in example_values))
         compiled.disable_compile()
@@ -100,6 +102,7 @@ def compile_graph(graph, example_values=None):
 
 
 _CACHED = "tracegraph_numba_"  # the module name prefix of graphs kept on disk
+_ERROR_MODEL = "numpy"  # see compile_graph
 
 
 def _disk_path(generated):
@@ -116,6 +119,7 @@ def _disk_path(generated):
     digest = hashlib.sha256(generated.source.encode())
     versions = f"numba {importlib.metadata.version('numba')} numpy {np.__version__}"
     digest.update(versions.encode())  # (without importing numba: tiering asks at trace time)
+    digest.update(_ERROR_MODEL.encode())  # (machine code compiled with another one differs)
     for name in sorted(generated.globals):
         value = generated.globals[name]
         if value is np:
@@ -229,12 +233,14 @@ def _caller(compiled, graph):
 
 def _failing_ops(graph) -> dict:
     """{exception class: the ops of `graph` whose numba code raises it where the default
-    executor's kernel fails}: an index held in a tensor past the end (IndexError: numba's bounds
-    check), a max, min, argmax or argmin of nothing, a negative dim or shapes that do not
-    broadcast (ValueError)."""
+    executor's kernel fails}: an assertion (AssertionError, see _assert), an index held in a
+    tensor past the end (IndexError: numba's bounds check), a max, min, argmax or argmin of
+    nothing, a negative dim or shapes that do not broadcast (ValueError)."""
     failing: dict[type, list] = {}
     for op in graph.walk():
-        if op.opdef is array_ops.GETITEM and len(op.inputs) > 1 or op.opdef is array_ops.GATHER:
+        if op.opdef is io_ops.ASSERT:
+            failing.setdefault(AssertionError, []).append(op)
+        elif op.opdef is array_ops.GETITEM and len(op.inputs) > 1 or op.opdef is array_ops.GATHER:
             failing.setdefault(IndexError, []).append(op)
         elif op.opdef in _MAY_RAISE_VALUE_ERROR and _MAY_RAISE_VALUE_ERROR[op.opdef](op):
             failing.setdefault(ValueError, []).append(op)
@@ -246,6 +252,11 @@ def _failed(ops, error):
     at the user's line of the first of them."""
     others = sorted({f"line {op.origin.lineno}" for op in ops[1:] if op.origin is not None})
     also = f" (or the one at {', '.join(others)})" if others else ""
+
+    if error is AssertionError:  # raised with the name of the op that failed
+        by_name = {op.name: op for op in ops}
+        return lambda exc: interpreter.locate_error(
+            io_ops.assertion_failed(by_name[exc.args[0]].attrs["message"]), by_name[exc.args[0]])
 
     def located(exc):
         what = f"index out of bounds ({exc})" if error is IndexError else str(exc)
@@ -805,6 +816,14 @@ def _range(op, a, typed):
     return f"(lambda n_: (lambda k_: {items}.astype({name}))({counts}))({length})"
 
 
+def _assert(op, a, typed):
+    """A statement on one line (the op has no outputs): numba raises with constant arguments
+    only, so the error carries the op's name, and the caller raises the assertion's own error
+    at its line (see _failing_ops)."""
+    holds = a[0] if len(op.inputs[0].shape) == 0 else f"np.all({a[0]})"
+    return f"if not {holds}: raise AssertionError({op.name!r})"
+
+
 def exact(opdef) -> bool:
     """Whether numba computes `opdef` bit for bit as numpy does: not a math function declared
     not exact (LLVM's math library, not numpy's: a few ulp), not matmul (numba's BLAS) and not
@@ -861,8 +880,8 @@ _MAY_RAISE_VALUE_ERROR = {
 }
 derive_rules(NUMBA, _ufunc)  # the rule of every op declared as a ufunc, unless written here
 register_rules(NUMBA, {
-    # Python operators (as the default executor writes them); on scalars numba computes them
-    # as Python does (a division by zero raises ZeroDivisionError)
+    # Python operators (as the default executor writes them); a division by zero gives what
+    # numpy's does (numba's error model is numpy's, see compile_graph)
     math_ops.ADD: _operator("({} + {})"),
     math_ops.SUB: _operator("({} - {})"),
     math_ops.MUL: _real_operator("({} * {})"),
@@ -923,6 +942,7 @@ register_rules(NUMBA, {
     creation_ops.ONES_LIKE: _filled_like(1),
     creation_ops.FILL: _fill,
     creation_ops.RANGE: _range,
+    io_ops.ASSERT: _assert,
 })
 # The ops numba does not compile: a graph holding one is a located NoLoweringError (and
 # jit_compile="auto" keeps it on the default executor).
@@ -959,7 +979,5 @@ lacks(NUMBA, "not lowered to numba yet: numba's np.linspace takes no axis, and n
       "out to be exact", creation_ops.LINSPACE)
 lacks(NUMBA, "not lowered: it prints with numpy's array2string to the sys.stdout of the call "
       "(numba's print formats otherwise, to the C stdout)", io_ops.PRINT)
-lacks(NUMBA, "not lowered: its error carries the assertion's message, and numba's compiled code "
-      "raises only from statements, where the rules write expressions", io_ops.ASSERT)
 lacks(NUMBA, "not lowered to numba yet (numba takes one 1-D boolean index only)",
       array_ops.BOOLEAN_MASK, array_ops.BOOLEAN_MASK_GRADIENT)

@@ -51,15 +51,29 @@ def _tensor_like():
     return (Variable,)
 
 
-def _assert_kernel(condition, *, message):
+def assertion_failed(message: str) -> InvalidArgumentError:
+    """The error of a failed Assert op (every executor raises this one)."""
+    failed = InvalidArgumentError(f"Assertion failed: {message}")
+    failed._rt_users_message = True  # (located, it leads with the message: interpreter)
+    return failed
+
+
+def _assert_kernel(condition, *, message, python_numbers=False):
     if not np.all(condition):
-        failed = InvalidArgumentError(f"Assertion failed: {message}")
-        failed._rt_users_message = True  # (located, it leads with the message: interpreter)
-        raise failed
+        raise assertion_failed(message)
     return ()
 
 
-ASSERT = define_op("Assert", infer=lambda inputs, **attrs: [], kernel=_assert_kernel, stateful=True)
+def _assert_statement(names, attrs) -> str:
+    # one line the executor writes: `not c` is what costs nothing on a numpy scalar
+    condition = names[0]
+    return (f"if not ({condition}.all() if {condition}.ndim else {condition}): "
+            f"raise assertion_failed({attrs['message']!r})")
+
+
+ASSERT = define_op("Assert", infer=lambda inputs, **attrs: [], kernel=_assert_kernel, stateful=True,
+                   expression=_assert_statement,
+                   expression_globals={"assertion_failed": assertion_failed})
 
 
 def assert_true(condition, message="condition is false"):
@@ -69,6 +83,13 @@ def assert_true(condition, message="condition is false"):
     if not condition.dtype.is_bool:
         raise TypeError(f"assert_true needs a bool condition, got {condition.dtype.name}.")
     apply(ASSERT, [condition], {"message": str(message)})
+
+
+def check_python_numbers(condition, message: str) -> None:
+    """An assertion that a stand-in of Python numbers computed what Python would (see
+    ops/python_arithmetic.py): marked, so an exporter to a format without assertions (ONNX)
+    may leave it out, where it leaves out no assertion of the user's."""
+    apply(ASSERT, [convert_to_tensor(condition)], {"message": message, "python_numbers": True})
 
 
 lacks(GRADIENT, "no outputs: a side effect", PRINT, ASSERT)

@@ -261,8 +261,8 @@ def _difference(expected: list, actual: list, exact_dtype: bool) -> str | None:
 
 def _as_numpy(value) -> list:
     """A result as a list of numpy arrays (copies: `out=` buffers get overwritten). Python
-    numbers become the tensors they would (int -> int32, float -> float32), so a Python-int
-    loop counter matches the int32 tensor a graph returns for it."""
+    numbers become what a graph returns for them (int -> int64, float -> float64: a Python
+    number's stand-in in a graph has its width), so a Python-int loop counter matches."""
     if isinstance(value, (tuple, list)):
         return [a for v in value for a in _as_numpy(v)]
     if type(value) in _PYTHON_NUMBERS:
@@ -274,7 +274,7 @@ def _as_numpy(value) -> list:
     return [np.array(value)]
 
 
-_PYTHON_NUMBERS = {bool: np.bool_, int: np.int32, float: np.float32}
+_PYTHON_NUMBERS = {bool: np.bool_, int: np.int64, float: np.float64}
 
 
 def _describe(error: Exception) -> str:

@@ -357,14 +357,14 @@ def two_loops_and_an_if(x, n):
 
 def two_loops_and_an_if_numpy(x, n):
     total = np.zeros_like(x)
-    count = np.int32(0)
+    count = np.int64(0)  # a Python int's stand-in in the graph
     for i in np.arange(n, dtype=np.int32):
         if i % 2 == 0:
             total = total + x * np.float32(i)
         else:
             total = total - x
         count += 1
-    j = np.int32(0)
+    j = np.int64(0)
     while j < n:
         total = total * np.float32(0.5)
         if np.sum(total) > 100.0:

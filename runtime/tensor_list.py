@@ -20,12 +20,19 @@ from an `rt.function`, it is a Python list of tensors.
 
 from __future__ import annotations
 
+import functools
 from typing import cast
 
 from runtime.core import dtypes
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import SymbolicTensor, Tensor
-from runtime.core.tensor_conversion import convert_to_tensor, is_python_scalar, register_conversion
+from runtime.core.tensor_conversion import (
+    convert_to_tensor,
+    is_python_scalar,
+    packed_dtype,
+    register_conversion,
+    weak_join,
+)
 from runtime.errors import OperatorNotAllowedInGraphError, a_or_an, with_origin
 from runtime.ops import list_ops
 
@@ -48,9 +55,14 @@ class TensorList:
         """A TensorList holding `items` (tensors, numbers or lists); `dtype` and
         `element_shape` describe the items when `items` is empty."""
         items = [_as_item(item) for item in items]
-        if items:
-            sample = items[0]
-            dtype = sample.handle.dtype if isinstance(sample, TensorList) else sample.dtype
+        if items:  # the first item's dtype; stand-ins of Python numbers take the others'
+            strong = [i for i in items if isinstance(i, TensorList) or not i.weak]
+            sample = strong[0] if strong else items[0]
+            if isinstance(sample, TensorList):
+                dtype = sample.handle.dtype
+            else:
+                dtype = sample.dtype if strong else functools.reduce(
+                    weak_join, [packed_dtype(i) for i in items])
             element_shape = _item_tensor(sample, dtype).shape
         elif dtype is None:
             _empty_item()
@@ -192,8 +204,8 @@ def item_spec(item) -> tuple:
                                                         for v in item)):
         dtype, shape = item_spec(item[-1])
         return dtypes.list_of(dtype), shape
-    if isinstance(item, SymbolicTensor):
-        return item.dtype, tuple(item.shape)
+    if isinstance(item, SymbolicTensor):  # a stand-in of a Python number: as that number
+        return packed_dtype(item) if item.weak else item.dtype, tuple(item.shape)
     tensor = convert_to_tensor(item)
     return tensor.dtype, tuple(tensor.shape)
 

@@ -4,9 +4,10 @@ and must give the same result, or raise when the original raised. Installed for 
 session by conftest.py (SAVED_ROUND_TRIP=0 turns it off). Calls made while another function is
 traced (inlined) or under a gradient tape (recorded) are left to the caller's check.
 
-Graphs with stateful ops (variables, printing, random numbers, assertions that may fire) are
-left out: calling them twice is not the same as calling them once. So are functions whose
-Python arguments or results are not plain data (saving refuses them, by design), and functions
+Graphs with stateful ops (variables, printing, random numbers) are left out: calling them twice
+is not the same as calling them once (assertions are kept: they fail the same way every time).
+So are functions whose Python arguments or results are not plain data (saving refuses them, by
+design), and functions
 compiled natively by numba or XLA (a loaded function runs on the default executor, whose exp,
 sin... may differ from theirs in the last bits: tests/runtime/test_numba_backend.py and
 test_jax_backend.py compare them).
@@ -80,7 +81,8 @@ _NOT_RUN = (TypeError, ValueError, NotImplementedError, RecursionError, Attribut
 
 def _pure(graph) -> bool:
     for op in graph.operations:
-        if op.opdef.stateful or op.type in ("Assert", "Print", "ReadVariable", "AssignVariable"):
+        if op.type != "Assert" and (op.opdef.stateful or op.type in (
+                "Print", "ReadVariable", "AssignVariable")):
             return False
         for value in op.attrs.values():
             if isinstance(value, rt.Graph) and not _pure(value):

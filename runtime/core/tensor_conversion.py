@@ -140,6 +140,8 @@ def weak_dtype(value) -> dtypes.DType:
     converts to (int32, int64 beyond int32, bool)."""
     if isinstance(value, float):
         return dtypes.float64
+    if isinstance(value, int) and not isinstance(value, bool):
+        return dtypes.int64
     return convert_to_tensor(value).dtype
 
 

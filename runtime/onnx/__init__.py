@@ -6,8 +6,10 @@
 ONNX sequences (a list of lists has no export); each op's export rule is one small function
 in `runtime.onnx.rules`, registered as the op's ONNX rule. Variables are exported with their
 current values (ONNX models have no mutable state), so assignments cannot be exported; neither
-can prints, unless `drop_prints=True`. Ops without a rule raise ExportError naming the op and
-the user's line.
+can prints, unless `drop_prints=True`, or assertions (ONNX has none), except the checks that
+stand-ins of Python numbers compute what Python would (runtime/ops/python_arithmetic.py: a loop
+counter past int64, a division by zero): those are left out, so the model computes as ONNX
+defines (its ints wrap). Ops without a rule raise ExportError naming the op and the user's line.
 
 Importing this module needs neither onnx nor onnxruntime; `export` imports onnx when called.
 """

@@ -15,6 +15,8 @@ from runtime.errors import with_origin
 from runtime.onnx import OPSET, ExportError
 from runtime.onnx import rules as _rules  # noqa: F401 - registers the ONNX rules of the ops
 from runtime.onnx.builder import Builder, Names, elem_type, value_info
+from runtime.ops.io_ops import ASSERT
+from runtime.passes import prune
 from runtime.tracing.concrete_function import ConcreteFunction
 from runtime.tracing.function import Function
 
@@ -52,11 +54,27 @@ def _check_nesting(graph, depth: int = 0) -> None:
             _check_nesting(sub, depth + 1)
 
 
+def _is_python_number_check(op) -> bool:
+    return op.opdef is ASSERT and op.attrs.get("python_numbers", False)
+
+
+def _without_python_number_checks(graph):
+    """`graph`, or a copy without the assertions that stand-ins of Python numbers computed what
+    Python would (ONNX has no assertion; its ints wrap) and the ops only they read."""
+    if not any(_is_python_number_check(op) for op in graph.walk()):
+        return graph
+    graph = graph.copy()
+    for g in [graph, *(sub for op in graph.walk() for sub in op.subgraphs())]:
+        g.operations[:] = [op for op in g.operations if not _is_python_number_check(op)]
+    prune.transform(graph)
+    return graph
+
+
 def to_model(concrete: ConcreteFunction, drop_prints: bool = False) -> onnx.ModelProto:
     """The ONNX model of a concrete function's graph as traced (as saved, for a loaded
     function): ONNX runtimes optimize graphs themselves, and our fused kernels have no ONNX
     form."""
-    graph = concrete.traced_graph
+    graph = _without_python_number_checks(concrete.traced_graph)
     _check_nesting(graph)
     names = Names()
     builder = Builder(names, drop_prints)

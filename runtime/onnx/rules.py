@@ -429,7 +429,7 @@ def _assign(b, op, x):
     raise unsupported(op, "ONNX models have no mutable state, so variables cannot be assigned")
 
 
-def _assert(b, op, x):
+def _assert(b, op, x):  # (the checks of Python numbers are left out before: exporter.py)
     raise unsupported(op, "ONNX has no assertion op")
 
 

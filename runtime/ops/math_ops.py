@@ -9,7 +9,7 @@ import numpy as np
 
 from runtime.core import dtypes
 from runtime.core.source_info import user_origin
-from runtime.core.tensor import normalize
+from runtime.core.tensor import Tensor, normalize
 from runtime.core.tensor_conversion import binary_operands, convert_to_tensor, weak_result
 from runtime.errors import InvalidArgumentError, with_origin
 from runtime.ops import array_ops, reduction_ops, shapes
@@ -218,6 +218,7 @@ def _refuse_complex(opdef, dtype, name):
 
 
 def _compare_op(opdef, x, y, name, string_opdef=None):
+    x, y = _widened_for_python_ints(x, y), _widened_for_python_ints(y, x)
     x, y = binary_operands(x, y, name)
     _refuse_complex(opdef, x.dtype, name)
     if x.dtype.is_string:
@@ -225,6 +226,17 @@ def _compare_op(opdef, x, y, name, string_opdef=None):
             raise TypeError(f"{name} does not accept string tensors (only equal and not_equal do).")
         opdef = string_opdef
     return apply(opdef, [x, y])
+
+
+def _widened_for_python_ints(x, other):
+    """`x` cast up to the dtype of a stand-in of a Python int it is compared with (`i < n`, `i`
+    a loop counter of int64, `n` an int32 tensor): numpy compares a Python int with any integer
+    exactly, where narrowing the counter would need a check of its range on every comparison."""
+    if (isinstance(x, Tensor) and not x.weak and x.dtype.is_integer
+            and isinstance(other, Tensor) and other.weak and other.dtype.is_integer
+            and x.dtype.itemsize < other.dtype.itemsize):
+        return apply(CAST, [x], {"dtype": other.dtype})
+    return x
 
 
 def _unary_op(opdef, x, accepts, name):

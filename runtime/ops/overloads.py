@@ -10,7 +10,7 @@ from runtime.core import dtypes, tensor_conversion
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.errors import OperatorNotAllowedInGraphError, with_origin
-from runtime.ops import array_ops, io_ops, math_ops
+from runtime.ops import array_ops, io_ops, math_ops, python_arithmetic
 
 
 def _install(name, fn, reverse=False):
@@ -29,28 +29,14 @@ def _not_equal(x, y):
     return True if y is None else math_ops.not_equal(x, y)
 
 
-def _python_division(fn):
-    """`x / y`, `x // y`, `x % y` of two stand-ins of Python numbers (weak graph tensors: loop
-    variables that started as Python numbers, ...) raise where Python's do, when the graph runs:
-    Python raises ZeroDivisionError for a zero divisor (numpy gives inf or nan). Tensors divide as
-    numpy's values do."""
-    def divide(x, y):
-        result = fn(x, y)
-        if isinstance(result, SymbolicTensor) and result.weak:
-            io_ops.assert_true(math_ops.not_equal(y, 0), "division by zero (of Python numbers: "
-                               "Python raises ZeroDivisionError)")
-        return result
-    return divide
-
-
 _BINARY = {
-    "add": math_ops.add,
-    "sub": math_ops.subtract,
-    "mul": math_ops.multiply,
-    "truediv": _python_division(math_ops.divide),
-    "floordiv": _python_division(math_ops.floordiv),
-    "mod": _python_division(math_ops.mod),
-    "pow": math_ops.pow,
+    "add": python_arithmetic.add,
+    "sub": python_arithmetic.subtract,
+    "mul": python_arithmetic.multiply,
+    "truediv": python_arithmetic.division(math_ops.divide, "/"),
+    "floordiv": python_arithmetic.division(math_ops.floordiv, "//"),
+    "mod": python_arithmetic.division(math_ops.mod, "%"),
+    "pow": python_arithmetic.power,
     "matmul": math_ops.matmul,
     "and": math_ops.bitwise_and,
     "or": math_ops.bitwise_or,
@@ -70,7 +56,7 @@ _install("__le__", math_ops.less_equal)
 _install("__gt__", math_ops.greater)
 _install("__ge__", math_ops.greater_equal)
 
-Tensor.__neg__ = math_ops.negative
+Tensor.__neg__ = python_arithmetic.negative
 Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = math_ops.abs
 Tensor.__invert__ = math_ops.invert
@@ -118,9 +104,10 @@ def _checked_cast(tensor: Tensor, dtype: dtypes.DType) -> Tensor:
     if (tensor.weak and tensor.dtype.is_integer and dtype.is_integer
             and not np.can_cast(tensor.dtype.np_dtype, dtype.np_dtype)):
         info = np.iinfo(dtype.np_dtype)
-        io_ops.assert_true(math_ops.logical_and(math_ops.greater_equal(tensor, int(info.min)),
-                                                math_ops.less_equal(tensor, int(info.max))),
-                           f"Python integer out of bounds for {dtype.name}")
+        io_ops.check_python_numbers(
+            math_ops.logical_and(math_ops.greater_equal(tensor, int(info.min)),
+                                 math_ops.less_equal(tensor, int(info.max))),
+            f"Python integer out of bounds for {dtype.name}")
     return math_ops.cast(tensor, dtype)
 
 

@@ -8,6 +8,7 @@ The pipeline, in order (each pass is one linear sweep per graph):
                         fold, and may hold more constant Ifs)
     simplify, power     exact algebraic rewrites; `x ** 2` -> Square
     licm                loop-invariant ops move out of While loops
+    counter_checks      the overflow checks of loop counters, which cannot fail, go
     cse                 duplicates merged (after licm, which may hoist the same op twice)
     prune               drops what the rewrites left unused
     fusion              last: big elementwise chains -> FusedElementwise kernels
@@ -17,6 +18,7 @@ Every pass keeps results bit-identical (see each module's docstring for the exac
 from runtime import config
 from runtime.passes import (
     constant_folding,
+    counter_checks,
     cse,
     dead_branch,
     fusion,
@@ -53,6 +55,7 @@ def optimize_graph(graph, fuse: bool = True) -> None:
     simplify.transform(graph)
     power.transform(graph)
     licm.transform(graph)
+    counter_checks.transform(graph)
     cse.transform(graph)
     prune.transform(graph)
     if fuse:

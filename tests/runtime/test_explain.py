@@ -17,7 +17,7 @@ rt.explain: collatz(n: int32 Tensor, shape=())
    13              n = n // 2         1 op: FloorDiv
    14          else:
    15              n = SCALE * n + 1  2 ops: Mul, Add
-   16          steps += 1             1 op: Add
+   16          steps += 1             3 ops: Add, GreaterEqual, Assert
    17      return steps
 
 Reads from outside: SCALE (an int: a constant in the graph; the function traces again if it changes)

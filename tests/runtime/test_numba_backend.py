@@ -433,3 +433,45 @@ def test_maximum_minimum_and_clipping_give_numpys_signs_of_zeros_and_nans(fn):
         want, got = fn(x, y).numpy(), native(x, y).numpy()
         np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy's: division by zero
+def test_division_by_zero_gives_numpys_values():
+    # numba's default error model is Python's: a scalar divided by zero raised
+    # ZeroDivisionError where numpy gives inf, nan or 0, and jit_compile="auto" could move such a
+    # graph to numba
+    def divide(x, y):
+        return x / y, x // y, x % y
+
+    for x, y in [(1.0, 0.0), (-1.0, 0.0), (0.0, 0.0), (7, 0), (-7, 0)]:
+        _both(divide, rt.constant(x), rt.constant(y))
+        _both(divide, rt.constant([x, x]), rt.constant([y, 1]))
+
+
+def test_assertions_raise_the_users_message_at_the_users_line():
+    def checked(x):
+        assert x.shape[0] > 0
+        assert rt.reduce_all(x > 0), "x must be positive"  # the assertion's line
+        return x * 2.0
+
+    native = rt.function(checked, jit_compile="numba")
+    _both(checked, rt.constant([1.0, 2.0]))
+    with pytest.raises(rt.errors.InvalidArgumentError,
+                       match=r"^Assertion failed: x must be positive(.|\n)*the assertion's line"):
+        native(rt.constant([1.0, -2.0]))
+    assert numba_backend.lowers_exactly(native.get_concrete_function(rt.constant([1.0])).graph)
+
+
+def test_python_numbers_are_checked_as_in_the_default_executor():
+    # stand-ins of Python numbers: int64 past int32, an error past int64, division by zero
+    def numbers(n):
+        total, k = 0, 0
+        for _ in rt.range(n):
+            k = k + 1
+            total = total + 2_000_000_000 * k
+        return total, 1.0 / (3 - k)
+
+    assert int(_both(numbers, rt.constant(2))[0]) == 6_000_000_000
+    for jit_compile in (None, "numba"):
+        with pytest.raises(rt.errors.InvalidArgumentError, match="division by zero in `/`"):
+            rt.function(numbers, jit_compile=jit_compile)(rt.constant(3))

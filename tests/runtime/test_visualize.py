@@ -46,7 +46,7 @@ def test_dot_has_clusters_for_branches_and_bodies(graph):
     labels = re.findall(r'subgraph "cluster_\w+" \{\n\s+label="([\w.]+)"', dot)
     assert labels == [f"{if_op.name}.then_branch", f"{if_op.name}.else_branch",
                       f"{while_op.name}.cond", f"{while_op.name}.body"]
-    assert f'"{while_op.name}" [label="While\\n{while_op.name}\\nint32[], float32[2]"' in dot
+    assert f'"{while_op.name}" [label="While\\n{while_op.name}\\nint64[], float32[2]"' in dot
     # the op passing the loop variables feeds the body's placeholders (dashed)
     body = while_op.attrs["body"]
     assert f'-> "{body.inputs[1].op.name}" [label="float32[2]", style=dashed]' in dot

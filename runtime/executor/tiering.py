@@ -40,19 +40,35 @@ def compile_graph(graph, swap):
     if not numba_backend.lowers_exactly(graph):
         return run, generated
     calls = itertools.count(1)  # (next() is atomic: threads may call at once)
+    compiling: list = []  # one item for each compile of this graph that runs
 
     def counting(*values):
         outputs = run(*values)
         call = next(calls)
         if call == 1 or call == HOT_CALLS:  # the first: only if on disk (see _compile)
-            threading.Thread(target=_compile, args=(graph, values, run, swap, call == 1),
+            compiling.append(call)
+            threading.Thread(target=_compile, args=(graph, values, run, swap, call == 1,
+                                                    compiling),
                              daemon=True, name=f"numba compiling {graph.name}").start()
+        elif compiling:
+            # Let the compile run: numba calls LLVM through ctypes, which lets go of the GIL
+            # on each of thousands of calls, and each time the compiling thread waited for this
+            # one to let go of it (up to the 5 ms switch interval): a caller that kept calling
+            # starved the compile for tens of seconds. sleep(0) lets go at once.
+            time.sleep(0)
         return outputs
 
     return counting, generated
 
 
-def _compile(graph, values, run, swap, only_from_disk: bool = False) -> None:
+def _compile(graph, values, run, swap, only_from_disk: bool, compiling: list) -> None:
+    try:
+        _compile_and_swap(graph, values, run, swap, only_from_disk)
+    finally:
+        compiling.pop()  # (append and pop are atomic: no lock)
+
+
+def _compile_and_swap(graph, values, run, swap, only_from_disk: bool) -> None:
     time.sleep(0.01)  # (lets the call that started this thread return first: it holds the GIL)
     from runtime.executor import numba_backend
 
@@ -91,6 +107,11 @@ def _best_us(run, values, repeats: int = 5) -> float:
         run(*values)
         best = min(best, time.perf_counter() - start)
     return best * 1e6
+
+
+def compiles_running() -> bool:
+    """Whether a background compile is running."""
+    return any(thread.name.startswith("numba compiling ") for thread in threading.enumerate())
 
 
 def wait_for_compiles(timeout: float = 60.0) -> None:

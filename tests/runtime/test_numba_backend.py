@@ -475,3 +475,15 @@ def test_python_numbers_are_checked_as_in_the_default_executor():
     for jit_compile in (None, "numba"):
         with pytest.raises(rt.errors.InvalidArgumentError, match="division by zero in `/`"):
             rt.function(numbers, jit_compile=jit_compile)(rt.constant(3))
+
+
+def test_scalar_results_keep_their_dtype_and_sign():
+    # numba returns Python numbers; they become numpy scalars of the op's dtype (a -0.0 too)
+    def scalars(x, n):
+        return -x * 0.0, x > 0.0, n * 2, rt.cast(n, rt.int64) - 1, rt.cast(x, rt.float64)
+
+    native = rt.function(scalars, jit_compile="numba")(rt.constant(np.float32(1.5)),
+                                                        rt.constant(np.int32(3)))
+    types = [type(t.numpy()) for t in native]
+    assert types == [np.float32, np.bool_, np.int32, np.int64, np.float64]
+    assert np.signbit(native[0].numpy()) and [t.numpy() for t in native[1:]] == [True, 6, 2, 1.5]

@@ -22,8 +22,10 @@ without a JAX rule, a loop whose variables change shape, or a value only known w
 runs where XLA needs it while compiling (the length of a `rt.range` with tensor bounds) is a
 located NoLoweringError. The variables a graph reads are arguments of the XLA computation, their
 values read on every call (a model's forward pass runs on XLA); a graph that updates a variable
-is refused. 64-bit dtypes need JAX's 64-bit mode
-(`jax.config.update("jax_enable_x64", True)`): without it JAX would silently compute in 32 bits.
+is refused. A graph with 64-bit dtypes (a Python int or float it carries is one) is compiled and
+called with JAX's 64-bit mode on for that call (`jax.enable_x64`), so it keeps its dtypes where
+JAX would silently compute in 32 bits; the mode of the user's own JAX code is left alone
+(`to_jax` needs `jax.config.update("jax_enable_x64", True)` for such graphs).
 The extra `jax` must be installed.
 """
 
@@ -87,7 +89,8 @@ def compile_graph(graph):
     jax = _import_jax()
     from jax.experimental import checkify
 
-    checks = _check_lowerable(graph, jax.config.jax_enable_x64)
+    x64 = _x64_mode(jax, graph)
+    checks = _check_lowerable(graph, jax.config.jax_enable_x64 or x64 is not None)
     read = _variables_read(graph)
 
     def lowered(values, variable_values):
@@ -113,13 +116,29 @@ def compile_graph(graph):
     scalar = [len(t.shape) == 0 for t in graph.outputs]
 
     def call(*values):
-        outs = compiled(values, [v.value_ for v in read])
+        if x64 is None:
+            outs = compiled(values, [v.value_ for v in read])
+        else:
+            with x64(True):
+                outs = compiled(values, [v.value_ for v in read])
         return tuple(kind(v) if is_scalar else np.asarray(v)
                      for v, kind, is_scalar in zip(outs, kinds, scalar))
 
     source = ("# compiled by XLA through JAX (runtime/executor/jax_backend.py); see "
               "jax.jit(...).lower(...).as_text() for what XLA runs\n")
     return call, Generated(source, {}, {}, "<rt-xla>")
+
+
+def _x64_mode(jax, graph):
+    """JAX's context manager that turns its 64-bit mode on for this thread, when `graph`
+    computes in a 64-bit dtype (a Python int or float it carries, `int(x)`) and the mode is off
+    (compiled and called inside it, the graph keeps its dtypes and the user's other JAX code is
+    left as it is); else None."""
+    if jax.config.jax_enable_x64:
+        return None
+    wide = any(t.dtype.np_dtype.itemsize // (2 if t.dtype.is_complex else 1) == 8
+               and not t.dtype.is_string for op in graph.walk() for t in (*op.inputs, *op.outputs))
+    return getattr(jax, "enable_x64", None) if wide else None
 
 
 _reading = threading.local()  # .values: {variable name: its JAX value} while jax.jit traces

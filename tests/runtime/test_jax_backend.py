@@ -128,23 +128,34 @@ def _run_python(tmp_path, code: str, env=None):
                           timeout=300, env={**os.environ, **(env or {})})
 
 
-def test_64_bit_dtypes_need_jaxs_64_bit_mode(tmp_path):
+def test_64_bit_dtypes_run_in_jaxs_64_bit_mode_for_the_call_alone(tmp_path):
+    # with JAX's 64-bit mode off, a float64 graph (and a Python int a loop carries: an int64)
+    # keeps its dtypes, and the user's own JAX code still computes in 32 bits
     result = _run_python(tmp_path, """
-        import numpy as np, runtime as rt
+        import numpy as np, runtime as rt, jax, jax.numpy as jnp
+
+        def steps(n):
+            count = 0
+            while n > 1:
+                n = n // 2
+                count += 1
+            return count
+
         f = rt.function(lambda x: x * 2.0, jit_compile="xla")
+        out = f(rt.constant(np.float64(1.5)))
+        print("f:", out.dtype.name, float(out))
+        out = rt.function(steps, jit_compile="xla")(rt.constant(np.int32(1024)))
+        print("steps:", out.dtype.name, int(out))
+        print("jax:", jax.config.jax_enable_x64, jnp.array(1.5).dtype)
+        print("to_jax:", end=" ")
         try:
-            f(rt.constant(np.float64(1.5)))
+            rt.to_jax(f.get_concrete_function(rt.constant(np.float64(1.5))))
         except rt.errors.NoLoweringError as e:
-            print("refused:", e)
-        import jax
-        jax.config.update("jax_enable_x64", True)
-        g = rt.function(lambda x: x * 2.0, jit_compile="xla")
-        out = g(rt.constant(np.float64(1.5)))
-        print("x64:", out.dtype.name, float(out))
+            print("refused,", "jax_enable_x64" in str(e))
     """)
     assert result.returncode == 0, result.stderr
-    assert "refused:" in result.stdout and "jax_enable_x64" in result.stdout
-    assert "x64: float64 3.0" in result.stdout
+    assert "f: float64 3.0" in result.stdout and "steps: int64 10" in result.stdout
+    assert "jax: False float32" in result.stdout and "to_jax: refused, True" in result.stdout
 
 
 def test_a_batch_split_across_two_devices_gives_the_one_device_results(tmp_path):

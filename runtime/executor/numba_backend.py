@@ -73,10 +73,11 @@ class NumbaEmitter(codegen.Emitter):
         return self._global(f"c_{dtype.name}_{len(self.globals)}", value)
 
 
-def compile_graph(graph, example_values=None):
+def compile_graph(graph, example_values=None, fallback=None):
     """(a function of the input values -> tuple of outputs, Generated), compiled by numba: on
     the first call, or now for the types of `example_values` (and then for no other types: a
-    call with others raises TypeError). The machine code is kept in the cache directory
+    call with others raises TypeError, or runs `fallback`, the default executor's function,
+    when given). The machine code is kept in the cache directory
     (`rt.config.set_cache_dir`): the same graph in another process loads it instead of
     compiling again."""
     try:
@@ -98,7 +99,7 @@ def compile_graph(graph, example_values=None):
     if example_values is not None:
         compiled.compile(tuple(numba.typeof(v) for v in example_values))
         compiled.disable_compile()
-    return _caller(compiled, graph), generated
+    return _caller(compiled, graph, fallback), generated
 
 
 _CACHED = "tracegraph_numba_"  # the module name prefix of graphs kept on disk
@@ -198,7 +199,7 @@ def compiled_on_disk(graph) -> bool:
                                        f"{glob.escape(file[:-3])}.*.{python}.nbi")))
 
 
-def _caller(compiled, graph):
+def _caller(compiled, graph, fallback=None):
     """`compiled` (which numba types on the first call) with its scalar results as numpy scalars
     of their dtypes (numba returns Python numbers): one generated function, as lean as the
     call can be. A number becomes a numpy scalar by adding it to a numpy zero of the dtype
@@ -218,22 +219,22 @@ def _caller(compiled, graph):
             results.append(f"(z{i} + outs[{i}])")
         else:
             results.append(f"outs[{i}]")
-    failing = _failing_ops(graph)
-    if failing:  # numba's errors name no op: the op that can fail so did it (see _failing_ops)
-        handlers = ""
-        for i, (error, ops) in enumerate(failing.items()):
-            scope[f"failed{i}"] = _failed(ops, error)
-            handlers += (f"    except {error.__name__} as e:\n"
-                         f"        raise failed{i}(e) from None\n")
-        source = (f"def call({args}):\n"
-                  f"    try:\n"
-                  f"        outs = compiled({args})\n"
-                  f"{handlers}"
-                  f"    return ({''.join(r + ', ' for r in results)})\n")
-    else:
-        source = (f"def call({args}):\n"
-                  f"    outs = compiled({args})\n"
-                  f"    return ({''.join(r + ', ' for r in results)})\n")
+    handlers = ""
+    if fallback is not None:  # argument types numba did not compile for
+        scope["fallback"] = fallback
+        handlers += ("    except TypeError as e:\n"
+                     "        if 'No matching definition' not in str(e):\n"
+                     "            raise\n"
+                     f"        return fallback({args})\n")
+    # numba's errors name no op: the op that can fail so did it (see _failing_ops)
+    for i, (error, ops) in enumerate(_failing_ops(graph).items()):
+        scope[f"failed{i}"] = _failed(ops, error)
+        handlers += (f"    except {error.__name__} as e:\n"
+                     f"        raise failed{i}(e) from None\n")
+    body = f"    outs = compiled({args})\n"
+    if handlers:
+        body = f"    try:\n    {body}{handlers}"
+    source = f"def call({args}):\n{body}    return ({''.join(r + ', ' for r in results)})\n"
     exec(compile(source, "<rt-numba-call>", "exec"), scope)  # noqa: S102
     return scope["call"]
 

@@ -75,20 +75,12 @@ def _compile_and_swap(graph, values, run, swap, only_from_disk: bool) -> None:
     if only_from_disk and not numba_backend.compiled_on_disk(graph):
         return  # compiled at the HOT_CALLS-th call
     try:
-        compiled, _ = numba_backend.compile_graph(graph, example_values=values)
+        # (argument types numba did not compile for run on the default executor)
+        native, _ = numba_backend.compile_graph(graph, example_values=values, fallback=run)
     except Exception as e:  # noqa: BLE001 - the graph stays on the default executor
         logger.info("jit_compile='auto': %s stays on the default executor: %s", graph.name,
                     str(e).splitlines()[0])
         return
-
-    def native(*values):
-        try:
-            return compiled(*values)
-        except TypeError as e:  # argument types numba did not compile for
-            if "No matching definition" not in str(e):
-                raise
-            return run(*values)
-
     compiled_us, default_us = _best_us(native, values), _best_us(run, values)
     if compiled_us > FASTER * default_us:
         logger.info("jit_compile='auto': %s stays on the default executor (%.2f us a call; "

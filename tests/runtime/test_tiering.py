@@ -64,10 +64,10 @@ def test_calls_never_wait_for_the_compiler(hot_soon, monkeypatch):
     release, started = threading.Event(), threading.Event()
     real = numba_backend.compile_graph
 
-    def slow_compile(graph, example_values=None):
+    def slow_compile(graph, example_values=None, fallback=None):
         started.set()
         release.wait(30)
-        return real(graph, example_values)
+        return real(graph, example_values, fallback)
 
     monkeypatch.setattr(numba_backend, "compile_graph", slow_compile)
     f = rt.function(workloads.collatz, jit_compile="auto")
@@ -102,3 +102,22 @@ def test_without_numba_auto_is_the_default_executor(hot_soon, monkeypatch):
     concrete = f.get_concrete_function(arg)
     start, outs = _calls_until_native(f, [arg], concrete)
     assert concrete._run is start and int(outs[-1]) == 111
+
+
+def test_arguments_numba_did_not_compile_for_run_on_the_default_executor(hot_soon):
+    # numba compiled the graph for C-ordered arrays; a Fortran-ordered one has the same dtype and
+    # shape (the same trace) but another numba type: it runs on the default executor
+    def total(x):
+        s = rt.zeros_like(x[0])
+        for i in rt.range(rt.shape(x)[0]):
+            s = s + x[i]
+        return s
+
+    f = rt.function(total, jit_compile="auto")
+    c_order = rt.constant(np.arange(6, dtype=np.int32).reshape(2, 3))
+    concrete = f.get_concrete_function(c_order)
+    start, _ = _calls_until_native(f, [c_order], concrete)
+    assert concrete._run is not start
+    fortran = rt.transpose(rt.constant(np.arange(6, dtype=np.int32).reshape(3, 2)))
+    assert fortran.shape == (2, 3) and not fortran.numpy().flags.c_contiguous
+    _same_bits(f(fortran), rt.function(total)(fortran))

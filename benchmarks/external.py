@@ -1,9 +1,12 @@
-"""TensorFlow-graph and JAX-jit columns, when those packages are importable (never required).
+"""TensorFlow-graph, JAX-jit and numba-njit columns, when those packages are importable (never
+required).
 
 The TensorFlow versions are the workloads' own code with `tf` in place of `rt` (tf.function's
 AutoGraph converts the same `if` / `while` / `for`). JAX has no converter, so its versions use
 `lax.cond` / `lax.while_loop` / `lax.fori_loop`, the way a JAX user writes them. JAX results are
-waited for (`block_until_ready`) inside the timed call.
+waited for (`block_until_ready`) inside the timed call. The njit versions are the scalar-loop
+workloads (W4-W7) as a numba user writes them, on numpy scalars: what `jit_compile="numba"`
+is measured against.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from benchmarks import workloads
 def available() -> dict[str, str]:
     """{column name: package version} for the external frameworks that can be imported."""
     found = {}
-    for column, package in (("TF graph", "tensorflow"), ("JAX jit", "jax")):
+    for column, package in (("TF graph", "tensorflow"), ("JAX jit", "jax"),
+                            ("numba njit", "numba")):
         if importlib.util.find_spec(package) is not None:
             found[column] = importlib.import_module(package).__version__
     return found
@@ -39,6 +43,10 @@ def columns(key: str, args: tuple) -> list[tuple]:
         if fn is not None:
             jnp = importlib.import_module("jax.numpy")
             out.append(("JAX jit", fn, _convert(args, jnp.asarray)))
+    if "numba njit" in found:
+        fn = _numba_functions().get(key)
+        if fn is not None:
+            out.append(("numba njit", fn, args))
     return out
 
 
@@ -48,6 +56,7 @@ def _convert(args, to_tensor):
 
 _TF_CACHE: dict = {}
 _JAX_CACHE: dict = {}
+_NUMBA_CACHE: dict = {}
 
 
 def _tensorflow_functions() -> dict:
@@ -189,3 +198,35 @@ def _blocking(jitted):
     import jax
 
     return lambda *args: jax.block_until_ready(jitted(*args))
+
+
+def _numba_functions() -> dict:
+    if _NUMBA_CACHE:
+        return _NUMBA_CACHE
+    import numba
+
+    def simple_relu(x):
+        return x if x > 0 else np.int32(0)
+
+    def newton_sqrt(a):
+        y = a
+        while abs(y * y - a) >= np.float32(1e-6):
+            y = (y + a / y) / np.float32(2)
+        return y
+
+    def sum_squares(n):
+        s = np.int32(0)
+        for i in range(n):
+            s += np.int32(i) * np.int32(i)
+        return s
+
+    def collatz(n):
+        steps = 0
+        while n != 1:
+            n = n // 2 if n % 2 == 0 else 3 * n + 1
+            steps += 1
+        return steps
+
+    fns = {"W4": simple_relu, "W5": newton_sqrt, "W6": sum_squares, "W7": collatz}
+    _NUMBA_CACHE.update({k: numba.njit(f) for k, f in fns.items()})
+    return _NUMBA_CACHE

@@ -149,7 +149,7 @@ class RuntimeBackend(autograph.Backend):
                 return math_ops.less(i, count)
 
             def item(i):
-                items = tuple(array_ops.gather(t, i) for t in tensors)
+                items = tuple(array_ops.getitem(t, i) for t in tensors)  # x[i]: a subscript
                 return items if isinstance(iterated, tuple) else items[0]
 
         def loop_test(i, *current):

@@ -54,6 +54,18 @@ def division(fn, symbol: str):
     return divide
 
 
+def _moved(result, value, up: bool):
+    """Whether `result` (value plus or minus a constant) moved the way the constant says: a
+    wrapped int moved the other way."""
+    return (math_ops.greater_equal(result, value) if up
+            else math_ops.less_equal(result, value))
+
+
+def _sign_bits_clear(a, b):
+    """Whether `a & b` has its sign bit clear (not both negative)."""
+    return math_ops.greater_equal(math_ops.bitwise_and(a, b), 0)
+
+
 def add(x, y):
     """`x + y`; past int64, stand-ins of Python ints raise when the graph runs."""
     result = math_ops.add(x, y)
@@ -61,11 +73,10 @@ def add(x, y):
         x, y = _tensor(x, result.dtype), _tensor(y, result.dtype)
         if is_python_scalar(y) or is_python_scalar(x):  # n + 1: it only grew (or shrank)
             value, constant = (x, y) if is_python_scalar(y) else (y, x)
-            fits = (math_ops.greater_equal(result, value) if constant >= 0
-                    else math_ops.less_equal(result, value))
+            fits = _moved(result, value, up=constant >= 0)
         else:  # wrapped iff both operands' signs differ from the result's
-            fits = math_ops.greater_equal(math_ops.bitwise_and(math_ops.bitwise_xor(x, result),
-                                                               math_ops.bitwise_xor(y, result)), 0)
+            fits = _sign_bits_clear(math_ops.bitwise_xor(x, result),
+                                    math_ops.bitwise_xor(y, result))
         _checked(fits, f"`+` overflowed int64 {_GROWS}")
     return result
 
@@ -76,11 +87,9 @@ def subtract(x, y):
     if _weak(result, "is_integer"):
         x, y = _tensor(x, result.dtype), _tensor(y, result.dtype)
         if is_python_scalar(y):  # n - 1
-            fits = (math_ops.less_equal(result, x) if y >= 0
-                    else math_ops.greater_equal(result, x))
+            fits = _moved(result, x, up=y < 0)
         else:  # wrapped iff the operands' signs differ and the result's is not x's
-            fits = math_ops.greater_equal(math_ops.bitwise_and(math_ops.bitwise_xor(x, y),
-                                                               math_ops.bitwise_xor(x, result)), 0)
+            fits = _sign_bits_clear(math_ops.bitwise_xor(x, y), math_ops.bitwise_xor(x, result))
         _checked(fits, f"`-` overflowed int64 {_GROWS}")
     return result
 

@@ -294,6 +294,21 @@ def _operator(template):
     return lambda op, a, typed: _as_dtype(op, template.format(*a))
 
 
+def _wrapping_operator(template):
+    """`+`, `-`, `*` (and `-x`, `x * x`) as numpy computes them: on signed integer scalars,
+    wrapping. numba marks signed integer arithmetic as never overflowing (LLVM's `nsw`), so
+    LLVM would fold `n + 1 >= n` to True and drop the checks of Python ints
+    (ops/python_arithmetic.py): those scalars are computed in the unsigned type of their width,
+    which wraps, and cast back."""
+    def rule(op, a, typed):
+        dtype = op.outputs[0].dtype
+        if len(op.outputs[0].shape) or not dtype.is_integer or dtype.np_dtype.kind != "i":
+            return _operator(template)(op, a, typed)
+        unsigned = f"np.uint{8 * dtype.itemsize}"
+        return f"np.{dtype.np_dtype.name}({template.format(*(f'{unsigned}({x})' for x in a))})"
+    return rule
+
+
 def _real_operator(template):
     """An operator numba computes as numpy does on real numbers only: its complex products and
     quotients round otherwise (a few ulp)."""
@@ -302,7 +317,7 @@ def _real_operator(template):
             raise NoLoweringError(with_origin(
                 f"jit_compile='numba' does not lower a complex {op.type}: numba's complex "
                 "products and quotients differ from numpy's in the last bits.", op.origin))
-        return _operator(template)(op, a, typed)
+        return _wrapping_operator(template)(op, a, typed)
     return rule
 
 
@@ -890,8 +905,8 @@ derive_rules(NUMBA, _ufunc)  # the rule of every op declared as a ufunc, unless 
 register_rules(NUMBA, {
     # Python operators (as the default executor writes them); a division by zero gives what
     # numpy's does (numba's error model is numpy's, see compile_graph)
-    math_ops.ADD: _operator("({} + {})"),
-    math_ops.SUB: _operator("({} - {})"),
+    math_ops.ADD: _wrapping_operator("({} + {})"),
+    math_ops.SUB: _wrapping_operator("({} - {})"),
     math_ops.MUL: _real_operator("({} * {})"),
     math_ops.DIV: _real_operator("({} / {})"),
     math_ops.FLOORDIV: _operator("({} // {})"),
@@ -902,8 +917,8 @@ register_rules(NUMBA, {
     math_ops.LESS_EQUAL: _operator("({} <= {})"),
     math_ops.GREATER: _operator("({} > {})"),
     math_ops.GREATER_EQUAL: _operator("({} >= {})"),
-    math_ops.NEG: _operator("(-{})"),
-    math_ops.SQUARE: _operator("({0} * {0})"),
+    math_ops.NEG: _wrapping_operator("(-{})"),
+    math_ops.SQUARE: _wrapping_operator("({0} * {0})"),
     math_ops.FMOD: _fmod,  # a ufunc that numba computes otherwise than numpy for integers
     math_ops.POW: _power,
     # not ufuncs

@@ -487,3 +487,24 @@ def test_scalar_results_keep_their_dtype_and_sign():
     types = [type(t.numpy()) for t in native]
     assert types == [np.float32, np.bool_, np.int32, np.int64, np.float64]
     assert np.signbit(native[0].numpy()) and [t.numpy() for t in native[1:]] == [True, 6, 2, 1.5]
+
+
+def test_checks_of_python_ints_survive_numbas_optimizer():
+    # numba's signed arithmetic tells LLVM it never overflows, which folded `n + c >= n` to True
+    # and dropped the checks: numba wrapped where the default executor raises
+    def grow(x, k):
+        n = int(x)
+        for _ in rt.range(k):
+            n = n + 1000
+        m = int(x)
+        for _ in rt.range(k):
+            m = m * 3
+        return n, m
+
+    native = rt.function(grow, jit_compile="numba")
+    assert [int(v) for v in native(rt.constant(np.int64(5)), rt.constant(2))] == [2005, 45]
+    for big in (np.int64(2**63 - 2000), np.int64(2**62)):
+        with pytest.raises(rt.errors.InvalidArgumentError, match="overflowed int64"):
+            native(rt.constant(big), rt.constant(3))
+    # and a tensor's own int64 arithmetic wraps as numpy's does
+    _both(lambda x: (x + 1 > x, x * 2, -x - 1), rt.constant(np.int64(2**63 - 1)))

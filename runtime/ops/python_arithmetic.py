@@ -129,46 +129,81 @@ def negative(x):
 def power(x, y):
     """`x ** y`: for stand-ins of Python ints, a result past int64 raises when the graph runs;
     for stand-ins of Python floats, so do a negative base to a fraction (Python: a complex
-    number) and zero to a negative power (Python: ZeroDivisionError)."""
+    number; -inf: numpy's nan, Python's inf or 0.0), zero to a negative finite power (Python:
+    ZeroDivisionError) and a finite result past float64 of finite operands (Python:
+    OverflowError); a NaN base or an infinite exponent gives Python's number."""
     result = math_ops.pow(x, y)
     if _weak(result, "is_integer"):
-        as_float = math_ops.pow(_float64(x), _float64(y))  # rounds, but never below the bound
-        bound = float(np.iinfo(result.dtype.np_dtype).max) + 1.0
-        _checked(math_ops.less(math_ops.abs(as_float), bound), f"`**` overflowed int64 {_GROWS}")
+        _checked(_int_power_fits(x, y, result), f"`**` overflowed int64 {_GROWS}")
     elif _weak(result, "is_floating"):
         _checked(_real_power(x, y), "a negative Python float to a fractional power is a complex "
-                 "number in Python; a graph computes real numbers (use rt.cast to a complex dtype, "
-                 "or check the base's sign first)")
+                 "number in Python (and -inf's is inf or 0.0, numpy's nan); a graph computes real "
+                 "numbers (use rt.cast to a complex dtype, or check the base's sign first)")
         _checked(_finite_power(x, y), "0.0 cannot be raised to a negative power (Python raises "
                  "ZeroDivisionError)")
+        _checked(_any(math_ops.isfinite(result), *(
+            math_ops.logical_not(math_ops.isfinite(v)) for v in (x, y)
+            if not is_python_scalar(v)), *(not math.isfinite(v) for v in (x, y)
+                                          if is_python_scalar(v))),
+                 "`**` of Python floats overflowed (Python raises OverflowError: (34, 'Numerical "
+                 "result out of range'))")
     return result
+
+
+def _int_power_fits(x, y, result):
+    """Whether the int `x ** y` fits: its float64 value is below 2**63 in magnitude (rounding
+    never takes a value past the bound below it), or it is the exponent 1, or exactly -2**63
+    (the float is -2**63 and the wrapped int is int64's smallest)."""
+    if is_python_scalar(y) and y == 1:
+        return True
+    smallest = int(np.iinfo(result.dtype.np_dtype).min)
+    bound = -float(smallest)
+    as_float = math_ops.pow(_float64(x), _float64(y))
+    fits = _any(math_ops.less(math_ops.abs(as_float), bound),
+                math_ops.logical_and(math_ops.equal(as_float, -bound),
+                                     math_ops.equal(result, smallest)))
+    return fits if is_python_scalar(y) else _any(fits, math_ops.equal(y, 1))
 
 
 def _float64(value):
     return float(value) if is_python_scalar(value) else math_ops.cast(value, dtypes.float64)
 
 
+def _any(*conditions):
+    """True if a condition is True, else the `or` of the tensors among them (False if none)."""
+    if any(c is True for c in conditions):
+        return True
+    tensors = [c for c in conditions if c is not False]
+    if not tensors:
+        return False
+    combined = tensors[0]
+    for c in tensors[1:]:
+        combined = math_ops.logical_or(combined, c)
+    return combined
+
+
 def _real_power(x, y):
-    """Whether `x ** y` is real: a base of 0 or more, or an exponent that is a whole number (or
-    not finite: Python's (-8.0) ** inf is inf)."""
-    if is_python_scalar(y) and (not math.isfinite(y) or float(y).is_integer()):
-        return True
-    if is_python_scalar(x) and x >= 0:
-        return True
-    non_negative = True if is_python_scalar(x) else math_ops.greater_equal(x, 0)
+    """Whether numpy's `x ** y` is Python's real number: the base is 0 or more or NaN, or the
+    exponent is a whole number or not finite."""
+    if is_python_scalar(x):
+        base = not x < 0
+    else:  # (NaN: nan in both; -inf to a fraction: numpy's nan, Python's inf or 0.0: refused)
+        base = math_ops.logical_or(math_ops.greater_equal(x, 0), math_ops.isnan(x))
     if is_python_scalar(y):
-        return non_negative
-    whole = math_ops.logical_or(math_ops.equal(y, math_ops.floor(y)),
-                                math_ops.logical_not(math_ops.isfinite(y)))
-    return whole if non_negative is True else math_ops.logical_or(non_negative, whole)
+        exponent = not math.isfinite(y) or float(y).is_integer()
+    else:
+        exponent = math_ops.logical_or(math_ops.equal(y, math_ops.floor(y)),
+                                       math_ops.logical_not(math_ops.isfinite(y)))
+    return _any(base, exponent)
 
 
 def _finite_power(x, y):
-    """Whether `x ** y` is not zero to a negative power."""
-    if is_python_scalar(y) and y >= 0 or is_python_scalar(x) and x != 0:
-        return True
-    nonzero = True if is_python_scalar(x) else math_ops.not_equal(x, 0)
+    """Whether `x ** y` is not zero to a negative finite power (0.0 ** -inf is inf in Python,
+    0.0 ** nan is nan)."""
+    base = (x != 0) if is_python_scalar(x) else math_ops.not_equal(x, 0)
     if is_python_scalar(y):
-        return nonzero
-    non_negative = math_ops.greater_equal(y, 0)
-    return non_negative if nonzero is True else math_ops.logical_or(nonzero, non_negative)
+        exponent = not (y < 0 and math.isfinite(y))
+    else:
+        exponent = math_ops.logical_or(math_ops.logical_not(math_ops.less(y, 0)),
+                                       math_ops.isinf(y))
+    return _any(base, exponent)

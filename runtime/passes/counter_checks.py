@@ -35,7 +35,8 @@ def _drop_counter_checks(loop: Operation) -> None:
     body = cf.loop_body(loop)
     counters = set()
     for k in range(len(cf.loop_specs(loop))):
-        start = shapes.known_value(loop.inputs[k]) if loop.inputs[k].dtype.is_integer else None
+        wide = loop.inputs[k].dtype.is_integer and loop.inputs[k].dtype.itemsize == 8
+        start = shapes.known_value(loop.inputs[k]) if wide else None  # (the bound is int64's)
         if isinstance(start, int) and abs(start) <= MAX_START and _steps_by_a_constant(
                 body.outputs[k], body.inputs[k]):
             counters.add((id(body.outputs[k]), id(body.inputs[k])))

@@ -644,3 +644,48 @@ def test_powers_of_python_floats_in_a_graph():
 def positive_float_to_a_fraction(x):
     b = 8.0 if x > 0 else 27.0
     return b ** (1.0 / 3.0)
+
+
+def float_powers_python_allows(x):
+    nan, inf = float("nan"), float("inf")
+    b = nan if x > 0 else 2.0
+    z = 0.0 if x > 0 else 1.0
+    return b ** 0.5, z ** -inf, z ** nan, (-b) ** 2.0
+
+
+def float_power_overflow(x):
+    b = 10.0 if x > 0 else 1.0
+    return b ** 400.0  # Python: OverflowError
+
+
+def int_powers_at_the_edges(x):
+    b = -2 if x > 0 else 1
+    m = 9_223_372_036_854_775_807 if x > 0 else 1
+    return b ** 63, m ** 1
+
+
+def minus_inf_to_a_fraction(x):
+    b = float("-inf") if x > 0 else 4.0
+    return b ** 0.5  # Python: inf; numpy: nan
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_powers_follow_cpythons_order_of_cases():
+    # a NaN base or an infinite exponent gives Python's number; -2**63 and x ** 1 fit int64
+    assert_agree(float_powers_python_allows, np.float32(1.0))
+    assert_agree(float_power_overflow, np.float32(1.0))  # raises in all three
+    assert_agree(int_powers_at_the_edges, np.float32(1.0))
+    python, _, graph = outcomes(minus_inf_to_a_fraction, np.float32(1.0))
+    assert python == float("inf") and isinstance(graph, rt.errors.InvalidArgumentError)
+
+
+def floats_in_a_list(x):
+    out = []
+    for v in x:
+        out.append(float(v))
+    return np.array(out)
+
+
+def test_a_list_of_python_floats_keeps_their_values():
+    # the stand-ins of Python floats are float64 in a graph list (float32 lost 1e-300 and 1e300)
+    assert_agree(floats_in_a_list, np.array([0.1, 1e-300, 1e300]))

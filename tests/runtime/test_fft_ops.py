@@ -216,7 +216,7 @@ def test_onnx_export_refuses_complex_tensors():
 
 @pytest.mark.no_round_trip
 def test_xla_computes_the_transforms_and_complex128_without_global_x64():
-    jax = pytest.importorskip("jax")
+    pytest.importorskip("jax")
     x = rt.constant(_values((2, 8), np.float32))
 
     def fn(x):

@@ -29,7 +29,6 @@ from runtime.core.tensor import SymbolicTensor, Tensor
 from runtime.core.tensor_conversion import (
     convert_to_tensor,
     is_python_scalar,
-    packed_dtype,
     register_conversion,
     weak_join,
 )
@@ -55,14 +54,15 @@ class TensorList:
         """A TensorList holding `items` (tensors, numbers or lists); `dtype` and
         `element_shape` describe the items when `items` is empty."""
         items = [_as_item(item) for item in items]
-        if items:  # the first item's dtype; stand-ins of Python numbers take the others'
+        if items:  # the first item's dtype; stand-ins of Python numbers take the others' (alone,
+            # they keep Python's width: np.array of Python floats is float64)
             strong = [i for i in items if isinstance(i, TensorList) or not i.weak]
             sample = strong[0] if strong else items[0]
             if isinstance(sample, TensorList):
                 dtype = sample.handle.dtype
             else:
                 dtype = sample.dtype if strong else functools.reduce(
-                    weak_join, [packed_dtype(i) for i in items])
+                    weak_join, [i.dtype for i in items])
             element_shape = _item_tensor(sample, dtype).shape
         elif dtype is None:
             _empty_item()
@@ -204,8 +204,8 @@ def item_spec(item) -> tuple:
                                                         for v in item)):
         dtype, shape = item_spec(item[-1])
         return dtypes.list_of(dtype), shape
-    if isinstance(item, SymbolicTensor):  # a stand-in of a Python number: as that number
-        return packed_dtype(item) if item.weak else item.dtype, tuple(item.shape)
+    if isinstance(item, SymbolicTensor):  # (a stand-in of a Python number keeps its width)
+        return item.dtype, tuple(item.shape)
     tensor = convert_to_tensor(item)
     return tensor.dtype, tuple(tensor.shape)
 

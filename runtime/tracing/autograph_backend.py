@@ -26,6 +26,7 @@ from runtime.core.tensor_conversion import (
     is_weak,
     python_scalar_fits,
     weak_dtype,
+    weak_fits,
 )
 from runtime.data import graph_iteration
 from runtime.data.dataset import Dataset
@@ -217,8 +218,10 @@ class RuntimeBackend(autograph.Backend):
         if isinstance(value, TensorList):
             return value
         dtype, _ = _item_spec(like)
-        if all(is_python_scalar(v) and python_scalar_fits(v, dtype) for v in value):
-            # Python numbers take the dtype of the items appended later, if they keep their value
+        if all(is_python_scalar(v) and python_scalar_fits(v, dtype)
+               or isinstance(v, Tensor) and v.weak and weak_fits(v.dtype, dtype) for v in value):
+            # Python numbers (and their stand-ins) take the dtype of the items appended later,
+            # if they keep their value
             return TensorList.from_items([convert_to_tensor(v, dtype) for v in value])
         return TensorList.from_items(value)
 

@@ -136,6 +136,7 @@ def power(x, y):
     if _weak(result, "is_integer"):
         _checked(_int_power_fits(x, y, result), f"`**` overflowed int64 {_GROWS}")
     elif _weak(result, "is_floating"):
+        result = _positive_square_root_of_zero(result, y)
         _checked(_real_power(x, y), "a negative Python float to a fractional power is a complex "
                  "number in Python (and -inf's is inf or 0.0, numpy's nan); a graph computes real "
                  "numbers (use rt.cast to a complex dtype, or check the base's sign first)")
@@ -148,6 +149,15 @@ def power(x, y):
                  "`**` of Python floats overflowed (Python raises OverflowError: (34, 'Numerical "
                  "result out of range'))")
     return result
+
+
+def _positive_square_root_of_zero(result, y):
+    """`result` of `x ** y`, with numpy's -0.0 for `-0.0 ** 0.5` made Python's 0.0 (numpy's
+    power takes the square root for an exponent of 0.5, and sqrt(-0.0) is -0.0; adding 0.0
+    changes only a -0.0)."""
+    if is_python_scalar(y):
+        return math_ops.add(result, 0.0) if y == 0.5 else result
+    return math_ops.where(math_ops.equal(y, 0.5), math_ops.add(result, 0.0), result)
 
 
 def _int_power_fits(x, y, result):
@@ -191,6 +201,8 @@ def _real_power(x, y):
         base = math_ops.logical_or(math_ops.greater_equal(x, 0), math_ops.isnan(x))
     if is_python_scalar(y):
         exponent = not math.isfinite(y) or float(y).is_integer()
+    elif not y.dtype.is_floating:  # an int (a Python int's stand-in) is whole
+        exponent = True
     else:
         exponent = math_ops.logical_or(math_ops.equal(y, math_ops.floor(y)),
                                        math_ops.logical_not(math_ops.isfinite(y)))

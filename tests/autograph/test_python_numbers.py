@@ -689,3 +689,21 @@ def floats_in_a_list(x):
 def test_a_list_of_python_floats_keeps_their_values():
     # the stand-ins of Python floats are float64 in a graph list (float32 lost 1e-300 and 1e300)
     assert_agree(floats_in_a_list, np.array([0.1, 1e-300, 1e300]))
+
+
+def root_of_negative_zero(x):
+    w = -0.0 if x > 0 else 4.0
+    e = 0.5 if x > 0 else 2.0
+    return w ** 0.5, w ** e  # Python: 0.0 (numpy's power: sqrt's -0.0)
+
+
+def float_to_an_int_power(x):
+    k = 3 if x > 0 else -2
+    w = -8.0 if x > 0 else 4.0
+    return w ** k  # a Python int exponent is whole: no check of a fraction
+
+
+@pytest.mark.parametrize("x", [1.0, -1.0])
+@pytest.mark.parametrize("fn", [root_of_negative_zero, float_to_an_int_power])
+def test_powers_of_python_floats_found_by_the_fuzzer(fn, x):
+    assert_agree(fn, np.float32(x))

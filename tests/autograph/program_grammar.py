@@ -48,8 +48,20 @@ global `G` and `OBJ.attr` (written by `put(OBJ, x + e)`, a module-level helper, 
 passed in) written under a graph `if` or loop; test_differential compares that state after each
 run too. `FUZZ_FLAGS=NAME,...` turns flags on for one run (see `_override_flags`).
 
-Expressions are typed (int, float, vector, int64) so that the numpy oracle never promotes where
-the runtime raises by design (int32 with float32, Python float with int32, int64 with int32).
+Python ints past int32 and int64, and powers of Python floats (the stand-ins of Python numbers
+in a graph: PYTHON_INTS, PRODUCT_LOOPS, FLOAT_POWERS): `acc` and `prod`, Python ints that start
+at or past int32 (`3_000_000_000`, `-2**40`, an `if` of two) and change by constants past int32
+anywhere (`acc = acc + 2_000_000_000`, `acc -= -2**40`, `acc = -acc`, `acc = (C if cond else
+acc + D)`), and by products in bounded graph loops (`for i in rt.range(2 * n): prod = prod *
+1000`, 0-8 iterations), so that Python's values pass int64 where the graph must raise at the
+user's line; read as ints and int64 values (wrapped), with `**`, compared with each other and
+returned as they are. `w ** e` of Python floats whose base may be negative or zero: `0.0 ** -1`
+raises in Python, and a negative base to a fraction, a complex number in Python, is returned
+by `f` (only), which the graph refuses with a located error.
+
+Expressions are typed (int, float, vector, int64, Python int) so that the numpy oracle never
+promotes where the runtime raises by design (int32 with float32, Python float with int32, int64
+with int32).
 Values stay small and float arithmetic exact, so the three runs can be compared bit for bit:
 assignments wrap with `% 53 - 26` (int64 values with `% 2**36 - 2**35`: large, far from
 overflow), `+=`/`-=` (and `&= |= ^=`) add only values that never grow (arguments, literals,
@@ -71,11 +83,13 @@ import numpy as np
 from hypothesis import strategies as st
 
 INT, FLOAT, VEC, I64 = "int", "float", "vec", "int64"
+PINT = "python int"  # a Python int in the oracle, past int32 (and int64): see PYTHON_INTS
+PFLOAT = "python float"  # a Python float in the oracle, a base or exponent: see FLOAT_POWERS
 # Lists: of ints, of floats, of vectors, of int lists; ITEM gives the kind of their items.
 LINT, LFLOAT, LVEC, LROWS = "list[int]", "list[float]", "list[vec]", "list[list[int]]"
 LISTS = (LINT, LFLOAT, LVEC, LROWS)
 ITEM = {LINT: INT, LFLOAT: FLOAT, LVEC: VEC, LROWS: LINT}
-KINDS = (INT, FLOAT, VEC, I64, *LISTS)
+KINDS = (INT, FLOAT, VEC, I64, PINT, PFLOAT, *LISTS)
 # Forms that known bugs make fail, off so that CI passes (turn one on to fuzz it; each comment
 # gives a minimal program):
 #
@@ -200,6 +214,76 @@ OUTSIDE_STATE = True
 # of every assignment (with OUTSIDE_STATE); a graph value written there is refused at the
 # assignment's line (autograph/converters/outside_writes.py).
 OUTSIDE_STATE_ANYWHERE = True
+#
+# Python ints past int32 and int64, and `**` of Python floats (the stand-ins of Python numbers:
+# a Python int a graph carries is a weak int64, checked past int64 when the graph runs; a
+# Python float a weak float64, its `**` checked for 0.0 to a negative power and refused for a
+# negative base to a fraction, runtime/ops/python_arithmetic.py).
+#
+# `acc` and `prod`, Python ints (kind PINT) that start as `0`, `1`, `2_000_000_000`,
+# `3_000_000_000`, `-2**40` or an `if` of two of them, changed anywhere (also in graph loops and
+# branches) by `acc = acc + C`, `acc -= C`, `acc = -acc`, `acc = (C if cond else acc + D)` (an
+# `if` choosing between Python ints), `acc //= K`, `acc = acc % M`, and in PRODUCT_LOOPS by
+# `acc = acc * K`, `acc *= K` and assignments of sums, differences and products by constants.
+# In Python they grow past int64, where the graph must raise at the user's line. They are read
+# as an int (`(acc * 1000) % 53 - 26`), an int64 value (`acc % 2**36 - 2**35`), with `**`
+# (`(acc % 2**20) ** 3`, `prod ** (acc % 3)`), compared with each other, and returned as they
+# are (test_differential compares a Python int past int64 exactly: only a Python int holds it).
+PYTHON_INTS = True
+# `for i in rt.range(2 * n):` (or `rt.range(n + 4)`, or a `while` to `n + 4`) around `prod =
+# prod * K` (K: 1000, -1000, 3_000_000_000, 7), maybe with `acc = acc + C`, another change of
+# `acc` or `prod` and a `break`: products that pass int64 after a few of the 0-8 iterations.
+PRODUCT_LOOPS = True
+# Python ints past int64 made while the graph is traced (by plain Python: a statement outside
+# graph loops, a Python loop, `3_000_000_000 * 3_000_000_000 * 7`) that then meet the graph.
+# Off, the value of an expression of Python ints that Python computes while tracing stays
+# within int64 (what grows does so in PRODUCT_LOOPS, whose variables are the graph's): no
+# `2**62`, products by at most 2**16 of a name only, `**` of `% 2**20` only, no `range(8)`
+# product loops. On: also `x ** (acc % 3 - 1)` (an int to the power -1 is a float in Python;
+# the graph refuses it at the user's line, with numpy's message). Bug: a Python int past int64
+# in a branch of a graph `if` raises numpy's OverflowError, not a located error: `prod = 2**70
+# if y < x else 1`, `return 1` gives 1 / 1 / OverflowError "Python int too large to convert to
+# C long" (at tensor.py: np.asarray); also `prod = -7`, `for i in range(8): prod = prod *
+# 3_000_000_000; if y < x: break`, `return 1` (the Python loop with a graph `break` runs its
+# later iterations under graph `if`s). (A Python int past int64 that starts a graph loop is
+# refused with a located TypeError, which is fine.)
+PYTHON_INTS_PAST_INT64_WHILE_TRACING = False
+# A Python int past int32 compared with an int32 value (`acc < x`), or read as it is as an
+# int64 value (`big + acc`, so also compared with int64 values past int64): numpy compares
+# exactly. Bug: converted code on eager tensors converts the Python int to int32: `s = 0`, `for
+# i in rt.range(n): s = s + 3_000_000_000`, `return s > n` (n=3) gives np.True_ / OverflowError
+# "Python integer 9000000000 out of bounds for int32" (at tensor.py: np.asarray) / True; the
+# graph fails the same way where the Python int is a constant: `return x < 3_000_000_000` gives
+# np.True_ / OverflowError / OverflowError (unclear: numpy's, not a raise of the library).
+PYTHON_INTS_COMPARED = False
+# `w ** E`: `w` a Python float (`-4.0`, `0.0`, `4.0`, `-16.0`, `0.25`, an `if` of two, `w =
+# -w` in loops and branches), E an exponent written as a Python int (`2`, `3`, `-1`, `0`), a
+# float (`0.5`, `1.5`, `-0.5`, `2.0`, ...) or `e`, a Python float exponent chosen the same way;
+# also `B ** E` and `(B if cond else C) ** E` of constants. Read as a float anywhere (powers are
+# exact: see POWER_BASES). Zero to a negative power raises ZeroDivisionError in Python (and must
+# in the graph). A negative base to a fraction is a complex number in Python (and in converted
+# code, where the Python float stays one); the graph refuses it with a located
+# InvalidArgumentError, which the harness accepts as it accepts every clear error of the graph
+# where Python returns (test_differential.disagreement).
+FLOAT_POWERS = True
+# A negative base to a fraction where `f` returns the power (as it is, or in `+ - *` and
+# conditional expressions of a returned float): the complex number is returned by Python and
+# converted code, refused by the graph. Elsewhere (and with this flag off) a fraction's base is
+# `abs(...)`: numpy orders complex numbers (`np.float32(1) <= 2j`) where the runtime refuses to,
+# by design, and a complex number in a builtin or a helper meets the same refusal.
+COMPLEX_POWERS = True
+# `-0.0` among the bases of FLOAT_POWERS (found: `w = -0.0 if x > 0 else 4.0`, `return w ** 0.5`
+# gave 0.0 / 0.0 / -0.0, numpy's power taking sqrt's -0.0; fixed). Still different, not
+# generated: a float32 *tensor* u = -0.0, `u ** 0.5`: numpy's scalar `**` gives 0.0, the
+# converted code and the graph (np.power) -0.0.
+NEGATIVE_ZERO_POWERS = True
+# A Python int stand-in as the exponent of a Python float stand-in: `w ** (acc % 4 - 1)` (found:
+# `k = 3 if x > 0 else -2`, `w = -8.0 if x > 0 else 4.0`, `return w ** k` failed while tracing,
+# the check of a fraction taking the floor of the int exponent; fixed).
+INT_EXPONENTS = True
+# Python float powers that overflow: `w ** 600` (exponents 600 and -600 among the written ones;
+# Python raises OverflowError, the graph gave inf; fixed: the graph raises).
+FLOAT_POWER_OVERFLOW = True
 
 def _override_flags(text):
     """FUZZ_FLAGS=NAME,NAME=0,...: turns flags of this module on (`NAME`, `NAME=1`) or off
@@ -218,11 +302,39 @@ GUARDS = {LINT: "0", LFLOAT: "0.5", LVEC: "p", LROWS: "[n]"}  # what `L + [v]` a
 MAX_DEPTH = 3  # compound statements nest at most this deep
 MAX_LOOPS = 3  # loops per program
 LITERALS = {INT: ("1", "0", "2", "-3"), FLOAT: ("0.5", "1", "-2.25", "1.5"), VEC: (),
-            I64: ("np.int64(2**33)", "2**32", "np.int64(-3 * 2**31)", "5")}
+            I64: ("np.int64(2**33)", "2**32", "np.int64(-3 * 2**31)", "5"),
+            PINT: ("2_000_000_000", "3_000_000_000", "-2**40", "7", "1000", "-1", "0") + (
+                ("2**62",) if PYTHON_INTS_PAST_INT64_WHILE_TRACING else ()),
+            PFLOAT: ()}
 INITS = {INT: ("x", "0", "y", "2", "n"), FLOAT: ("u", "0", "0.5", "p[0]", "-1.5", "-0.0", "0.0"),
          VEC: ("p", "p * 2", "p + u"),
          I64: ("np.int64(2**33)", "2**32 + 1", "np.int64(-2**31) * 3",
-               "(np.int64(2**33) if x < y else np.int64(-2**32 - 1))")}
+               "(np.int64(2**33) if x < y else np.int64(-2**32 - 1))"),
+         PINT: ("0", "1", "2_000_000_000", "3_000_000_000", "-2**40",
+                "(3_000_000_000 if x < y else -2**40)")}
+# PYTHON_INTS: what `T = T + C` adds (small steps too: a counter's check is dropped by a pass),
+# what `T = T * K` multiplies by, what `//` and `%` divide by (never zero), where `prod` starts.
+PINT_STEPS = ("2_000_000_000", "3_000_000_000", "-2**40", "1", "-5", "200", "-3_000_000_000") + (
+    ("2**62",) if PYTHON_INTS_PAST_INT64_WHILE_TRACING else ())
+PINT_FACTORS = ("1000", "-3", "2**16", "-1", "-1000") + (
+    ("3_000_000_000",) if PYTHON_INTS_PAST_INT64_WHILE_TRACING else ())
+LOOP_FACTORS = ("1000", "-1000", "3_000_000_000", "7")  # (variables of a graph loop)
+PINT_DIVISORS = ("3", "-7", "1000", "2**31 + 1", "2**40")
+PINT_FORMS = ("atom", "atom", "binary", "binary", "negative", "ifexp", "divide", "power")
+PINT_STATEMENTS = ("add", "add", "multiply", "multiply", "negate", "ifexp", "assign", "divide")
+GROWING = ("multiply", "assign")  # only in PRODUCT_LOOPS unless PYTHON_INTS_PAST_INT64_WHILE_...
+# FLOAT_POWERS: bases (`w`'s values), exponents (`e`'s values are the float ones). Every power
+# is exact, also in float32 (a Python float that a graph `if` merges with a float32 tensor is a
+# float32, by design: `0.1 if x > 0 else u` gives float32's 0.1), so bases are 0 and powers of
+# 4 (their square roots are powers of 2) and exponents whole numbers and halves.
+POWER_BASES = ("-4.0", "0.0", "4.0", "-16.0", "0.25", "-0.25", "1.0") + (
+    ("-0.0",) if NEGATIVE_ZERO_POWERS else ())
+FLOAT_EXPONENTS = ("0.5", "1.5", "-0.5", "2.0", "-2.0", "0.0", "3.0")
+INT_EXPONENTS_WRITTEN = ("2", "3", "-1", "0") + (("600", "-600") if FLOAT_POWER_OVERFLOW else ())
+FRACTIONS = ("0.5", "1.5", "-0.5", "e")
+POWER_INITS = ("(-4.0 if x < y else 0.25)", "(0.0 if u < 0.5 else -16.0)")  # graph values
+EXPONENT_INITS = ("(0.5 if x < n else -2.0)",)
+POWER_STATEMENTS = ("ifexp", "ifexp", "negate", "exponent")
 JUMPS = ("return", "break", "continue")
 _LOOP_NAMES = tuple(f"{k}{d}" for k in "ik" for d in range(MAX_DEPTH + 1))
 # Every name a choice may pick, in a fixed order (see `_Writer.choose`).
@@ -232,28 +344,37 @@ NAMES = {INT: ("x", "y", "n", "a", "b", "G", "d['k']", "box.attr", "c", "z", "v"
                *_OUTSIDE),
          FLOAT: ("u", "p[0]", "p[-1]", "s", "t", "q[1]", "lst[-1]", *_LOOP_NAMES),
          VEC: ("p", "q", *_LOOP_NAMES), LINT: ("la", *_LOOP_NAMES), LFLOAT: ("lst",),
-         LVEC: ("lv",), LROWS: ("rows",), I64: ("big", *_LOOP_NAMES)}
+         LVEC: ("lv",), LROWS: ("rows",), I64: ("big", *_LOOP_NAMES), PINT: ("acc", "prod"),
+         PFLOAT: ("w", "e")}
 TARGETS = {INT: ("a", "b", "G", "d['k']", "d['j']", "box.attr", "z", *_OUTSIDE_TARGETS),
            FLOAT: ("s", "t", "lst[0]", "lst[1]"), VEC: ("q",), LINT: ("la",), LFLOAT: ("lst",),
-           LVEC: ("lv",), LROWS: ("rows",), I64: ("big",)}
+           LVEC: ("lv",), LROWS: ("rows",), I64: ("big",), PINT: ("acc", "prod"),
+           PFLOAT: ("w", "e")}
 STABLE = {INT: ("x", "y", "n", *_LOOP_NAMES), FLOAT: ("u", "p[0]", "p[1]", *_LOOP_NAMES), VEC: (),
-          I64: _LOOP_NAMES}
-CALLS = {INT: ("g()", "inner({arg})", "size()", "hi"), FLOAT: ("g()", "hf"), VEC: ("hv",), I64: ()}
+          I64: _LOOP_NAMES, PINT: (), PFLOAT: ()}
+CALLS = {INT: ("g()", "inner({arg})", "size()", "hi"), FLOAT: ("g()", "hf"), VEC: ("hv",), I64: (),
+         PINT: (), PFLOAT: ()}
 # The forms of issue 24 that are calls, a bool value or `~` (see `_Writer.number_forms`).
 NUMBER_FORMS = ("abs", "pow", "round", "divmod", "max", "min", "sum", "list_max", "list_sum",
-                "int", "floor", "ceil", "floor_exp", "fabs", "sqrt", "trunc", "bool", "invert")
+                "int", "floor", "ceil", "floor_exp", "fabs", "sqrt", "trunc", "bool", "invert") + (
+    ("python_int", "python_int") if PYTHON_INTS else ()) + (
+    ("power", "power") if FLOAT_POWERS else ())
 CONDITION_FORMS = ("all", "any", "list_any", "bool", "bool_compare", "truth", "not_", "round")
 _NUMBER_FLAGS = (INT64_VALUES, INT_CONVERSION, BOOL_ARITHMETIC, MIN_MAX, SUM_ALL_ANY,
-                 LIST_BUILTINS, BITWISE, ABS_POW, ROUND, DIVMOD, MATH_FUNCTIONS, MATH_TRUNC)
+                 LIST_BUILTINS, BITWISE, ABS_POW, ROUND, DIVMOD, MATH_FUNCTIONS, MATH_TRUNC,
+                 PYTHON_INTS, FLOAT_POWERS)
 _CONDITION_FLAGS = (SUM_ALL_ANY, LIST_BUILTINS, BOOL_COMPARE, OPERATOR_TRUTH, ROUND_DIGITS)
 EXPRESSIONS = ("atom", "atom", "binary", "binary", "ifexp", "boolop", "call", "item", "len",
                "reduce", "pack") + (("number",) * 2 if any(_NUMBER_FLAGS) else ())
 CONDITIONS = ("compare", "compare", "compare", "not", "and", "or", "truth", "python",
-              "list") + (("number",) * 2 if any(_CONDITION_FLAGS) else ())
+              "list") + (("number",) * 2 if any(_CONDITION_FLAGS) else ()) + (
+    ("python_int",) if PYTHON_INTS else ())
 STATEMENTS = ("assign", "assign", "augassign", "return", "if", "if", "while", "for", "for",
               "try", "break", "continue", "bump", "list", "list", "row", "call") + (
     ("augbit",) if AUG_BITWISE else ()) + (("divmod",) if DIVMOD else ()) + (
-    ("outside",) if OUTSIDE_STATE else ())
+    ("outside",) if OUTSIDE_STATE else ()) + (
+    ("python_int",) * 3 if PYTHON_INTS else ()) + (("product_loop",) if PRODUCT_LOOPS else ()) + (
+    ("power",) * 2 if FLOAT_POWERS else ())
 LIST_CHANGES = ("append", "append", "pop", "plus", "prepend", "iadd", "extend", "setitem", "pop",
                 "clear", "append_to_item")
 INDICES = ("0", "-1", "1", "-2", "{atom} % 3", "len({lst}) - 1", "-len({lst})")
@@ -405,6 +526,7 @@ class Scope:
     depth: int = 0
     in_loop: bool = False
     frozen: tuple = ()  # lists a `for` iterates: not lengthened or shortened in place
+    product_loop: bool = False  # in the body of a PRODUCT_LOOPS loop (a graph loop)
 
     def lists(self, kinds=LISTS, mutable=False):
         """(kind, name) of the readable (or changeable) lists of `kinds`."""
@@ -452,6 +574,7 @@ class _Writer:
         self.helpers = []  # module-level lines: the decorated helpers
         self.outside_lines = []  # module-level lines: the outside state (OUTSIDE_STATE)
         self.f_decorators = []
+        self.complex_ok = False  # (FLOAT_POWERS: where a power may be a complex number)
 
     @property
     def helpers(self):
@@ -496,9 +619,15 @@ class _Writer:
     def atom(self, scope, kind):
         if kind == FLOAT and NAN_VALUES and "u" in scope.atoms[FLOAT] and self.chance(6):
             return self.pick(NAN_ATOMS)
+        if kind == FLOAT and FLOAT_POWERS and scope.atoms[PFLOAT] and self.chance(8):
+            return self.power(scope, 2)  # (else seldom drawn)
         return self.choose(NAMES[kind] + LITERALS[kind], scope.atoms[kind] + LITERALS[kind])
 
     def expr(self, scope, kind, depth=0):
+        if kind == PINT:
+            return self.python_int(scope, depth)
+        if kind == PFLOAT:
+            return self.atom(scope, PFLOAT)
         forms = {"atom"}
         if depth < 2:
             forms |= {"binary", "ifexp"}
@@ -517,6 +646,27 @@ class _Writer:
             if self.summed_lists(scope, kind):
                 forms.add("reduce")
         form = self.choose(EXPRESSIONS, [f for f in EXPRESSIONS if f in forms])
+        if form not in ("atom", "binary", "ifexp", "number"):
+            with self.real_powers():
+                return self._expr(scope, kind, depth, form)
+        return self._expr(scope, kind, depth, form)
+
+    def real_powers(self):
+        """A context where powers are real numbers (COMPLEX_POWERS): a complex number is
+        returned as it is or in arithmetic (`+ - *`, conditional expressions) only, never
+        compared (numpy orders complex numbers, the runtime refuses to), passed to a builtin
+        or a helper, put in a list or tested for truth."""
+        writer = self
+
+        class _Real:
+            def __enter__(self):
+                self.outer, writer.complex_ok = writer.complex_ok, False
+
+            def __exit__(self, *exc):
+                writer.complex_ok = self.outer
+        return _Real()
+
+    def _expr(self, scope, kind, depth, form):
         if form == "atom":
             return self.atom(scope, kind)
         if form in ("item", "len", "reduce", "pack"):
@@ -572,6 +722,10 @@ class _Writer:
         return lines
 
     def condition(self, scope, depth=0):
+        with self.real_powers():
+            return self._condition(scope, depth)
+
+    def _condition(self, scope, depth=0):
         forms = {"compare"}
         if depth < 2:
             forms |= {"not", "and", "or", "truth"}
@@ -581,9 +735,16 @@ class _Writer:
             forms.add("list")
         if depth < 2 and self.condition_forms(scope):
             forms.add("number")
+        if PYTHON_INTS and scope.atoms[PINT]:
+            forms.add("python_int")
         form = self.choose(CONDITIONS, [f for f in CONDITIONS if f in forms])
         if form == "list":  # a list's truth value: not empty
             return self.a_list(scope)[1]
+        if form == "python_int":  # PYTHON_INTS: compared with each other (or with an int)
+            op = self.pick(["<", ">", "<=", ">=", "==", "!="])
+            other = (self.expr(scope, INT, 1) if PYTHON_INTS_COMPARED and self.chance(3)
+                     else self.python_int(scope, depth + 1))
+            return f"{self.python_int(scope, depth + 1)} {op} {other}"
         if form == "number":
             return self.number_condition(scope, depth)
         if form == "compare":
@@ -616,7 +777,9 @@ class _Writer:
               "floor_exp": MATH_FUNCTIONS and kind == INT, "fabs": MATH_FUNCTIONS and kind == FLOAT,
               "sqrt": MATH_FUNCTIONS and kind == FLOAT, "trunc": MATH_TRUNC and kind == INT,
               "bool": BOOL_ARITHMETIC and kind in (INT, I64),
-              "invert": BITWISE and kind in (INT, I64)}
+              "invert": BITWISE and kind in (INT, I64),
+              "python_int": PYTHON_INTS and kind in (INT, I64) and bool(scope.atoms[PINT]),
+              "power": FLOAT_POWERS and kind == FLOAT and bool(scope.atoms[PFLOAT])}
         return [form for form in NUMBER_FORMS if on[form]]
 
     def listed(self, scope, kind):
@@ -627,6 +790,12 @@ class _Writer:
         """A value of `kind` made by a builtin, a `math` function, a bool or `~`."""
         forms = self.number_forms(scope, kind)
         form = self.choose(NUMBER_FORMS, forms)
+        if form != "power":
+            with self.real_powers():
+                return self._number(scope, kind, depth, form)
+        return self.power(scope, depth)
+
+    def _number(self, scope, kind, depth, form):
 
         def value(of=kind):
             return self.expr(scope, of, depth + 1)
@@ -686,7 +855,67 @@ class _Writer:
             if arguments and self.draw(st.booleans()):  # next to an int32 argument: int32
                 return f"({self.bool_value(scope, depth, (0,))} {op} {self.pick(arguments)})"
             return f"({self.bool_value(scope, depth, (1, 2))} {op} {value()})"  # a Python bool
+        if form == "python_int":  # PYTHON_INTS: a Python int read as an int or int64 value
+            if kind == I64 and PYTHON_INTS_COMPARED and self.chance(3):
+                return self.atom(scope, PINT)  # as it is (maybe past int64)
+            return f"({_wrap(self.python_int(scope, depth + 1), kind)})"
         return f"(~{value()})"  # invert
+
+    # ---- Python ints past int32 and int64, powers of Python floats -------------------------
+    def python_int(self, scope, depth=0, reads=True):
+        """A Python int (PYTHON_INTS): `acc`, `prod`, constants past int32, their sums,
+        differences, products by a constant, negations, conditional expressions, `//` and `%` by
+        constants and (`reads`: a value that is not assigned back, so that no value squares on
+        every iteration of a loop) small powers."""
+        forms = {"atom"} | ({"binary", "negative", "ifexp", "divide"} if depth < 2 else set())
+        if reads and depth < 2:
+            forms.add("power")
+        form = self.choose(PINT_FORMS, [f for f in PINT_FORMS if f in forms])
+        if form == "atom":
+            return self.atom(scope, PINT)
+        grows = PYTHON_INTS_PAST_INT64_WHILE_TRACING
+        value = self.python_int(scope, depth + 1, reads)
+        if form == "binary":
+            op = self.pick(["+", "-", "*"])
+            if op == "*":  # by a constant, so that it grows by a few dozen bits only
+                return f"({value if grows else self.atom(scope, PINT)} * {self.pick(PINT_FACTORS)})"
+            return f"({value} {op} {self.python_int(scope, depth + 1, reads)})"
+        if form == "negative":
+            return f"(-{value})"
+        if form == "ifexp":
+            orelse = self.python_int(scope, depth + 1, reads)
+            return f"({value} if {self.condition(scope, 2)} else {orelse})"
+        if form == "divide":
+            return f"({value} {self.pick(['//', '%'])} {self.pick(PINT_DIVISORS)})"
+        if grows:  # 0-3, or a carried exponent in -1..1 (an int to a negative power is a
+            # float in Python; the graph refuses it at the user's line)
+            exponent = self.pick(["2", "3", "0", f"({self.atom(scope, PINT)} % 3 - 1)"])
+            return f"({value} ** {exponent})"
+        # within int64 (a name is within 2**42 while tracing, or the graph's value)
+        exponent = self.pick(["2", "3", "0", f"({self.atom(scope, PINT)} % 3)"])
+        base = self.atom(scope, PINT)
+        return f"({base} ** 0)" if exponent == "0" else f"(({base} % 2**20) ** {exponent})"
+
+    def power(self, scope, depth):
+        """`base ** exponent` of Python floats (FLOAT_POWERS): base `w` or a constant (maybe an
+        `if` of two), exponent a Python int or float constant or `e` (or, with INT_EXPONENTS,
+        a Python int stand-in in -1..2). Where the writer may not write a complex number
+        (`complex_ok`), a fraction's base is `abs(...)`."""
+        bases = ("w", "constant", "ifexp")
+        base = self.choose(bases, [b for b in bases if b != "w" or "w" in scope.atoms[PFLOAT]])
+        if base == "constant":
+            base = f"({self.pick(POWER_BASES)})"
+        elif base == "ifexp":
+            first, second = self.pick(POWER_BASES), self.pick(POWER_BASES)
+            base = f"({first} if {self.condition(scope, 2)} else {second})"
+        exponents = INT_EXPONENTS_WRITTEN + FLOAT_EXPONENTS + ("e",)
+        exponent = self.choose(exponents, [x for x in exponents
+                                           if x != "e" or "e" in scope.atoms[PFLOAT]])
+        if INT_EXPONENTS and scope.atoms[PINT] and self.chance(4):
+            exponent = f"({self.atom(scope, PINT)} % 4 - 1)"
+        if not self.complex_ok and exponent in FRACTIONS:
+            base = f"abs({base})"  # (a fraction of a non-negative base is real)
+        return f"({base} ** {exponent})"
 
     def divisor(self, scope, kind):
         """A divisor of `kind` (an int or a float) that is never zero."""
@@ -903,7 +1132,11 @@ class _Writer:
         if template == "container":
             return "d" if self.features.dict else "lst" if self.features.list else "None"
         if isinstance(template, str):
-            return self.expr(scope, template, 1)
+            outer, self.complex_ok = self.complex_ok, template == FLOAT and COMPLEX_POWERS
+            try:
+                return self.expr(scope, template, 1)
+            finally:
+                self.complex_ok = outer
         shape, children = template
         items = [self.returned(scope, child) for child in children]
         if shape == "dict":
@@ -937,6 +1170,12 @@ class _Writer:
         if self.features.outside:
             kinds.add("outside")
         kinds |= {"augbit", "divmod"} & set(STATEMENTS)
+        if scope.targets[PINT]:
+            kinds.add("python_int")
+            if PRODUCT_LOOPS and scope.depth < MAX_DEPTH and self.loops < MAX_LOOPS:
+                kinds.add("product_loop")
+        if scope.targets[PFLOAT]:
+            kinds.add("power")
         if scope.lists(mutable=True):
             kinds.add("list")
         if scope.targets[LROWS] and "rows" not in scope.frozen and scope.depth < MAX_DEPTH \
@@ -1036,6 +1275,76 @@ class _Writer:
             return [f"{first} = {call}[{self.draw(st.integers(0, 1))}]"], scope
         return [f"{first}, {self.choose(TARGETS[kind], rest)} = {call}"], scope
 
+    def write_python_int(self, scope):
+        """A change of `acc` or `prod` (PYTHON_INTS): `T = T + C` (also `+=`, `-`, `C + T`),
+        `T = T * K` (also `*=`, `K * T`), `T = -T`, `T = (C if cond else D)`, `T = e` of Python
+        ints (no powers: a loop would square a value on every iteration), `T = T // K`, `T %=
+        M`."""
+        target = self.choose(TARGETS[PINT], scope.targets[PINT])
+        grows = PYTHON_INTS_PAST_INT64_WHILE_TRACING or scope.product_loop
+        form = self.choose(PINT_STATEMENTS, [f for f in PINT_STATEMENTS
+                                             if grows or f not in GROWING])
+        if form == "add":
+            step, op = self.pick(PINT_STEPS), self.pick(["+", "-"])
+            return [self.pick([f"{target} = {target} {op} {step}", f"{target} {op}= {step}",
+                               f"{target} = {step} + {target}"])], scope
+        if form == "multiply":
+            factor = self.pick(PINT_FACTORS + LOOP_FACTORS)
+            return [self.pick([f"{target} = {target} * {factor}", f"{target} *= {factor}",
+                               f"{target} = {factor} * {target}"])], scope
+        if form == "negate":
+            return [f"{target} = -{target}"], scope
+        if form == "ifexp":  # (an `if` choosing between Python ints)
+            first = self.pick(PINT_STEPS + (target,))
+            second = self.pick((f"{target} + {self.pick(PINT_STEPS)}",) + PINT_STEPS)
+            return [f"{target} = ({first} if {self.condition(scope, 1)} else {second})"], scope
+        if form == "divide":
+            op = self.pick(["//", "%"])
+            divisor = self.pick(PINT_DIVISORS)
+            return [self.pick([f"{target} = {target} {op} {divisor}",
+                               f"{target} {op}= {divisor}"])], scope
+        return [f"{target} = {self.python_int(scope, reads=False)}"], scope  # assign
+
+    def write_product_loop(self, scope):
+        """`for i in rt.range(2 * n):` (or `rt.range(n + 4)`, a `while` to `n + 4` or, with
+        PYTHON_INTS_PAST_INT64_WHILE_TRACING, `range(8)`) around `prod = prod * K`: 0-8
+        iterations, maybe with `acc = acc + C`, another change of `acc` or `prod` (what it
+        changes is a variable of the graph's loop, so products by any constant are checked
+        there) and a `break`."""
+        self.loops += 1
+        depth, factor = scope.depth, self.pick(LOOP_FACTORS)
+        body = [f"prod = prod * {factor}"]
+        if self.draw(st.booleans()):
+            body = self.pick([[*body, f"acc = acc + {self.pick(PINT_STEPS)}"],
+                              [f"acc = acc + {self.pick(PINT_STEPS)}", *body]])
+        inner = dataclasses.replace(scope.nested(in_loop=True), product_loop=True)
+        if self.draw(st.booleans()):
+            more, _ = self.write_python_int(inner)
+            body += more
+        if self.chance(3):
+            body += [f"if {self.condition(inner, 1)}:", "    break"]
+        form = self.draw(st.integers(0, 3 if PYTHON_INTS_PAST_INT64_WHILE_TRACING else 2))
+        if form == 2:
+            counter = f"k{depth}"
+            return [f"{counter} = 0", f"while {counter} < n + 4:", f"    {counter} += 1",
+                    *_indent(body)], scope
+        iterable = ("rt.range(2 * n)", "rt.range(n + 4)", None, "range(8)")[form]
+        return [f"for i{depth} in {iterable}:", *_indent(body)], scope
+
+    def write_power(self, scope):
+        """A change of `w` or `e` (FLOAT_POWERS): `w = (B if cond else C)`, `w = -w`, `w = w *
+        -1.0`, `e = (E if cond else F)` (`w` is never scaled otherwise: its powers stay within
+        float32's range)."""
+        form = self.choose(POWER_STATEMENTS, POWER_STATEMENTS)
+        cond = self.condition(scope, 1)
+        if form == "exponent" or form == "ifexp" and self.draw(st.booleans()):
+            first, second = self.pick(FLOAT_EXPONENTS), self.pick(FLOAT_EXPONENTS + ("e",))
+            return [f"e = ({first} if {cond} else {second})"], scope
+        if form == "ifexp":
+            first, second = self.pick(POWER_BASES), self.pick(POWER_BASES + ("w",))
+            return [f"w = ({first} if {cond} else {second})"], scope
+        return [self.pick(["w = -w", "w = w * -1.0"])], scope
+
     def write_if(self, scope):
         inner = scope.nested()
         lines = [f"if {self.condition(scope)}:", *_indent(self.block(inner))]
@@ -1128,7 +1437,8 @@ def templates(draw, depth=0):
     """The structure every `return` of a program fills: a leaf type (`container` is `d` or
     `lst` itself; `("staged", i, form)` the i-th list the program declares, as it is, stacked or
     concatenated), or a tuple, list or dict of structures."""
-    leaves = [INT, FLOAT, VEC, "none", "container", "staged"] + ([I64] if INT64_VALUES else [])
+    leaves = [INT, FLOAT, VEC, "none", "container", "staged"] + ([I64] if INT64_VALUES else []) + (
+        [PINT] if PYTHON_INTS else [])
     if depth >= 2 or draw(st.integers(0, 2)) < 2:
         leaf = draw(st.sampled_from(leaves))
         if leaf == "staged":
@@ -1165,6 +1475,13 @@ def _prologue(writer):
     if INT64_VALUES:
         lines.append(f"big = {pick(INITS[I64])}")
         scope = scope.add(I64, "big", target=True)
+    if PYTHON_INTS:
+        lines += [f"acc = {pick(INITS[PINT])}", f"prod = {pick(('1', '3_000_000_000', '-7'))}"]
+        scope = scope.add(PINT, "acc", target=True).add(PINT, "prod", target=True)
+    if FLOAT_POWERS:
+        lines += [f"w = {pick(POWER_BASES + POWER_INITS)}",
+                  f"e = {pick(FLOAT_EXPONENTS + EXPONENT_INITS)}"]
+        scope = scope.add(PFLOAT, "w", target=True).add(PFLOAT, "e", target=True)
     if OUTSIDE_STATE and writer.flag("outside"):
         writer.outside_lines, scope = writer.span(_declare_outside, writer, scope)
     on = writer.flag("decorated")  # before `inner` and `lambda_`, which it decorates

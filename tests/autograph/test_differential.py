@@ -174,9 +174,27 @@ def is_clear_error(error, path):
 
 def _same(actual, expected):
     try:
-        return same(actual, expected)
+        return _same_numbers(actual, expected)
     except Exception:  # noqa: BLE001 - e.g. a symbolic tensor returned by mistake
         return False
+
+
+_INT64 = np.iinfo(np.int64)
+
+
+def _same_numbers(actual, expected):
+    """three_way.same, where a Python int past int64 (program_grammar.PYTHON_INTS) equals only
+    the same Python int (no tensor holds it: a graph returns it only as a Python value it
+    computed while tracing)."""
+    if isinstance(expected, (tuple, list)):
+        return (isinstance(actual, type(expected)) and len(actual) == len(expected)
+                and all(map(_same_numbers, actual, expected)))
+    if isinstance(expected, dict):
+        return (isinstance(actual, dict) and actual.keys() == expected.keys()
+                and all(_same_numbers(actual[k], expected[k]) for k in expected))
+    if type(expected) is int and not _INT64.min <= expected <= _INT64.max:
+        return type(actual) is int and actual == expected
+    return same(actual, expected)
 
 
 def disagreement(results, path):

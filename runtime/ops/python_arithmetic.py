@@ -157,7 +157,9 @@ def _positive_square_root_of_zero(result, y):
     changes only a -0.0)."""
     if is_python_scalar(y):
         return math_ops.add(result, 0.0) if y == 0.5 else result
-    return math_ops.where(math_ops.equal(y, 0.5), math_ops.add(result, 0.0), result)
+    chosen = math_ops.where(math_ops.equal(y, 0.5), math_ops.add(result, 0.0), result)
+    chosen.weak = True  # still a Python float's stand-in (where gives a strong tensor)
+    return chosen
 
 
 def _int_power_fits(x, y, result):

@@ -707,3 +707,13 @@ def float_to_an_int_power(x):
 @pytest.mark.parametrize("fn", [root_of_negative_zero, float_to_an_int_power])
 def test_powers_of_python_floats_found_by_the_fuzzer(fn, x):
     assert_agree(fn, np.float32(x))
+
+
+def carried_exponent_meets_float32(x):
+    k = 3 if x > 0 else 1
+    return (0.5 ** k) + x  # a Python float: it takes x's float32
+
+
+def test_a_power_with_a_carried_exponent_stays_a_python_number():
+    assert_agree(carried_exponent_meets_float32, np.float32(1.0))
+    assert_agree(carried_exponent_meets_float32, np.float32(-1.0))

@@ -66,54 +66,59 @@ def _sign_bits_clear(a, b):
     return math_ops.greater_equal(math_ops.bitwise_and(a, b), 0)
 
 
-def add(x, y):
-    """`x + y`; past int64, stand-ins of Python ints raise when the graph runs."""
-    result = math_ops.add(x, y)
-    if _weak(result, "is_integer"):
-        x, y = _tensor(x, result.dtype), _tensor(y, result.dtype)
-        if is_python_scalar(y) or is_python_scalar(x):  # n + 1: it only grew (or shrank)
-            value, constant = (x, y) if is_python_scalar(y) else (y, x)
-            fits = _moved(result, value, up=constant >= 0)
-        else:  # wrapped iff both operands' signs differ from the result's
-            fits = _sign_bits_clear(math_ops.bitwise_xor(x, result),
-                                    math_ops.bitwise_xor(y, result))
-        _checked(fits, f"`+` overflowed int64 {_GROWS}")
-    return result
+def _int_checked(compute, fits, symbol: str):
+    """`compute(x, y)`, followed for stand-ins of Python ints by the check that
+    `fits(x, y, result)` (operands as tensors of the result's dtype, Python scalars as they
+    are) holds when the graph runs."""
+    def operator(x, y):
+        result = compute(x, y)
+        if _weak(result, "is_integer"):
+            _checked(fits(_tensor(x, result.dtype), _tensor(y, result.dtype), result),
+                     f"`{symbol}` overflowed int64 {_GROWS}")
+        return result
+    operator.__doc__ = (f"`x {symbol} y`; past int64, stand-ins of Python ints raise when the "
+                        "graph runs.")
+    return operator
 
 
-def subtract(x, y):
-    """`x - y`; past int64, stand-ins of Python ints raise when the graph runs."""
-    result = math_ops.subtract(x, y)
-    if _weak(result, "is_integer"):
-        x, y = _tensor(x, result.dtype), _tensor(y, result.dtype)
-        if is_python_scalar(y):  # n - 1
-            fits = _moved(result, x, up=y < 0)
-        else:  # wrapped iff the operands' signs differ and the result's is not x's
-            fits = _sign_bits_clear(math_ops.bitwise_xor(x, y), math_ops.bitwise_xor(x, result))
-        _checked(fits, f"`-` overflowed int64 {_GROWS}")
-    return result
+def _sum_fits(x, y, result):
+    if is_python_scalar(y) or is_python_scalar(x):  # n + 1: it only grew (or shrank)
+        value, constant = (x, y) if is_python_scalar(y) else (y, x)
+        return _moved(result, value, up=constant >= 0)
+    # wrapped iff both operands' signs differ from the result's
+    return _sign_bits_clear(math_ops.bitwise_xor(x, result), math_ops.bitwise_xor(y, result))
 
 
-def multiply(x, y):
-    """`x * y`; past int64, stand-ins of Python ints raise when the graph runs."""
-    result = math_ops.multiply(x, y)
-    if _weak(result, "is_integer"):
-        x, y = _tensor(x, result.dtype), _tensor(y, result.dtype)
-        smallest = int(np.iinfo(result.dtype.np_dtype).min)
-        if is_python_scalar(x) or is_python_scalar(y):  # 3 * n
-            constant, value = (x, y) if is_python_scalar(x) else (y, x)
-            constant = int(constant)
-            if constant in (0, 1):
-                return result
-            fits = (math_ops.not_equal(value, smallest) if constant == -1
-                    else math_ops.equal(math_ops.floordiv(result, constant), value))
-        else:  # result // x == y, except for x of 0 (always fits) and -1 (y not the smallest)
-            zero, minus_one = math_ops.equal(x, 0), math_ops.equal(x, -1)
-            divisor = math_ops.where(math_ops.logical_or(zero, minus_one), 1, x)
-            fits = math_ops.where(minus_one, math_ops.not_equal(y, smallest), math_ops.logical_or(
-                zero, math_ops.equal(math_ops.floordiv(result, divisor), y)))
-        _checked(fits, f"`*` overflowed int64 {_GROWS}")
-    return result
+def _difference_fits(x, y, result):
+    if is_python_scalar(y):  # n - 1
+        return _moved(result, x, up=y < 0)
+    # wrapped iff the operands' signs differ and the result's is not x's
+    return _sign_bits_clear(math_ops.bitwise_xor(x, y), math_ops.bitwise_xor(x, result))
+
+
+def _product_fits(x, y, result):
+    smallest = _smallest(result.dtype)
+    if is_python_scalar(x) or is_python_scalar(y):  # 3 * n
+        constant, value = (x, y) if is_python_scalar(x) else (y, x)
+        constant = int(constant)
+        if constant in (0, 1):
+            return True
+        return (math_ops.not_equal(value, smallest) if constant == -1
+                else math_ops.equal(math_ops.floordiv(result, constant), value))
+    # result // x == y, except for x of 0 (always fits) and -1 (y not the smallest)
+    zero, minus_one = math_ops.equal(x, 0), math_ops.equal(x, -1)
+    divisor = math_ops.where(math_ops.logical_or(zero, minus_one), 1, x)
+    return math_ops.where(minus_one, math_ops.not_equal(y, smallest), math_ops.logical_or(
+        zero, math_ops.equal(math_ops.floordiv(result, divisor), y)))
+
+
+def _smallest(dtype) -> int:
+    return int(np.iinfo(dtype.np_dtype).min)
+
+
+add = _int_checked(math_ops.add, _sum_fits, "+")
+subtract = _int_checked(math_ops.subtract, _difference_fits, "-")
+multiply = _int_checked(math_ops.multiply, _product_fits, "*")
 
 
 def negative(x):
@@ -121,8 +126,7 @@ def negative(x):
     largest)."""
     result = math_ops.negative(x)
     if _weak(result, "is_integer"):
-        smallest = int(np.iinfo(result.dtype.np_dtype).min)
-        _checked(math_ops.not_equal(x, smallest), f"`-` overflowed int64 {_GROWS}")
+        _checked(math_ops.not_equal(x, _smallest(result.dtype)), f"`-` overflowed int64 {_GROWS}")
     return result
 
 
@@ -168,7 +172,7 @@ def _int_power_fits(x, y, result):
     (the float is -2**63 and the wrapped int is int64's smallest)."""
     if is_python_scalar(y) and y == 1:
         return True
-    smallest = int(np.iinfo(result.dtype.np_dtype).min)
+    smallest = _smallest(result.dtype)
     bound = -float(smallest)
     as_float = math_ops.pow(_float64(x), _float64(y))
     fits = _any(math_ops.less(math_ops.abs(as_float), bound),

@@ -190,10 +190,14 @@ class Graph:
         self.inputs[index:index] = made
         return made
 
+    def remove(self, ops) -> None:
+        """Drops `ops` from this graph (no op left may read their outputs)."""
+        gone = {id(op) for op in ops}
+        self.operations[:] = [op for op in self.operations if id(op) not in gone]
+
     def move_before(self, ops, anchor: Operation) -> None:
         """Moves `ops` (made after `anchor`, which must come to read them) to just before it."""
-        moving = {id(op) for op in ops}
-        self.operations[:] = [op for op in self.operations if id(op) not in moving]
+        self.remove(ops)
         at = self.operations.index(anchor)
         self.operations[at:at] = list(ops)
 

@@ -65,7 +65,7 @@ def _without_python_number_checks(graph):
         return graph
     graph = graph.copy()
     for g in [graph, *(sub for op in graph.walk() for sub in op.subgraphs())]:
-        g.operations[:] = [op for op in g.operations if not _is_python_number_check(op)]
+        g.remove([op for op in g.operations if _is_python_number_check(op)])
     prune.transform(graph)
     return graph
 

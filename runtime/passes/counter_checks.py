@@ -43,10 +43,9 @@ def _drop_counter_checks(loop: Operation) -> None:
     if not counters:
         return
     checks = [op for op in body.operations if _checks_counter(op, body, counters)]
-    dropped = {id(op) for op in checks}
-    dropped |= {id(op.inputs[0].op) for op in checks
-                if not _used(op.inputs[0], body, exclude=dropped)}
-    body.operations[:] = [op for op in body.operations if id(op) not in dropped]
+    checked = {id(op) for op in checks}
+    body.remove([*checks, *(op.inputs[0].op for op in checks
+                            if not _used(op.inputs[0], body, exclude=checked))])
 
 
 def _steps_by_a_constant(new, old) -> bool:

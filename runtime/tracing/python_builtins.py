@@ -21,7 +21,7 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import SymbolicTensor, Tensor, shape_str
-from runtime.core.tensor_conversion import binary_operands, convert_to_tensor
+from runtime.core.tensor_conversion import binary_operands, convert_to_tensor, is_weak
 from runtime.errors import OperatorNotAllowedInGraphError, with_origin
 from runtime.ops import array_ops, io_ops, math_ops, reduction_ops
 from runtime.ops.registry import apply
@@ -226,6 +226,7 @@ def extremum(name: str, args) -> Tensor:
         raise ValueError(with_origin(f"{name}() arg is an empty sequence", user_origin()))
     better = math_ops.greater if name == "max" else math_ops.less
     result = items[0]
+    python_numbers = all(is_weak(item) for item in items)  # then so is the result (Python's)
     for item in items[1:]:
         if not isinstance(item, Tensor) and not isinstance(result, Tensor):
             result = item if (item > result if name == "max" else item < result) else result
@@ -240,7 +241,7 @@ def extremum(name: str, args) -> Tensor:
                 f"{shape_str(result.shape)} in a graph: the result's shape would depend on their "
                 "values. Give them one shape.", user_origin()))
         result = math_ops.where(truth(better(item, result)), item, result)
-    return result
+    return weak(result) if python_numbers and isinstance(result, SymbolicTensor) else result
 
 
 def _extremum_of_vector(name: str, vector: Tensor) -> Tensor:

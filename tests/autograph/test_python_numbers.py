@@ -717,3 +717,23 @@ def carried_exponent_meets_float32(x):
 def test_a_power_with_a_carried_exponent_stays_a_python_number():
     assert_agree(carried_exponent_meets_float32, np.float32(1.0))
     assert_agree(carried_exponent_meets_float32, np.float32(-1.0))
+
+
+def largest_counter_plus(x, n):
+    m = 0
+    for i in range(n):
+        m = max(m, i)
+    return min(m, 2) + x  # a Python int: it takes x's float32
+
+
+def smaller_branch_value(x):
+    a, b = (3, 1.5) if x > 0 else (4, 2.5)
+    return min(a, b) + x, max(a, 7) * x
+
+
+def test_max_and_min_of_python_numbers_stay_python_numbers():
+    """Found by the random programs: `max` of two Python numbers' stand-ins was a strong tensor
+    (`where` made it one), so adding a float32 value raised a dtype error."""
+    assert_agree(largest_counter_plus, np.float32(1.0), np.int32(3))
+    assert_agree(smaller_branch_value, np.float32(1.0))
+    assert_agree(smaller_branch_value, np.float32(-1.0))

@@ -103,6 +103,7 @@ DIV = _elementwise("RealDiv", "true_divide", _binary("{} / {}"), accepts=_NUMBER
                    result=_true_division)
 FLOORDIV = _elementwise("FloorDiv", "floor_divide", _binary("{} // {}"), accepts=_NUMBERS)
 MOD = _elementwise("FloorMod", "remainder", _binary("{} % {}"), accepts=_NUMBERS)
+
 # No `**` expression: on numpy float scalars it rounds differently from np.power (eager's kernel).
 POW = _elementwise("Pow", "power", accepts=_NUMBERS, onnx="Pow", exact=False)
 lacks(FUSED, "np.power is not fused yet (the power pass rewrites x**2 and x**0.5 first)", POW)
@@ -122,6 +123,7 @@ LESS = _predicate("Less", "less", "{} < {}", onnx="Less")
 LESS_EQUAL = _predicate("LessEqual", "less_equal", "{} <= {}", onnx="LessOrEqual")
 GREATER = _predicate("Greater", "greater", "{} > {}", onnx="Greater")
 GREATER_EQUAL = _predicate("GreaterEqual", "greater_equal", "{} >= {}", onnx="GreaterOrEqual")
+_BY_NAME = {op.name: op for op in (EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL)}
 # On 0-d strings (`bytes`) `==` gives a Python bool, not a numpy one: strings use the kernel.
 STRING_EQUAL = _predicate("StringEqual", "equal", accepts=_STRINGS, onnx="Equal")
 STRING_NOT_EQUAL = _predicate("StringNotEqual", "not_equal", accepts=_STRINGS)
@@ -218,6 +220,9 @@ def _refuse_complex(opdef, dtype, name):
 
 
 def _compare_op(opdef, x, y, name, string_opdef=None):
+    known = _compared_past_the_dtype(opdef, x, y)
+    if known is not None:
+        return known
     x, y = _widened_for_python_ints(x, y), _widened_for_python_ints(y, x)
     x, y = binary_operands(x, y, name)
     _refuse_complex(opdef, x.dtype, name)
@@ -226,6 +231,33 @@ def _compare_op(opdef, x, y, name, string_opdef=None):
             raise TypeError(f"{name} does not accept string tensors (only equal and not_equal do).")
         opdef = string_opdef
     return apply(opdef, [x, y])
+
+
+_MIRRORED = {"Less": "Greater", "LessEqual": "GreaterEqual", "Greater": "Less",
+             "GreaterEqual": "LessEqual", "Equal": "Equal", "NotEqual": "NotEqual"}
+_INT64 = np.iinfo(np.int64)
+
+
+def _compared_past_the_dtype(opdef, x, y):
+    """A comparison of an integer tensor with a Python int its dtype cannot hold, as numpy
+    computes it (exactly, where converting the int would fail): past int32 the tensor is widened
+    to int64; past int64 every item compares the same way, so the result is a constant of the
+    tensor's shape. None for every other comparison."""
+    if isinstance(x, int) and not isinstance(x, (bool, np.generic)) and isinstance(y, Tensor):
+        x, y, kind = y, x, _MIRRORED[opdef.name]  # `big < t` is `t > big`
+    else:
+        kind = opdef.name
+    if not (isinstance(x, Tensor) and x.dtype.is_integer and isinstance(y, int)
+            and not isinstance(y, (bool, np.generic))):
+        return None
+    info = np.iinfo(x.dtype.np_dtype)
+    if info.min <= y <= info.max:
+        return None
+    if _INT64.min <= y <= _INT64.max:  # (rt's integer dtypes all fit int64)
+        return _compare_op(_BY_NAME[kind], apply(CAST, [x], {"dtype": dtypes.int64}),
+                           convert_to_tensor(y, dtypes.int64), kind)
+    holds = {"Equal": False, "NotEqual": True}.get(kind, (y > 0) == kind.startswith("Less"))
+    return cast(ones_like(x) if holds else zeros_like(x), dtypes.bool_)
 
 
 def _widened_for_python_ints(x, other):

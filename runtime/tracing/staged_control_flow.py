@@ -204,7 +204,15 @@ def _cond_join(a, b, names, i):
     value takes its dtype if it keeps its value."""
     (da, wa), (db, wb) = _spec(a), _spec(b)
     if wa and wb:
-        return weak_join(da, db), True
+        dtype = weak_join(da, db)
+        for value, side in ((a, "true"), (b, "false")):
+            if not _fits(value, dtype):  # a Python int past int64
+                raise TypeError(with_origin(
+                    f"cond: output {_describe(names, i)} is {_show(value)} in the {side} branch, "
+                    f"which a graph's {dtype.name} cannot hold; compute it where no tensor "
+                    "decides the branch (outside this `if`), or keep it within int64.",
+                    user_origin()))
+        return dtype, True
     dtype = db if wa else da
     if not (_fits(a, dtype) and _fits(b, dtype)):
         raise TypeError(

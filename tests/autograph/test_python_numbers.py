@@ -737,3 +737,42 @@ def test_max_and_min_of_python_numbers_stay_python_numbers():
     assert_agree(largest_counter_plus, np.float32(1.0), np.int32(3))
     assert_agree(smaller_branch_value, np.float32(1.0))
     assert_agree(smaller_branch_value, np.float32(-1.0))
+
+
+# ---- Python ints an integer tensor's dtype cannot hold ----------------------------------------
+def compared_with_wide_ints(x):
+    return (x < 3_000_000_000, 3_000_000_000 > x, x == 2**40, x != -2**40, x >= -2**70,
+            x <= -2**70, 2**70 > x, x == 2**70, x > 2**64)
+
+
+def sum_past_int32_compared(x, n):
+    s = 0
+    for i in range(n):
+        s = s + 3_000_000_000
+    return s > n, s == x
+
+
+@pytest.mark.parametrize("x", [np.int32(3), np.int8(-3), np.int64(2**62), np.uint8(200)])
+def test_comparisons_with_python_ints_past_the_dtype_are_exact(x):
+    """numpy compares a Python int with any integer exactly; converting the int to the
+    tensor's dtype raised OverflowError (past int64 the answer is one of the int's sign)."""
+    assert_agree(compared_with_wide_ints, x)
+    assert_agree(compared_with_wide_ints, np.array([x, 0], dtype=x.dtype))
+
+
+def test_a_python_int_past_int32_compared_with_an_int32_value():
+    assert_agree(sum_past_int32_compared, np.int32(3), np.int32(3))
+    assert_agree(sum_past_int32_compared, np.int32(9), np.int32(0))
+
+
+def past_int64_in_a_branch(x, y):
+    prod = 2**70 if y < x else 1
+    return prod
+
+
+def test_a_python_int_past_int64_in_a_graph_branch_is_refused_at_the_users_line():
+    python, eager, graph = outcomes(past_int64_in_a_branch, np.int32(2), np.int32(1))
+    assert python == eager == 2**70
+    assert isinstance(graph, TypeError) and "int64 cannot hold" in str(graph)
+    assert "prod = 2**70 if y < x else 1" in str(graph)
+

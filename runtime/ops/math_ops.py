@@ -104,8 +104,17 @@ DIV = _elementwise("RealDiv", "true_divide", _binary("{} / {}"), accepts=_NUMBER
 FLOORDIV = _elementwise("FloorDiv", "floor_divide", _binary("{} // {}"), accepts=_NUMBERS)
 MOD = _elementwise("FloorMod", "remainder", _binary("{} % {}"), accepts=_NUMBERS)
 
-# No `**` expression: on numpy float scalars it rounds differently from np.power (eager's kernel).
-POW = _elementwise("Pow", "power", accepts=_NUMBERS, onnx="Pow", exact=False)
+
+def _power(x, y):
+    """`x ** y` as numpy computes it: of two scalars with numpy scalars' `**` (the C library's
+    pow, which plain code on numpy scalars and on Python floats gets; np.power's vectorized loop
+    rounds some of those results differently), of arrays with np.power."""
+    if getattr(x, "ndim", 0) or getattr(y, "ndim", 0):
+        return np.power(x, y)
+    return np.asarray(x)[()] ** np.asarray(y)[()]
+
+
+POW = _elementwise("Pow", "power", accepts=_NUMBERS, onnx="Pow", exact=False, kernel=_power)
 lacks(FUSED, "np.power is not fused yet (the power pass rewrites x**2 and x**0.5 first)", POW)
 MAXIMUM = _elementwise("Maximum", "maximum", accepts=_NUMBERS, onnx="Max")
 MINIMUM = _elementwise("Minimum", "minimum", accepts=_NUMBERS, onnx="Min")

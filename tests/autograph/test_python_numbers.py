@@ -776,3 +776,17 @@ def test_a_python_int_past_int64_in_a_graph_branch_is_refused_at_the_users_line(
     assert isinstance(graph, TypeError) and "int64 cannot hold" in str(graph)
     assert "prod = 2**70 if y < x else 1" in str(graph)
 
+
+# ---- `**` of scalars --------------------------------------------------------------------------
+def power_of_scalars(u, v):
+    return u ** v, u ** 1.5, (u * 0.0) ** 0.5
+
+
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_powers_of_scalars_round_as_numpy_scalars_do(dtype):
+    """numpy scalars' `**` is the C library's pow, np.power's vectorized loop rounds some
+    results otherwise (3.0 ** 1.5 in float32, on machines with AVX-512); a tensor of shape ()
+    is a scalar, so it computes as plain code on numpy scalars does."""
+    for u in (3.0, 0.1, 7.5, -0.0, 2.0):
+        assert_agree(power_of_scalars, dtype(u), dtype(1.5))
+    assert_agree(power_of_scalars, dtype(-2.0), dtype(0.5))  # nan, in all three

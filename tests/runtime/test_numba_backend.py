@@ -64,8 +64,9 @@ def test_every_lowered_op_matches_the_default_executor(name):
                 if opdef.elementwise and d in opdef.elementwise.accepts]
     for dtype in (rt.float32, rt.float64, rt.int32, rt.int64, rt.bool, *complex_):
         for shape in ((), (4,)):
-            arity = getattr(opdef.kernel, "nin", None) or {"Select": 3, "ClipByValue": 3}.get(
-                name, 1)
+            ufunc = opdef.elementwise and opdef.elementwise.ufunc
+            arity = getattr(getattr(np, ufunc) if ufunc else opdef.kernel, "nin", None) or {
+                "Select": 3, "ClipByValue": 3}.get(name, 1)
             if name in ("Add", "Cast", "Sum", "Mean", "Max", "Min", "Prod", "Any", "All",
                         "ArgMax", "ArgMin", "Identity", "StopGradient"):
                 arity = 1 if name != "Add" else 2

@@ -17,7 +17,8 @@ VALUE_DTYPES = [d for d in dtypes.ALL if not d.is_list]
 
 
 def _arity(opdef) -> int:
-    return getattr(opdef.kernel, "nin", 2 if opdef.name == "Add" else 1)
+    ufunc = opdef.elementwise and opdef.elementwise.ufunc
+    return getattr(np, ufunc).nin if ufunc else 1
 
 
 def _sample(dtype):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypeVar, cast
+
 
 class Error(Exception):
     """Base class of runtime errors."""
@@ -52,6 +54,40 @@ class NoGradientError(Error, LookupError):
 class NoLoweringError(Error, TypeError):
     """A graph holds an op that a native backend (jit_compile="numba" or "xla") cannot
     compile."""
+
+
+class ArgumentError(Exception):
+    """Marks an op's refusal of its arguments (a dtype, shape, axis or option it does not take,
+    or a value its kernel rejects): the same call raises it on eager tensors, so converted code
+    keeps it as Python's own error (a `try` of the user's may catch it while tracing), where a
+    limit of graphs (OperatorNotAllowedInGraphError, GraphLimitError) is not. Each such error is
+    also the error it is marked from (TypeError, ValueError, InvalidArgumentError), and shows as
+    that; `except rt.errors.ArgumentError` catches them all."""
+
+
+_E = TypeVar("_E", bound=Exception)
+
+
+def _marking(kind: type) -> type:
+    """The subclass of `kind` marked as an op's refusal, shown and pickled as `kind`."""
+    return type(kind.__name__, (kind, ArgumentError), {
+        "__module__": kind.__module__, "__qualname__": kind.__qualname__,
+        "__doc__": f"{kind.__name__}, marked as an op's refusal of its arguments.",
+        "__reduce__": lambda self: (kind, self.args, self.__dict__ or None)})
+
+
+_MARKED: dict[type, type] = {
+    kind: _marking(kind) for kind in (TypeError, ValueError, InvalidArgumentError)}
+
+
+def argument_error(kind: type[_E], message: str) -> _E:
+    """`kind(message)`, marked as an op's refusal of its arguments (ArgumentError)."""
+    if issubclass(kind, ArgumentError):
+        return kind(message)
+    marked = _MARKED.get(kind)
+    if marked is None:  # (a rarer kind: made once, kept)
+        marked = _MARKED.setdefault(kind, _marking(kind))
+    return cast(_E, marked(message))
 
 
 class RetracingWarning(UserWarning):

@@ -14,7 +14,7 @@ from runtime.core import dtypes
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import Tensor
 from runtime.core.tensor_conversion import convert_to_tensor, is_python_scalar
-from runtime.errors import with_origin
+from runtime.errors import argument_error, with_origin
 from runtime.ops import math_ops
 
 
@@ -26,7 +26,7 @@ def as_numpy_dtype(value) -> dtypes.DType:
     try:
         return dtypes.as_dtype(np.dtype(value))
     except TypeError as e:
-        raise TypeError(with_origin(f"{e}", user_origin())) from None
+        raise argument_error(TypeError, with_origin(f"{e}", user_origin())) from None
 
 
 def _sample(value):
@@ -50,7 +50,7 @@ def result_dtype(*values) -> dtypes.DType | None:
     try:
         found = np.result_type(*samples)
     except TypeError as e:
-        raise TypeError(with_origin(str(e), user_origin())) from None
+        raise argument_error(TypeError, with_origin(str(e), user_origin())) from None
     return dtypes.as_dtype(found)
 
 
@@ -92,7 +92,7 @@ def accumulator(x: Tensor, dtype, what: str) -> Tensor:
                              and x.dtype.np_dtype.itemsize < 8):
         target = dtypes.int64
     elif x.dtype.np_dtype.kind == "u" and x.dtype.np_dtype.itemsize < 8:
-        raise TypeError(with_origin(
+        raise argument_error(TypeError, with_origin(
             f"numpy.{what} of {x.dtype.name} values gives uint64, which rt does not have; pass "
             "dtype=np.int64 (or cast first).", user_origin()))
     else:

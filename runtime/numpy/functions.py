@@ -15,7 +15,7 @@ from runtime.core import dtypes
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import Tensor
 from runtime.core.tensor_conversion import convert_to_tensor, is_python_scalar
-from runtime.errors import NumpyUnsupportedError, with_origin
+from runtime.errors import NumpyUnsupportedError, argument_error, with_origin
 from runtime.numpy.dtype_rules import accumulator, as_numpy_dtype, inexact, operands
 from runtime.ops import (
     arrangement_ops,
@@ -63,7 +63,7 @@ def _tensor(value) -> Tensor:
 
 
 def _refuse(message: str, error=TypeError):
-    raise error(with_origin(message, user_origin(2)))
+    raise argument_error(error, with_origin(message, user_origin(2)))
 
 
 def _unsupported(message: str):

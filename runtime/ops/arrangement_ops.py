@@ -15,7 +15,7 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core.tensor import SymbolicTensor, Tensor, normalize
 from runtime.core.tensor_conversion import convert_to_tensor
-from runtime.errors import InvalidArgumentError, NoLoweringError, with_origin
+from runtime.errors import InvalidArgumentError, NoLoweringError, argument_error, with_origin
 from runtime.ops import array_ops, creation_ops, math_ops, reduction_ops, shapes
 from runtime.ops.op_support import (
     array_namespace,
@@ -234,7 +234,7 @@ def _pad_infer(inputs, *, pad_width, mode, constant_values):
     out = []
     for i, (d, (before, after)) in enumerate(zip(x.shape, pad_width)):
         if d == 0 and mode != "constant" and before + after:
-            raise InvalidArgumentError(
+            raise argument_error(InvalidArgumentError,
                 f"pad: cannot extend the empty axis {i} with mode {mode!r} (only 'constant' can)")
         out.append(None if d is None else d + before + after)
     return [(x.dtype, tuple(out))]
@@ -376,8 +376,11 @@ lacks(JAX, "not lowered yet", PAD_GRADIENT)
 def _triangle_infer(inputs, *, k):
     x = inputs[0]
     if x.ndim == 0:
-        raise InvalidArgumentError("tril and triu need a tensor of rank >= 1 (a 1-D one gives a "
-                                   "square matrix, as in numpy)")
+        raise argument_error(
+            InvalidArgumentError,
+            "tril and triu need a tensor of rank >= 1 (a 1-D one gives a "
+            "square matrix, as in numpy)",
+        )
     return [(x.dtype, (x.shape[0], x.shape[0]) if x.ndim == 1 else x.shape)]
 
 
@@ -619,7 +622,7 @@ def take(a, indices, axis=None):
 def _take_along_axis_infer(inputs, *, axis):
     x, indices = inputs
     if x.ndim != indices.ndim:
-        raise InvalidArgumentError(
+        raise argument_error(InvalidArgumentError,
             f"take_along_axis: indices (rank {indices.ndim}) must have the rank of the tensor "
             f"(rank {x.ndim})")
     others = shapes.broadcast(x.shape[:axis] + (1,) + x.shape[axis + 1:],

@@ -11,7 +11,7 @@ from runtime.core import dtypes
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import Tensor, normalize
 from runtime.core.tensor_conversion import convert_to_tensor, is_weak, packed_dtype, weak_join
-from runtime.errors import GraphLimitError, InvalidArgumentError, with_origin
+from runtime.errors import GraphLimitError, InvalidArgumentError, argument_error, with_origin
 from runtime.ops import list_ops, reduction_ops, shapes
 from runtime.ops.basic_ops import cast, zeros_like
 from runtime.ops.registry import (
@@ -32,20 +32,26 @@ from runtime.tensor_list import TensorList
 def _reshape_infer(inputs, *, shape):
     x = inputs[0]
     if any(d is not None and d < -1 for d in shape):
-        raise InvalidArgumentError(f"reshape: dims must not be negative, got {list(shape)}")
+        raise argument_error(
+            InvalidArgumentError, f"reshape: dims must not be negative, got {list(shape)}"
+        )
     known = shapes.num_elements(x.shape)
     if shape.count(-1) > 1:
-        raise InvalidArgumentError(f"reshape: at most one -1 in the shape, got {list(shape)}")
+        raise argument_error(
+            InvalidArgumentError, f"reshape: at most one -1 in the shape, got {list(shape)}"
+        )
     if -1 in shape:
         rest = shapes.num_elements([d for d in shape if d != -1])
         if known is None:
             return [(x.dtype, tuple(None if d == -1 else d for d in shape))]
         if rest == 0 or known % rest:
-            raise InvalidArgumentError(
+            raise argument_error(InvalidArgumentError,
                 f"reshape: cannot reshape {list(x.shape)} into {list(shape)}")
         return [(x.dtype, tuple(known // rest if d == -1 else d for d in shape))]
     if known is not None and known != shapes.num_elements(shape):
-        raise InvalidArgumentError(f"reshape: cannot reshape {list(x.shape)} into {list(shape)}")
+        raise argument_error(
+            InvalidArgumentError, f"reshape: cannot reshape {list(x.shape)} into {list(shape)}"
+        )
     return [(x.dtype, tuple(shape))]
 
 
@@ -82,7 +88,7 @@ def shape_tensor(value, what: str):
     """A shape argument that holds symbolic tensors as one 1-D int32 tensor."""
     tensor = convert_to_tensor(value)
     if not tensor.dtype.is_integer or len(tensor.shape) != 1:
-        raise TypeError(with_origin(
+        raise argument_error(TypeError, with_origin(
             f"{what} must be a 1-D integer tensor, got {tensor.dtype.name}"
             f"{list(tensor.shape)}.", user_origin()))
     if tensor.dtype is not dtypes.int32:
@@ -93,7 +99,9 @@ def shape_tensor(value, what: str):
 def _transpose_infer(inputs, *, perm):
     x = inputs[0]
     if sorted(perm) != list(range(len(x.shape))):
-        raise InvalidArgumentError(f"transpose: perm {list(perm)} does not fit rank {len(x.shape)}")
+        raise argument_error(
+            InvalidArgumentError, f"transpose: perm {list(perm)} does not fit rank {len(x.shape)}"
+        )
     return [(x.dtype, tuple(x.shape[p] for p in perm))]
 
 
@@ -136,7 +144,9 @@ def _squeeze_infer(inputs, *, axis):
     axes = {shapes.normalize_axis(a, len(x.shape), "squeeze") for a in axis}
     for a in axes:
         if x.shape[a] not in (1, None):
-            raise InvalidArgumentError(f"squeeze: dimension {a} has size {x.shape[a]}, not 1")
+            raise argument_error(
+                InvalidArgumentError, f"squeeze: dimension {a} has size {x.shape[a]}, not 1"
+            )
     return [(x.dtype, tuple(d for i, d in enumerate(x.shape) if i not in axes))]
 
 
@@ -158,7 +168,7 @@ def _same_dtype(values, what):
     all weak, promote among themselves as Python scalars: an int with a float gives float32)."""
     values = list(values)
     if not values:
-        raise ValueError(f"{what} needs at least one tensor.")
+        raise argument_error(ValueError, f"{what} needs at least one tensor.")
     strong = [convert_to_tensor(v) for v in values if not is_weak(v)]
     if strong:
         dtype = strong[0].dtype
@@ -169,7 +179,7 @@ def _same_dtype(values, what):
     first = tensors[0].dtype
     for t in tensors:
         if t.dtype is not first:
-            raise TypeError(
+            raise argument_error(TypeError,
                 f"{what}: tensors have different dtypes ({first.name} and {t.dtype.name}); "
                 "use rt.cast to make them match."
             )
@@ -182,14 +192,16 @@ def _concat_infer(inputs, *, axis):
     out = list(inputs[0].shape)
     for t in inputs[1:]:
         if len(t.shape) != rank:
-            raise InvalidArgumentError("concat: tensors have different ranks")
+            raise argument_error(InvalidArgumentError, "concat: tensors have different ranks")
         for i, d in enumerate(t.shape):
             if i == a:
                 out[a] = None if out[a] is None or d is None else out[a] + d
             elif out[i] is None:
                 out[i] = d
             elif d is not None and d != out[i]:
-                raise InvalidArgumentError(f"concat: dimension {i} differs ({out[i]} vs {d})")
+                raise argument_error(
+                    InvalidArgumentError, f"concat: dimension {i} differs ({out[i]} vs {d})"
+                )
     return [(inputs[0].dtype, tuple(out))]
 
 
@@ -209,7 +221,9 @@ def _stack_infer(inputs, *, axis):
     shape = inputs[0].shape
     for t in inputs[1:]:
         if not t.shape.is_compatible_with(shape):
-            raise InvalidArgumentError(f"stack: shapes {list(shape)} and {list(t.shape)} differ")
+            raise argument_error(
+                InvalidArgumentError, f"stack: shapes {list(shape)} and {list(t.shape)} differ"
+            )
     a = shapes.normalize_axis(axis, len(shape) + 1, "stack")
     return [(inputs[0].dtype, shape[:a] + (len(inputs),) + shape[a:])]
 
@@ -274,14 +288,18 @@ def _split_infer(inputs, *, sizes, axis):
     x = inputs[0]
     a = shapes.normalize_axis(axis, len(x.shape), "split")
     if x.shape[a] is not None and sum(sizes) != x.shape[a]:
-        raise InvalidArgumentError(f"split: sizes {list(sizes)} do not add up to {x.shape[a]}")
+        raise argument_error(
+            InvalidArgumentError, f"split: sizes {list(sizes)} do not add up to {x.shape[a]}"
+        )
     return [(x.dtype, x.shape[:a] + (s,) + x.shape[a + 1:]) for s in sizes]
 
 
 def _split_kernel(x, *, sizes, axis):
     if sum(sizes) != x.shape[axis]:
-        raise ValueError(f"sizes {list(sizes)} do not add up to {x.shape[axis]}, the size of "
-                         f"axis {axis}")
+        raise argument_error(
+            ValueError,
+            f"sizes {list(sizes)} do not add up to {x.shape[axis]}, the size of axis {axis}",
+        )
     index, pieces, start = [slice(None)] * np.ndim(x), [], 0
     for size in sizes:  # plain slicing: several times faster than np.split on small arrays
         index[axis] = slice(start, start + size)
@@ -302,19 +320,21 @@ def _split_sizes(dim, num_or_size_splits, axis):
                 f"split: the size of axis {axis} is unknown while tracing, so it cannot be "
                 f"split into {n} equal parts; pass the sizes of the parts instead.")
         if n <= 0 or dim % n:
-            raise InvalidArgumentError(
+            raise argument_error(InvalidArgumentError,
                 f"split: dimension {axis} of size {dim} cannot be split into {n} equal parts")
         return (dim // n,) * n
     sizes = list(shapes.static_ints(num_or_size_splits, "split sizes"))
     if sizes.count(-1) > 1 or any(s < -1 for s in sizes):
-        raise InvalidArgumentError(f"split: bad sizes {sizes} (at most one -1, the rest >= 0)")
+        raise argument_error(
+            InvalidArgumentError, f"split: bad sizes {sizes} (at most one -1, the rest >= 0)"
+        )
     if -1 in sizes:
         if dim is None:
             raise GraphLimitError(
                 "split: a -1 size needs the size of the axis, which is unknown while tracing")
         rest = dim - (sum(sizes) + 1)
         if rest < 0:
-            raise InvalidArgumentError(
+            raise argument_error(InvalidArgumentError,
                 f"split: sizes {sizes} do not fit dimension {axis} of size {dim}")
         sizes[sizes.index(-1)] = rest
     return tuple(sizes)
@@ -332,7 +352,7 @@ def split(value, num_or_size_splits, axis=0):
 def _tile_infer(inputs, *, multiples):
     x = inputs[0]
     if len(multiples) != len(x.shape):
-        raise InvalidArgumentError(f"tile: {len(multiples)} multiple"
+        raise argument_error(InvalidArgumentError, f"tile: {len(multiples)} multiple"
                                    f"{'' if len(multiples) == 1 else 's'} for rank {len(x.shape)}")
     return [(x.dtype, tuple(None if d is None or m is None else d * m
                             for d, m in zip(x.shape, multiples)))]
@@ -370,7 +390,7 @@ def tile(input, multiples):  # noqa: A002 - TensorFlow's name
 def _broadcast_to_infer(inputs, *, shape):
     out = shapes.broadcast(inputs[0].shape, shape)
     if tuple(out) != tuple(shape):
-        raise InvalidArgumentError(
+        raise argument_error(InvalidArgumentError,
             f"broadcast_to: cannot broadcast {list(inputs[0].shape)} to {list(shape)}")
     return [(inputs[0].dtype, tuple(shape))]
 
@@ -386,7 +406,7 @@ def _dynamic_broadcast_to_infer(inputs):
     x, shape = inputs
     dims = shapes.known_dims(shape)
     if len(x.shape) > len(dims):
-        raise InvalidArgumentError(
+        raise argument_error(InvalidArgumentError,
             f"broadcast_to: cannot broadcast {list(x.shape)} to rank {len(dims)}")
     return [(x.dtype, dims)]
 
@@ -443,7 +463,9 @@ RANK = define_op(
 def _out_type(out_type):
     out_type = dtypes.as_dtype(out_type)
     if out_type not in (dtypes.int32, dtypes.int64):
-        raise TypeError(f"out_type must be rt.int32 or rt.int64, not {out_type.name}.")
+        raise argument_error(
+            TypeError, f"out_type must be rt.int32 or rt.int64, not {out_type.name}."
+        )
     return out_type
 
 
@@ -468,7 +490,9 @@ def _gather_infer(inputs, *, axis):
     params, indices = inputs
     a = shapes.normalize_axis(axis, len(params.shape), "gather")
     if not indices.dtype.is_integer:
-        raise TypeError(f"gather: indices must be integers, got {indices.dtype.name}")
+        raise argument_error(
+            TypeError, f"gather: indices must be integers, got {indices.dtype.name}"
+        )
     return [(params.dtype, params.shape[:a] + indices.shape + params.shape[a + 1:])]
 
 
@@ -485,7 +509,9 @@ def gather(params, indices, axis=None):
     params = convert_to_tensor(params)
     indices = convert_to_tensor(indices)
     if not indices.dtype.is_integer:
-        raise TypeError(f"gather: indices must be integers, got {indices.dtype.name}.")
+        raise argument_error(
+            TypeError, f"gather: indices must be integers, got {indices.dtype.name}."
+        )
     axis = 0 if axis is None else shapes.static_ints(axis, "gather's axis")[0]
     return apply(GATHER, [params, indices], {"axis": axis})
 
@@ -502,11 +528,13 @@ def _index_spec(key):
     def tensor_ref(value, scalar: bool):
         t = convert_to_tensor(value)
         if not t.dtype.is_integer:
-            raise TypeError(f"Tensor indices must be integers, got {t.dtype.name}"
+            raise argument_error(TypeError, f"Tensor indices must be integers, got {t.dtype.name}"
                             + (" (a boolean mask must be the whole key: x[mask])."
                                if t.dtype.is_bool else "."))
         if scalar and t.ndim:
-            raise TypeError(f"Slice bounds must be scalars, got a tensor of shape {list(t.shape)}.")
+            raise argument_error(
+                TypeError, f"Slice bounds must be scalars, got a tensor of shape {list(t.shape)}."
+            )
         tensors.append(t)
         return ("tensor", len(tensors) - 1)
 
@@ -521,13 +549,15 @@ def _index_spec(key):
             items.append(("slice", *[tensor_ref(v, True) if isinstance(v, Tensor) else v
                                      for v in parts]))
         elif isinstance(k, (bool, np.bool_)):
-            raise TypeError("Indexing with a Python bool is not supported.")
+            raise argument_error(TypeError, "Indexing with a Python bool is not supported.")
         elif isinstance(k, (int, np.integer)):
             items.append(("int", int(k)))
         else:
             items.append(tensor_ref(k, False))
     if sum(1 for i in items if i[0] == "ellipsis") > 1:
-        raise InvalidArgumentError("An index can only have a single ellipsis ('...').")
+        raise argument_error(
+            InvalidArgumentError, "An index can only have a single ellipsis ('...')."
+        )
     return tuple(items), tensors
 
 
@@ -565,7 +595,9 @@ def _getitem_infer(inputs, *, spec):
     x, index_tensors = inputs[0], inputs[1:]
     consumed = sum(1 for i in spec if i[0] in ("int", "slice", "tensor"))
     if consumed > x.ndim:
-        raise InvalidArgumentError(f"too many indices ({consumed}) for a tensor of rank {x.ndim}")
+        raise argument_error(
+            InvalidArgumentError, f"too many indices ({consumed}) for a tensor of rank {x.ndim}"
+        )
     has_arrays = any(item[0] == "tensor" for item in spec)
     advanced = [p for p, item in enumerate(spec)
                 if item[0] == "tensor" or (has_arrays and item[0] == "int")]
@@ -588,7 +620,7 @@ def _getitem_infer(inputs, *, spec):
         else:
             dim = x.shape[axis]
             if kind == "int" and dim is not None and not -dim <= item[1] < dim:
-                raise InvalidArgumentError(
+                raise argument_error(InvalidArgumentError,
                     f"index {item[1]} is out of bounds for axis {axis} of size {dim}")
             if has_arrays and not first and position == advanced[0]:
                 out.extend(advanced_shape)
@@ -681,11 +713,11 @@ def _boolean_mask_infer(inputs):
     one row per true element (how many: unknown in a graph), then x's remaining dims."""
     x, mask = inputs
     if mask.ndim > x.ndim:
-        raise InvalidArgumentError(
+        raise argument_error(InvalidArgumentError,
             f"too many indices: a boolean mask of rank {mask.ndim} for a tensor of rank {x.ndim}")
     for axis, (d, m) in enumerate(zip(x.shape, mask.shape)):
         if d is not None and m is not None and d != m:
-            raise InvalidArgumentError(
+            raise argument_error(InvalidArgumentError,
                 f"boolean index did not match the tensor along axis {axis}: the axis has size "
                 f"{d}, the mask {m}")
     return [(x.dtype, (None, *x.shape[mask.ndim:]))]

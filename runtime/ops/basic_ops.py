@@ -10,6 +10,7 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core.tensor import normalize
 from runtime.core.tensor_conversion import convert_to_tensor
+from runtime.errors import argument_error
 from runtime.ops import shapes
 from runtime.ops.registry import (
     ELEMENTWISE,
@@ -44,10 +45,15 @@ def cast(x, dtype):
     if x.dtype is dtype:
         return x
     if x.dtype.is_string or dtype.is_string or x.dtype.is_list or dtype.is_list:
-        raise TypeError(f"cast between {x.dtype.name} and {dtype.name} is not supported.")
+        raise argument_error(
+            TypeError, f"cast between {x.dtype.name} and {dtype.name} is not supported."
+        )
     if x.dtype.is_complex and not dtype.is_complex:
-        raise TypeError(f"cast from {x.dtype.name} to {dtype.name} would drop the imaginary "
-                        "part; use rt.real(x) (or rt.abs(x)) first.")
+        raise argument_error(
+            TypeError,
+            f"cast from {x.dtype.name} to {dtype.name} would drop the imaginary "
+            "part; use rt.real(x) (or rt.abs(x)) first.",
+        )
     return apply(CAST, [x], {"dtype": dtype})
 
 

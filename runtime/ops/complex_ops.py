@@ -11,6 +11,7 @@ import numpy as np
 
 from runtime.core import dtypes
 from runtime.core.tensor_conversion import convert_to_tensor
+from runtime.errors import argument_error
 from runtime.ops import creation_ops, math_ops
 from runtime.ops.op_support import array_namespace
 from runtime.ops.registry import FUSED, GRADIENT, JAX, NUMBA, ONNX, apply, lacks, register_rule
@@ -67,7 +68,7 @@ register_rule(JAX, ANGLE)(_jax("angle"))
 def _number(x, name):
     x = convert_to_tensor(x)
     if x.dtype.is_string or x.dtype.is_list:
-        raise TypeError(f"{name} takes numbers, not {x.dtype.name}.")
+        raise argument_error(TypeError, f"{name} takes numbers, not {x.dtype.name}.")
     return x
 
 

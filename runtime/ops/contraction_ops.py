@@ -17,7 +17,7 @@ import numpy as np
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import normalize
 from runtime.core.tensor_conversion import binary_operands, convert_to_tensor
-from runtime.errors import InvalidArgumentError, with_origin
+from runtime.errors import InvalidArgumentError, argument_error, with_origin
 from runtime.ops import array_ops, creation_ops, math_ops, shapes
 from runtime.ops.registry import (
     FRESH_OUTPUT,
@@ -62,20 +62,22 @@ def _parse_einsum(subscripts, ranks):
     letters not used elsewhere (right-aligned across operands, as numpy broadcasts them), an
     implicit output is the letters used once, in order of their codes, after the ellipsis."""
     if not isinstance(subscripts, str):
-        raise TypeError(f"einsum's subscripts must be a string, got {type(subscripts).__name__}")
+        raise argument_error(
+            TypeError, f"einsum's subscripts must be a string, got {type(subscripts).__name__}"
+        )
     text = subscripts.replace(" ", "")
     explicit = "->" in text
     inputs, _, output = text.partition("->")
     terms = inputs.split(",")
     if len(terms) != len(ranks):
-        raise InvalidArgumentError(
+        raise argument_error(InvalidArgumentError,
             f"einsum: the subscripts {subscripts!r} name {len(terms)} operand(s), but "
             f"{len(ranks)} were given")
     for term in [*terms, output]:
         rest = term.replace("...", "", 1)
         bad = [c for c in rest if c not in _LETTERS]
         if bad:
-            raise InvalidArgumentError(
+            raise argument_error(InvalidArgumentError,
                 f"einsum: {bad[0]!r} in the subscripts {subscripts!r} is not a letter (or one "
                 "'...' per term)")
     free = [c for c in _LETTERS if c not in text]
@@ -84,17 +86,19 @@ def _parse_einsum(subscripts, ranks):
         letters = len(term.replace("...", ""))
         width = rank - letters if "..." in term else 0
         if width < 0 or ("..." not in term and letters != rank):
-            raise InvalidArgumentError(
+            raise argument_error(InvalidArgumentError,
                 f"einsum: the term {term!r} has {letters} letter(s) for an operand of rank {rank}")
         widths.append(width)
     ellipsis = free[:max(widths, default=0)]
     if len(ellipsis) < max(widths, default=0):
-        raise InvalidArgumentError("einsum: too many dimensions for the letters a-z, A-Z")
+        raise argument_error(
+            InvalidArgumentError, "einsum: too many dimensions for the letters a-z, A-Z"
+        )
     expanded = [term.replace("...", "".join(ellipsis[len(ellipsis) - w:]))
                 for term, w in zip(terms, widths)]
     if explicit:
         if "..." not in output and any(widths):
-            raise InvalidArgumentError(
+            raise argument_error(InvalidArgumentError,
                 "einsum: the operands have '...' dimensions but the output has no '...'; add "
                 "'...' to the output (or sum them with rt.reduce_sum)")
         output = output.replace("...", "".join(ellipsis))
@@ -105,10 +109,10 @@ def _parse_einsum(subscripts, ranks):
     used = set("".join(expanded))
     for c in output:
         if c not in used:
-            raise InvalidArgumentError(
+            raise argument_error(InvalidArgumentError,
                 f"einsum: the output letter {c!r} is not among the operands' letters")
         if output.count(c) > 1:
-            raise InvalidArgumentError(f"einsum: the output names {c!r} twice")
+            raise argument_error(InvalidArgumentError, f"einsum: the output names {c!r} twice")
     return tuple(expanded), output
 
 
@@ -122,7 +126,7 @@ def _label_dims(terms, operand_shapes):
     for c, dims in sizes.items():
         known = {d for d in dims if d is not None and d != 1}
         if len(known) > 1:
-            raise InvalidArgumentError(
+            raise argument_error(InvalidArgumentError,
                 f"einsum: the letter {c!r} stands for dimensions of sizes "
                 f"{sorted(known)}, which do not broadcast")
         out[c] = known.pop() if known else (None if None in dims else 1)
@@ -218,7 +222,7 @@ def _tensordot_infer(inputs, *, axes):
     a_axes, b_axes = axes
     for d, e in zip((a.shape[i] for i in a_axes), (b.shape[i] for i in b_axes)):
         if d is not None and e is not None and d != e:
-            raise InvalidArgumentError(
+            raise argument_error(InvalidArgumentError,
                 f"tensordot: the summed axes differ in size: {list(a.shape)} on axes "
                 f"{list(a_axes)} and {list(b.shape)} on axes {list(b_axes)}")
     a_free = [d for i, d in enumerate(a.shape) if i not in a_axes]
@@ -240,23 +244,23 @@ def _summed_axes(axes, a_rank, b_rank):
     if isinstance(axes, (int, np.integer)):
         n = int(axes)
         if n < 0 or n > a_rank or n > b_rank:
-            raise InvalidArgumentError(
+            raise argument_error(InvalidArgumentError,
                 f"tensordot: axes={n} needs operands of rank >= {n}, got ranks {a_rank} and "
                 f"{b_rank}")
         return tuple(range(a_rank - n, a_rank)), tuple(range(n))
     try:
         a_axes, b_axes = axes
     except (TypeError, ValueError):
-        raise InvalidArgumentError(
+        raise argument_error(InvalidArgumentError,
             f"tensordot: axes must be an int or a pair of axis lists, got {axes!r}") from None
     a_axes, b_axes = (tuple(shapes.static_ints(v, "tensordot's axes")) for v in (a_axes, b_axes))
     if len(a_axes) != len(b_axes):
-        raise InvalidArgumentError(
+        raise argument_error(InvalidArgumentError,
             f"tensordot: axes name {len(a_axes)} axis(es) of a and {len(b_axes)} of b")
     a_axes = tuple(shapes.normalize_axis(i, a_rank, "tensordot") for i in a_axes)
     b_axes = tuple(shapes.normalize_axis(i, b_rank, "tensordot") for i in b_axes)
     if len(set(a_axes)) != len(a_axes) or len(set(b_axes)) != len(b_axes):
-        raise InvalidArgumentError(f"tensordot: axes {axes!r} name an axis twice")
+        raise argument_error(InvalidArgumentError, f"tensordot: axes {axes!r} name an axis twice")
     return a_axes, b_axes
 
 
@@ -348,9 +352,11 @@ def _sliding_infer(name):
         a, v = inputs
         for t, what in ((a, "a"), (v, "v")):
             if t.ndim != 1:
-                raise InvalidArgumentError(f"{name}: {what} must be 1-D, got shape {list(t.shape)}")
+                raise argument_error(
+                    InvalidArgumentError, f"{name}: {what} must be 1-D, got shape {list(t.shape)}"
+                )
             if t.shape[0] == 0:
-                raise InvalidArgumentError(f"{name}: {what} cannot be empty")
+                raise argument_error(InvalidArgumentError, f"{name}: {what} cannot be empty")
         m, n = a.shape[0], v.shape[0]
         if m is None or n is None:
             return [(a.dtype, (None,))]

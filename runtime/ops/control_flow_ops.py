@@ -25,6 +25,7 @@ import numpy as np
 
 from runtime.core import dtypes
 from runtime.core.graph import Graph
+from runtime.errors import argument_error
 from runtime.ops import list_ops
 from runtime.ops.list_ops import LIST_PUSH_BACK
 from runtime.ops.math_ops import ADD
@@ -33,10 +34,12 @@ from runtime.ops.registry import CONST, CONTROL_FLOW, define_op
 
 def _check_if(inputs, attrs, specs) -> None:
     if set(attrs) != {"then_branch", "else_branch", "specs"}:
-        raise ValueError(f"If takes then_branch, else_branch and specs; got {sorted(attrs)}.")
+        raise argument_error(
+            ValueError, f"If takes then_branch, else_branch and specs; got {sorted(attrs)}."
+        )
     out = [d for d, _ in _checked_specs(attrs["specs"])]
     if not inputs or not inputs[0].dtype.is_bool or len(inputs[0].shape) != 0:
-        raise ValueError("the first input of If must be a scalar bool.")
+        raise argument_error(ValueError, "the first input of If must be a scalar bool.")
     captured = [t.dtype for t in inputs[1:]]
     _check_signature(attrs["then_branch"], captured, out, "then_branch")
     _check_signature(attrs["else_branch"], captured, out, "else_branch")
@@ -44,27 +47,33 @@ def _check_if(inputs, attrs, specs) -> None:
 
 def _check_while(inputs, attrs, specs) -> None:
     if set(attrs) - {"history", "kept"} != {"cond", "body", "maximum_iterations", "specs"}:
-        raise ValueError("While takes cond, body, maximum_iterations and specs; got "
-                         f"{sorted(attrs)}.")
+        raise argument_error(
+            ValueError,
+            f"While takes cond, body, maximum_iterations and specs; got {sorted(attrs)}.",
+        )
     loop = [d for d, _ in _checked_specs(attrs["specs"])]
     limit = attrs["maximum_iterations"]
     if limit is not None and (type(limit) is not int or limit < 0):
-        raise ValueError(f"maximum_iterations must be None or an int >= 0, got {limit!r}.")
+        raise argument_error(
+            ValueError, f"maximum_iterations must be None or an int >= 0, got {limit!r}."
+        )
     all_inputs = [t.dtype for t in inputs]
     if all_inputs[:len(loop)] != loop:
-        raise ValueError("the loop variables of While do not match its specs.")
+        raise argument_error(ValueError, "the loop variables of While do not match its specs.")
     _check_signature(attrs["cond"], all_inputs, [dtypes.bool_], "cond")
     if len(attrs["cond"].outputs[0].shape) != 0:
-        raise ValueError("the cond of While must return a scalar bool.")
+        raise argument_error(ValueError, "the cond of While must return a scalar bool.")
     _check_signature(attrs["body"], all_inputs, loop, "body")
     h, k = attrs.get("history"), attrs.get("kept", 0)
     if h is not None and (type(h) is not int or h < 0 or type(k) is not int or k < 0 or (
             len(loop) != 2 * h + 1 + k) or loop[h] is not dtypes.int32 or (
             loop[h + 1:2 * h + 1] != [dtypes.list_of(d) for d in loop[:h]]) or not all(
             d.is_list for d in loop[2 * h + 1:])):
-        raise ValueError(f"the history {h!r} of While does not match its loop variables.")
+        raise argument_error(
+            ValueError, f"the history {h!r} of While does not match its loop variables."
+        )
     if h is None and "kept" in attrs:
-        raise ValueError("a While keeps values only with its history.")
+        raise argument_error(ValueError, "a While keeps values only with its history.")
 
 
 IF = define_op(
@@ -336,14 +345,14 @@ def _checked_specs(specs) -> list:
         and isinstance(s[1], tuple) and all(d is None or type(d) is int and d >= 0 for d in s[1])
         for s in specs
     ):
-        raise ValueError("attr 'specs' must be a tuple of (dtype, shape) pairs.")
+        raise argument_error(ValueError, "attr 'specs' must be a tuple of (dtype, shape) pairs.")
     return list(specs)
 
 
 def _check_signature(graph, dtypes_in, dtypes_out, what) -> None:
     if not isinstance(graph, Graph):
-        raise ValueError(f"{what} must be a graph.")
+        raise argument_error(ValueError, f"{what} must be a graph.")
     if [t.dtype for t in graph.inputs] != list(dtypes_in):
-        raise ValueError(f"the inputs of {what} do not match the op's inputs.")
+        raise argument_error(ValueError, f"the inputs of {what} do not match the op's inputs.")
     if [t.dtype for t in graph.outputs] != list(dtypes_out):
-        raise ValueError(f"the outputs of {what} do not match the op's outputs.")
+        raise argument_error(ValueError, f"the outputs of {what} do not match the op's outputs.")

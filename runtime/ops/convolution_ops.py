@@ -44,7 +44,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from runtime.core import dtypes
 from runtime.core.tensor import EagerTensor, Tensor
 from runtime.core.tensor_conversion import convert_to_tensor
-from runtime.errors import InvalidArgumentError
+from runtime.errors import InvalidArgumentError, argument_error
 from runtime.ops import array_ops, shapes
 from runtime.ops.op_support import array_namespace, cannot_export, refuse
 from runtime.ops.registry import (
@@ -76,7 +76,7 @@ def _dim(size, k, stride, dilation, padding, what, name):
         return out, total // 2, total - total // 2
     if size < span:
         dilated = f"dilated {what} " if dilation > 1 else f"{what} "
-        raise InvalidArgumentError(
+        raise argument_error(InvalidArgumentError,
             f"{name}: the input's {what} {size} is smaller than the window's {dilated}{span} "
             "with padding='VALID' (the output would be empty); pass a larger input or "
             "padding='SAME'")
@@ -238,18 +238,21 @@ def _check_attrs(name, strides=(1, 1), dilations=(1, 1), padding="VALID", ksize=
     for what, value in (("strides", strides), ("dilations", dilations), ("ksize", ksize)):
         if not (isinstance(value, tuple) and len(value) == 2
                 and all(type(v) is int and v >= 1 for v in value)):
-            raise InvalidArgumentError(f"{name}: {what} must be a pair of ints >= 1, got "
-                                       f"{value!r}")
+            raise argument_error(
+                InvalidArgumentError, f"{name}: {what} must be a pair of ints >= 1, got {value!r}"
+            )
     if padding not in _PADDINGS:
-        raise InvalidArgumentError(f"{name}: padding must be 'VALID' or 'SAME', got {padding!r}")
+        raise argument_error(
+            InvalidArgumentError, f"{name}: padding must be 'VALID' or 'SAME', got {padding!r}"
+        )
 
 
 def _image(t, what, name, layout):
     if t.dtype not in _FLOATS:
-        raise TypeError(f"{name}: {what} must be float16, float32 or float64, got "
+        raise argument_error(TypeError, f"{name}: {what} must be float16, float32 or float64, got "
                         f"{t.dtype.name}")
     if len(t.shape) != 4:
-        raise InvalidArgumentError(
+        raise argument_error(InvalidArgumentError,
             f"{name}: {what} must be 4-D {layout}, got shape {list(t.shape)}"
             + ("; add a batch dim with rt.expand_dims(x, 0)" if what == "input"
                and len(t.shape) == 3 else ""))
@@ -260,27 +263,34 @@ def _same_dtype(name, *named):
     first, what = named[0]
     for t, other in named[1:]:
         if t.dtype is not first.dtype:
-            raise TypeError(f"{name}: {what} is {first.dtype.name} but {other} is "
+            raise argument_error(TypeError, f"{name}: {what} is {first.dtype.name} but {other} is "
                             f"{t.dtype.name}")
 
 
 def _agree(name, a, a_what, b, b_what, hint=""):
     """Two dims that must be equal (when both are known)."""
     if a is not None and b is not None and a != b:
-        raise InvalidArgumentError(f"{name}: {a_what} ({a}) does not match {b_what} ({b}){hint}")
+        raise argument_error(
+            InvalidArgumentError, f"{name}: {a_what} ({a}) does not match {b_what} ({b}){hint}"
+        )
 
 
 def _known_sizes(t, name, what):
     """The 4 sizes an int tensor holds, as far as tracing knows them (None: unknown)."""
     if not t.dtype.is_integer or len(t.shape) != 1 or t.shape[0] not in (4, None):
-        raise InvalidArgumentError(f"{name}: {what} must be a 1-D int tensor of 4 sizes, got "
-                                   f"{t.dtype.name}{list(t.shape)}")
+        raise argument_error(
+            InvalidArgumentError,
+            f"{name}: {what} must be a 1-D int tensor of 4 sizes, got "
+            f"{t.dtype.name}{list(t.shape)}",
+        )
     if isinstance(t, EagerTensor):
         sizes = tuple(int(v) for v in np.ravel(t.numpy()))
     else:
         sizes = shapes.known_dims(t)
     if len(sizes) != 4 or any(d is not None and d < 0 for d in sizes):
-        raise InvalidArgumentError(f"{name}: {what} must be 4 sizes >= 0, got {list(sizes)}")
+        raise argument_error(
+            InvalidArgumentError, f"{name}: {what} must be 4 sizes >= 0, got {list(sizes)}"
+        )
     return sizes
 
 
@@ -289,8 +299,10 @@ def _conv_output(name, x_shape, w_shape, strides, dilations, padding):
     kh, kw, c_in, o = w_shape
     _agree(name, c, "the input's channels", c_in, "the filters' in_channels", _HWIO)
     if (kh is not None and kh < 1) or (kw is not None and kw < 1):
-        raise InvalidArgumentError(f"{name}: the filters' height and width must be at least 1, "
-                                   f"got {list(w_shape)}")
+        raise argument_error(
+            InvalidArgumentError,
+            f"{name}: the filters' height and width must be at least 1, got {list(w_shape)}",
+        )
     return (n, _out_dim(h, kh, strides[0], dilations[0], padding, "height", name),
             _out_dim(w, kw, strides[1], dilations[1], padding, "width", name), o)
 
@@ -396,13 +408,17 @@ def _avg_pool_grad_infer(inputs, *, ksize, strides, padding):
 
 def _check_value(name, a, a_what, b, b_what, hint=""):
     if a != b:
-        raise InvalidArgumentError(f"{name}: {a_what} ({a}) does not match {b_what} ({b}){hint}")
+        raise argument_error(
+            InvalidArgumentError, f"{name}: {a_what} ({a}) does not match {b_what} ({b}){hint}"
+        )
 
 
 def _sizes(values, name, what):
     sizes = tuple(int(v) for v in np.ravel(values))
     if len(sizes) != 4 or min(sizes) < 0:
-        raise InvalidArgumentError(f"{name}: {what} must be 4 sizes >= 0, got {list(sizes)}")
+        raise argument_error(
+            InvalidArgumentError, f"{name}: {what} must be 4 sizes >= 0, got {list(sizes)}"
+        )
     return sizes
 
 
@@ -416,8 +432,10 @@ def _conv_geometry(name, x_shape, w_shape, strides, padding, dilations):
     _check_value(name, x_shape[3], "the input's channels", w_shape[2],
                  "the filters' in_channels", _HWIO)
     if min(w_shape[:2]) < 1:
-        raise InvalidArgumentError(f"{name}: the filters' height and width must be at least 1, "
-                                   f"got {list(w_shape)}")
+        raise argument_error(
+            InvalidArgumentError,
+            f"{name}: the filters' height and width must be at least 1, got {list(w_shape)}",
+        )
     return _geometry(x_shape[1:3], w_shape[:2], strides, dilations, padding, name)
 
 
@@ -854,8 +872,11 @@ lacks(NUMBA, "numba lowers ops to loops it compiles, and the kernels are strided
 def _static_sizes(op, sizes):
     """A sizes operand, which XLA needs while compiling (rt.shape(x) is known then)."""
     if not isinstance(sizes, (np.ndarray, np.generic)):
-        raise ValueError(f"its {op.type} sizes are only known when the graph runs, and XLA "
-                         "needs them while compiling")
+        raise argument_error(
+            ValueError,
+            f"its {op.type} sizes are only known when the graph runs, and XLA "
+            "needs them while compiling",
+        )
     return _sizes(sizes, op.type, "sizes")
 
 

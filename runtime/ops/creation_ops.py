@@ -19,7 +19,7 @@ from runtime.core.tensor_conversion import (
     is_weak,
     python_scalar_fits,
 )
-from runtime.errors import InvalidArgumentError, with_origin
+from runtime.errors import InvalidArgumentError, argument_error, with_origin
 from runtime.ops import array_ops, math_ops, reduction_ops, shapes
 from runtime.ops.basic_ops import (  # noqa: F401 - creation_ops.zeros_like, as rt.zeros_like
     ONES_LIKE,
@@ -38,16 +38,18 @@ from runtime.ops.registry import (
 def _fill_infer(inputs):
     dims, value = inputs
     if dims.ndim != 1 or dims.shape[0] is None:
-        raise InvalidArgumentError("fill: dims must be a 1-D tensor of known length")
+        raise argument_error(
+            InvalidArgumentError, "fill: dims must be a 1-D tensor of known length"
+        )
     known = shapes.known_dims(dims)
     if any(d is not None and d < 0 for d in known):
-        raise InvalidArgumentError(f"fill: dims {list(known)} must not be negative")
+        raise argument_error(InvalidArgumentError, f"fill: dims {list(known)} must not be negative")
     return [(value.dtype, known)]
 
 
 def _fill_kernel(dims, value):
     if np.any(dims < 0):
-        raise ValueError(f"dims {dims.tolist()} must not be negative")
+        raise argument_error(ValueError, f"dims {dims.tolist()} must not be negative")
     return normalize(np.full(tuple(dims), value))
 
 
@@ -56,7 +58,7 @@ FILL = define_op("Fill", infer=_fill_infer, kernel=_fill_kernel)
 
 def _check_scalar(value, what):
     if value.ndim:
-        raise InvalidArgumentError(with_origin(
+        raise argument_error(InvalidArgumentError, with_origin(
             f"{what} must be a scalar, got a tensor of shape {list(value.shape)}", user_origin()))
 
 
@@ -69,7 +71,7 @@ def fill(dims, value):
         return apply(FILL, [array_ops.shape_tensor(dims, "fill's dims"), value])
     shape = shapes.static_ints(dims, "fill's dims")
     if any(d < 0 for d in shape):
-        raise InvalidArgumentError(with_origin(
+        raise argument_error(InvalidArgumentError, with_origin(
             f"fill: dims {list(shape)} must not be negative", user_origin()))
     if isinstance(value, SymbolicTensor) or (
             context.current_graph() is None and context.recording_tapes()):  # a tape sees it
@@ -96,7 +98,7 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32):
     rows = shapes.static_ints(num_rows, "eye's num_rows")[0]
     columns = rows if num_columns is None else shapes.static_ints(num_columns, "num_columns")[0]
     if rows < 0 or columns < 0:
-        raise InvalidArgumentError(with_origin(
+        raise argument_error(InvalidArgumentError, with_origin(
             f"eye: sizes must not be negative, got {rows} x {columns}", user_origin()))
     matrix = np.eye(rows, columns, dtype=dtype.np_dtype)
     if batch_shape is not None:
@@ -111,7 +113,7 @@ def _range_infer(inputs, *, length):
 
 def _range_kernel(start, limit, delta, *, length):
     if delta == 0:
-        raise ValueError("range: delta must not be 0")
+        raise argument_error(ValueError, "range: delta must not be 0")
     return np.arange(start, limit, delta, dtype=np.asarray(start).dtype)
 
 
@@ -150,7 +152,7 @@ def range(start, limit=None, delta=1, dtype=None):  # noqa: A001 - TensorFlow's 
     values = [start, limit, delta]
     dtype = range_dtype(values) if dtype is None else dtypes.as_dtype(dtype)
     if dtype.is_bool or dtype.is_string:
-        raise TypeError(f"range: dtype must be numeric, not {dtype.name}.")
+        raise argument_error(TypeError, f"range: dtype must be numeric, not {dtype.name}.")
     values = [math_ops.cast(v, dtype) if isinstance(v, (EagerTensor, SymbolicTensor))
               else convert_to_tensor(v, dtype) for v in values]
     for v, name in zip(values, ("start", "limit", "delta")):
@@ -181,13 +183,16 @@ def linspace(start, stop, num, axis=0):
     float32, like Python ints do."""
     start, stop = convert_to_tensor(start), convert_to_tensor(stop)
     if start.dtype is not stop.dtype:
-        raise TypeError(f"linspace: start is {start.dtype.name} but stop is {stop.dtype.name}; "
-                        "use rt.cast to make them match.")
+        raise argument_error(
+            TypeError,
+            f"linspace: start is {start.dtype.name} but stop is {stop.dtype.name}; "
+            "use rt.cast to make them match.",
+        )
     if not start.dtype.is_floating:
         start, stop = math_ops.cast(start, dtypes.float32), math_ops.cast(stop, dtypes.float32)
     num = shapes.static_ints(num, "linspace's num")[0]
     if num < 0:
-        raise InvalidArgumentError(with_origin(
+        raise argument_error(InvalidArgumentError, with_origin(
             f"linspace: num must not be negative, got {num}", user_origin()))
     return apply(LINSPACE, [start, stop], {"num": num, "axis": int(axis)})
 

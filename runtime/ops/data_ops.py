@@ -22,6 +22,7 @@ import numpy as np
 
 from runtime.core import dtypes
 from runtime.core.tensor_conversion import convert_to_tensor
+from runtime.errors import argument_error
 from runtime.ops import random_ops
 from runtime.ops.registry import GRADIENT, JAX, NUMBA, ONNX, apply, define_op, lacks
 
@@ -92,7 +93,9 @@ def shuffle_order(n: int, buffer_size: int, seed: int, epoch: int) -> np.ndarray
 def _order_kernel(count, passes, *, buffer_size, seed, reshuffle, key):
     n, passes = int(count), int(passes)
     if n < 0 or passes < 0:
-        raise ValueError(f"a shuffle order needs a count and passes >= 0, got {n} and {passes}")
+        raise argument_error(
+            ValueError, f"a shuffle order needs a count and passes >= 0, got {n} and {passes}"
+        )
     if not reshuffle:  # every iteration in the same order: epoch 0's
         return np.tile(shuffle_order(n, buffer_size, seed, 0), passes)
     first = take_epochs(key, passes)
@@ -103,7 +106,7 @@ def _order_kernel(count, passes, *, buffer_size, seed, reshuffle, key):
 def _order_infer(inputs, **_):
     for tensor, what in zip(inputs, ("count", "passes")):
         if tensor.shape != () or not tensor.dtype.is_integer:
-            raise TypeError(f"ShuffleOrder's {what} must be a scalar integer, got "
+            raise argument_error(TypeError, f"ShuffleOrder's {what} must be a scalar integer, got "
                             f"{tensor.dtype.name} of shape {tuple(tensor.shape)}")
     return [(dtypes.int32, (None,))]
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from runtime.core import dtypes
 from runtime.core.tensor_conversion import convert_to_tensor
-from runtime.errors import InvalidArgumentError
+from runtime.errors import InvalidArgumentError, argument_error
 from runtime.ops import math_ops, shapes
 from runtime.ops.op_support import array_namespace
 from runtime.ops.registry import (
@@ -46,7 +46,9 @@ def _real_of(dtype):
 
 def _points(n):
     if n is not None and n < 1:
-        raise InvalidArgumentError(f"Invalid number of FFT data points ({n}) specified.")
+        raise argument_error(
+            InvalidArgumentError, f"Invalid number of FFT data points ({n}) specified."
+        )
     return n
 
 
@@ -106,8 +108,10 @@ for _op, _name in zip(_OPS, ("fft", "ifft", "rfft", "irfft")):
 
 def _attrs(a, n, axis, norm, name):
     if norm not in _NORMS:
-        raise ValueError(f'fft.{name}: Invalid norm value {norm!r}; should be "backward", '
-                         '"ortho" or "forward".')
+        raise argument_error(
+            ValueError,
+            f'fft.{name}: Invalid norm value {norm!r}; should be "backward", "ortho" or "forward".',
+        )
     if n is not None:
         n = shapes.static_ints(n, f"fft.{name}'s n")[0]
         shapes.static_check(_points, n)
@@ -119,10 +123,13 @@ def _attrs(a, n, axis, norm, name):
 def _operand(a, name, complex_ok=True):
     a = convert_to_tensor(a)
     if a.dtype.is_string or a.dtype.is_list:
-        raise TypeError(f"fft.{name} takes numbers, not {a.dtype.name}.")
+        raise argument_error(TypeError, f"fft.{name} takes numbers, not {a.dtype.name}.")
     if a.dtype.is_complex and not complex_ok:
-        raise TypeError(f"fft.{name} takes real numbers, not {a.dtype.name}; use fft.fft for "
-                        "complex input (or rt.real first).")
+        raise argument_error(
+            TypeError,
+            f"fft.{name} takes real numbers, not {a.dtype.name}; use fft.fft for "
+            "complex input (or rt.real first).",
+        )
     if a.dtype.is_integer or a.dtype.is_bool:
         return math_ops.cast(a, dtypes.float64)  # numpy transforms them in float64
     return a

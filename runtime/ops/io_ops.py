@@ -8,7 +8,7 @@ import numpy as np
 
 from runtime.core.tensor import Tensor, decoded
 from runtime.core.tensor_conversion import convert_to_tensor
-from runtime.errors import InvalidArgumentError
+from runtime.errors import InvalidArgumentError, argument_error
 from runtime.ops.registry import GRADIENT, apply, define_op, lacks
 from runtime.variables import Variable
 
@@ -53,7 +53,7 @@ def _tensor_like():
 
 def assertion_failed(message: str) -> InvalidArgumentError:
     """The error of a failed Assert op (every executor raises this one)."""
-    failed = InvalidArgumentError(f"Assertion failed: {message}")
+    failed = argument_error(InvalidArgumentError, f"Assertion failed: {message}")
     failed._rt_users_message = True  # (located, it leads with the message: interpreter)
     return failed
 
@@ -81,7 +81,9 @@ def assert_true(condition, message="condition is false"):
     false."""
     condition = convert_to_tensor(condition)
     if not condition.dtype.is_bool:
-        raise TypeError(f"assert_true needs a bool condition, got {condition.dtype.name}.")
+        raise argument_error(
+            TypeError, f"assert_true needs a bool condition, got {condition.dtype.name}."
+        )
     apply(ASSERT, [condition], {"message": str(message)})
 
 

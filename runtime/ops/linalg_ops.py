@@ -26,7 +26,7 @@ from runtime.core import dtypes
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import normalize, shape_str
 from runtime.core.tensor_conversion import binary_operands, convert_to_tensor
-from runtime.errors import InvalidArgumentError, NoGradientError, with_origin
+from runtime.errors import InvalidArgumentError, NoGradientError, argument_error, with_origin
 from runtime.ops import array_ops, creation_ops, math_ops, reduction_ops, shapes
 from runtime.ops.op_support import array_namespace
 from runtime.ops.registry import (
@@ -55,7 +55,7 @@ def _matrix(a, name):
     rule)."""
     a = _lapack_dtype(convert_to_tensor(a), name)
     if a.ndim < 2:
-        raise InvalidArgumentError(with_origin(
+        raise argument_error(InvalidArgumentError, with_origin(
             f"linalg.{name}: {a.ndim}-dimensional array given. Array must be at least "
             "two-dimensional", user_origin()))
     return a
@@ -65,10 +65,15 @@ def _lapack_dtype(a, name):
     if a.dtype.is_integer or a.dtype.is_bool:
         return math_ops.cast(a, dtypes.float64)
     if a.dtype.is_complex:
-        raise TypeError(f"linalg.{name}: rt.linalg takes real matrices, not {a.dtype.name}.")
+        raise argument_error(
+            TypeError, f"linalg.{name}: rt.linalg takes real matrices, not {a.dtype.name}."
+        )
     if a.dtype not in _LAPACK_FLOATS:
-        raise TypeError(f"linalg.{name}: array type {a.dtype.name} is unsupported in linalg "
-                        "(numpy's rule); use rt.cast(a, rt.float32) or rt.float64 first.")
+        raise argument_error(
+            TypeError,
+            f"linalg.{name}: array type {a.dtype.name} is unsupported in linalg "
+            "(numpy's rule); use rt.cast(a, rt.float32) or rt.float64 first.",
+        )
     return a
 
 
@@ -76,8 +81,11 @@ def _square(shape, name):
     """Raises numpy's LinAlgError message when the known last two dims differ."""
     m, n = shape[-2:]
     if m is not None and n is not None and m != n:
-        raise InvalidArgumentError(f"linalg.{name}: Last 2 dimensions of the array must be "
-                                   f"square, got shape {shape_str(shape)}")
+        raise argument_error(
+            InvalidArgumentError,
+            f"linalg.{name}: Last 2 dimensions of the array must be "
+            f"square, got shape {shape_str(shape)}",
+        )
 
 
 def _square_matrix_op(name, kernel, out_shape):
@@ -119,8 +127,10 @@ def _solve_infer(inputs):
 
 def _same_dim(n, m):
     if n is not None and m is not None and n != m:
-        raise InvalidArgumentError(f"linalg.solve: a is {n} x {n} but b has {m} rows; they "
-                                   "must agree")
+        raise argument_error(
+            InvalidArgumentError,
+            f"linalg.solve: a is {n} x {n} but b has {m} rows; they must agree",
+        )
 
 
 SOLVE = define_op("MatrixSolve", infer=_solve_infer, kernel=np.linalg.solve,
@@ -184,8 +194,11 @@ def _norm_attrs(x, ord, axis):  # noqa: A002 - numpy's name
         if ord is None:
             return None, None  # the 2-norm of all elements (numpy flattens)
         if x.ndim not in (1, 2):
-            raise ValueError("linalg.norm: Improper number of dimensions to norm: ord is given "
-                             f"and x has {x.ndim} dims; pass axis.")
+            raise argument_error(
+                ValueError,
+                "linalg.norm: Improper number of dimensions to norm: ord is given "
+                f"and x has {x.ndim} dims; pass axis.",
+            )
         axis = tuple(range(x.ndim))
     axis = shapes.static_ints(axis, "norm's axis")
     axis = tuple(shapes.static_check(shapes.normalize_axis, a, x.ndim, "linalg.norm")
@@ -193,18 +206,27 @@ def _norm_attrs(x, ord, axis):  # noqa: A002 - numpy's name
     if len(axis) == 1:
         name = _VECTOR_ORDS.get(ord) if not isinstance(ord, str) else None
         if name is None:
-            raise ValueError(f"linalg.norm: ord={ord!r} is not supported for vectors by "
-                             "rt.linalg.norm; use None (2), 1, 2, inf or -inf.")
+            raise argument_error(
+                ValueError,
+                f"linalg.norm: ord={ord!r} is not supported for vectors by "
+                "rt.linalg.norm; use None (2), 1, 2, inf or -inf.",
+            )
         return name, axis
     if len(axis) == 2:
         if axis[0] == axis[1]:
-            raise ValueError("linalg.norm: Duplicate axes given.")
+            raise argument_error(ValueError, "linalg.norm: Duplicate axes given.")
         if ord not in (None, "fro"):
-            raise ValueError(f"linalg.norm: ord={ord!r} is not supported for matrices by "
-                             "rt.linalg.norm; use None or 'fro' (the Frobenius norm).")
+            raise argument_error(
+                ValueError,
+                f"linalg.norm: ord={ord!r} is not supported for matrices by "
+                "rt.linalg.norm; use None or 'fro' (the Frobenius norm).",
+            )
         return "fro", axis
-    raise ValueError("linalg.norm: Improper number of dimensions to norm: axis names "
-                     f"{len(axis)} axes, not 1 or 2.")
+    raise argument_error(
+        ValueError,
+        "linalg.norm: Improper number of dimensions to norm: axis names "
+        f"{len(axis)} axes, not 1 or 2.",
+    )
 
 
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - numpy's name
@@ -214,9 +236,9 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - numpy's name
     ValueError."""
     x = convert_to_tensor(x)
     if x.dtype.is_string or x.dtype.is_list:
-        raise TypeError(f"linalg.norm takes numbers, not {x.dtype.name}.")
+        raise argument_error(TypeError, f"linalg.norm takes numbers, not {x.dtype.name}.")
     if not (x.dtype.is_floating or x.dtype.is_integer or x.dtype.is_bool):
-        raise TypeError(f"linalg.norm takes real numbers, not {x.dtype.name}.")
+        raise argument_error(TypeError, f"linalg.norm takes real numbers, not {x.dtype.name}.")
     name, axes = _norm_attrs(x, ord, axis)
     result = apply(NORM, [x], {"ord": name, "axis": axes})
     if keepdims:
@@ -245,7 +267,7 @@ def solve(a, b):
     a = _square_operand(a, "solve")
     b = _lapack_dtype(b, "solve")
     if b.ndim == 0:
-        raise InvalidArgumentError(with_origin(
+        raise argument_error(InvalidArgumentError, with_origin(
             "linalg.solve: b must be a vector (M,) or a stack of matrices (..., M, K), not a "
             "scalar", user_origin()))
     shapes.static_check(_solve_infer, [a, b])
@@ -273,8 +295,11 @@ def qr(a, mode="reduced"):
     """numpy.linalg.qr with mode='reduced' (the only mode): (Q, R), Q (..., M, K) with
     orthonormal columns and R (..., K, N) upper triangular, K = min(M, N)."""
     if mode != "reduced":
-        raise ValueError(f"linalg.qr: mode={mode!r} is not supported; rt.linalg.qr computes "
-                         "mode='reduced' only.")
+        raise argument_error(
+            ValueError,
+            f"linalg.qr: mode={mode!r} is not supported; rt.linalg.qr computes "
+            "mode='reduced' only.",
+        )
     return QRResult(*apply(QR, [_matrix(a, "qr")]))
 
 
@@ -288,7 +313,7 @@ def svd(a, full_matrices=True, compute_uv=True):
 
 def _uplo(UPLO):  # noqa: N803 - numpy's name
     if UPLO not in ("L", "U"):
-        raise ValueError(f"UPLO argument must be 'L' or 'U', got {UPLO!r}")
+        raise argument_error(ValueError, f"UPLO argument must be 'L' or 'U', got {UPLO!r}")
     return UPLO
 
 

@@ -19,6 +19,7 @@ from runtime.errors import (
     NoGradientError,
     OperatorNotAllowedInGraphError,
     a_or_an,
+    argument_error,
 )
 from runtime.ops import basic_ops
 from runtime.ops.registry import GRADIENT, apply, define_op, lacks, register_rules
@@ -56,7 +57,9 @@ def _join(shape, other, what: str):
 
 def _check_list(value, what: str):
     if not value.dtype.is_list:
-        raise TypeError(f"{what} takes a list tensor, not {a_or_an(value.dtype.name)} tensor")
+        raise argument_error(
+            TypeError, f"{what} takes a list tensor, not {a_or_an(value.dtype.name)} tensor"
+        )
 
 
 def _check_item(lst, item, what: str):
@@ -72,7 +75,7 @@ def _from_items_infer(inputs, *, dtype, element_shape):
     shape = tuple(element_shape)
     for item in inputs:
         if item.dtype is not dtype:
-            raise TypeError(
+            raise argument_error(TypeError,
                 f"a list of {dtype.name} items cannot hold {a_or_an(item.dtype.name)} item; use "
                 "rt.cast so that all items have one dtype."
             )
@@ -151,7 +154,7 @@ def _position(lst, index, what: str) -> int:
 
 def _index_infer(index):
     if not index.dtype.is_integer or len(index.shape) != 0:
-        raise TypeError(
+        raise argument_error(TypeError,
             f"list indices must be integer scalars, not {index.dtype.name}{list(index.shape)}"
         )
 
@@ -202,7 +205,7 @@ def _concat_lists_infer(inputs):
     _check_list(a, "+")
     _check_list(b, "+")
     if a.dtype is not b.dtype:
-        raise TypeError(f"cannot concatenate a {a.dtype.name} and a {b.dtype.name}")
+        raise argument_error(TypeError, f"cannot concatenate a {a.dtype.name} and a {b.dtype.name}")
     return [(a.dtype, _join(tuple(a.shape), tuple(b.shape), "+"))]
 
 
@@ -216,7 +219,9 @@ LIST_CONCAT_LISTS = define_op(
 def _stack_kernel(lst):
     items = lst.items()
     if not items:  # as `rt.stack([])` raises eagerly
-        raise InvalidArgumentError("stack needs at least one tensor; the list is empty.")
+        raise argument_error(
+            InvalidArgumentError, "stack needs at least one tensor; the list is empty."
+        )
     first = items[0]
     if isinstance(first, ListValue):
         items = [_stack_kernel(item) for item in items]
@@ -241,14 +246,18 @@ def _concat_infer(inputs, *, axis):
     (lst,) = inputs
     _check_list(lst, "concat")
     if lst.dtype.element.is_list:
-        raise TypeError("concat: the items of the list are lists; stack them first")
+        raise argument_error(TypeError, "concat: the items of the list are lists; stack them first")
     shape = list(lst.shape)
     if not shape:
-        raise InvalidArgumentError("concat: the items are scalars (rank 0); use rt.stack")
+        raise argument_error(
+            InvalidArgumentError, "concat: the items are scalars (rank 0); use rt.stack"
+        )
     a = axis + len(shape) if axis < 0 else axis
     if not 0 <= a < len(shape):
-        raise InvalidArgumentError(f"concat: axis {axis} is out of range for items of rank "
-                                   f"{len(shape)}")
+        raise argument_error(
+            InvalidArgumentError,
+            f"concat: axis {axis} is out of range for items of rank {len(shape)}",
+        )
     shape[a] = None
     return [(lst.dtype.element, tuple(shape))]
 
@@ -323,8 +332,10 @@ LIST_ZEROS_LIKE = define_op("ListZerosLike", infer=_same_list_infer, kernel=_zer
 
 def _add_kernel(a, b):
     if a.length != b.length:
-        raise InvalidArgumentError(f"cannot add the gradients of lists of {a.length} and "
-                                   f"{b.length} items")
+        raise argument_error(
+            InvalidArgumentError,
+            f"cannot add the gradients of lists of {a.length} and {b.length} items",
+        )
     return ListValue([_add_kernel(x, y) if isinstance(x, ListValue) else x + y
                       for x, y in zip(a.items(), b.items())], a.length)
 
@@ -335,7 +346,7 @@ LIST_ADD = define_op("ListAdd", infer=_same_list_infer, kernel=_add_kernel)
 def _unstack_infer(inputs):
     (value,) = inputs
     if value.dtype.is_list or not value.shape:
-        raise TypeError("unstack into a list takes a tensor of rank 1 or more")
+        raise argument_error(TypeError, "unstack into a list takes a tensor of rank 1 or more")
     return [(dtypes.list_of(value.dtype), tuple(value.shape[1:]))]
 
 
@@ -365,7 +376,7 @@ def _split_like_infer(inputs, *, axis):
     like, value = inputs
     _check_list(like, "split")
     if value.dtype.is_list or like.dtype.element is not value.dtype:
-        raise TypeError(f"cannot split {a_or_an(value.dtype.name)} tensor like a "
+        raise argument_error(TypeError, f"cannot split {a_or_an(value.dtype.name)} tensor like a "
                         f"{like.dtype.name}")
     return [(like.dtype, tuple(like.shape))]
 

@@ -11,7 +11,7 @@ from runtime.core import dtypes
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import Tensor, normalize
 from runtime.core.tensor_conversion import binary_operands, convert_to_tensor, weak_result
-from runtime.errors import InvalidArgumentError, with_origin
+from runtime.errors import InvalidArgumentError, argument_error, with_origin
 from runtime.ops import array_ops, reduction_ops, shapes
 from runtime.ops.basic_ops import CAST, cast, ones_like, zeros_like  # noqa: F401 - math_ops.cast
 from runtime.ops.registry import (
@@ -63,11 +63,11 @@ def _elementwise(name, ufunc=None, expression=None, *, accepts, result=None, onn
     def infer(inputs):
         operand = {t.dtype for t in inputs}
         if len(operand) != 1:
-            raise TypeError(f"{name} takes operands of one dtype, got "
+            raise argument_error(TypeError, f"{name} takes operands of one dtype, got "
                             f"{', '.join(t.dtype.name for t in inputs)}.")
         dtype = operand.pop()
         if dtype not in accepts:
-            raise TypeError(f"{name} takes {wanted} tensors, not {dtype.name}.")
+            raise argument_error(TypeError, f"{name} takes {wanted} tensors, not {dtype.name}.")
         out = dtype if result is None else result if isinstance(result, dtypes.DType) else (
             result(dtype))
         return [(out, shapes.broadcast(*(t.shape for t in inputs)))]
@@ -210,7 +210,7 @@ def _binary_op(opdef, x, y, name, strings=False):
     x, y = binary_operands(x, y, name)
     _refuse_complex(opdef, x.dtype, name)
     if x.dtype not in _NUMBERS | _COMPLEX and not (strings and x.dtype is dtypes.string):
-        raise TypeError(
+        raise argument_error(TypeError,
             f"{name} does not accept {x.dtype.name} tensors; use rt.cast(x, rt.int32) (or "
             "another numeric dtype) first."
         )
@@ -223,9 +223,12 @@ def _binary_op(opdef, x, y, name, strings=False):
 def _refuse_complex(opdef, dtype, name):
     """Complex tensors, eagerly as in graphs, only where the op's declaration takes them."""
     if dtype.is_complex and dtype not in (opdef.elementwise.accepts if opdef.elementwise else ()):
-        raise TypeError(f"{name} does not take complex tensors ({dtype.name}); on complex "
-                        "values rt computes +, -, *, /, negative, abs, real, imag, conj and "
-                        "angle.")
+        raise argument_error(
+            TypeError,
+            f"{name} does not take complex tensors ({dtype.name}); on complex "
+            "values rt computes +, -, *, /, negative, abs, real, imag, conj and "
+            "angle.",
+        )
 
 
 def _compare_op(opdef, x, y, name, string_opdef=None):
@@ -237,7 +240,9 @@ def _compare_op(opdef, x, y, name, string_opdef=None):
     _refuse_complex(opdef, x.dtype, name)
     if x.dtype.is_string:
         if string_opdef is None:
-            raise TypeError(f"{name} does not accept string tensors (only equal and not_equal do).")
+            raise argument_error(
+                TypeError, f"{name} does not accept string tensors (only equal and not_equal do)."
+            )
         opdef = string_opdef
     return apply(opdef, [x, y])
 
@@ -287,7 +292,7 @@ def _unary_op(opdef, x, accepts, name):
         opdef = COMPLEX_ABS
     _refuse_complex(opdef, x.dtype, name)
     if not allowed(x.dtype):
-        raise TypeError(
+        raise argument_error(TypeError,
             f"{name} needs {kind} tensor, got {x.dtype.name}; use rt.cast(x, ...) first."
         )
     result = apply(opdef, [x])
@@ -331,7 +336,9 @@ def _unary(name, opdef, accepts):
 def _bool_operands(x, y, name):
     x, y = binary_operands(x, y, name)
     if not x.dtype.is_bool:
-        raise TypeError(f"{name} needs bool tensors, got {x.dtype.name}; compare first (x > 0).")
+        raise argument_error(
+            TypeError, f"{name} needs bool tensors, got {x.dtype.name}; compare first (x > 0)."
+        )
     return x, y
 
 
@@ -368,8 +375,11 @@ def _bitwise(name, opdef, logical_opdef=None):
         if x.dtype.is_bool and logical_opdef is not None:
             return apply(logical_opdef, [x, y])
         if not x.dtype.is_integer:
-            raise TypeError(f"{name} takes integer (or bool) tensors, not {x.dtype.name}, as "
-                            "numpy's; use rt.cast(x, rt.int32) first.")
+            raise argument_error(
+                TypeError,
+                f"{name} takes integer (or bool) tensors, not {x.dtype.name}, as "
+                "numpy's; use rt.cast(x, rt.int32) first.",
+            )
         result = apply(opdef, [x, y])
         if weak:
             result.weak = True
@@ -391,8 +401,11 @@ def invert(x):
     if x.dtype.is_bool:
         return apply(LOGICAL_NOT, [x])
     if not x.dtype.is_integer:
-        raise TypeError(f"invert (~) takes integer (or bool) tensors, not {x.dtype.name}, as "
-                        "numpy's; use rt.cast(x, rt.int32) first.")
+        raise argument_error(
+            TypeError,
+            f"invert (~) takes integer (or bool) tensors, not {x.dtype.name}, as "
+            "numpy's; use rt.cast(x, rt.int32) first.",
+        )
     result = apply(INVERT, [x])
     if x.weak:
         result.weak = True
@@ -463,7 +476,9 @@ def _as_float(opdef, x, name):
         return x
     _refuse_complex(opdef, x.dtype, name)
     if x.dtype.is_string or x.dtype.is_list:
-        raise TypeError(f"{name} takes numeric tensors, not {x.dtype.name}, as numpy's does.")
+        raise argument_error(
+            TypeError, f"{name} takes numeric tensors, not {x.dtype.name}, as numpy's does."
+        )
     return cast(x, dtypes.from_numpy(np.promote_types(x.dtype.np_dtype, np.float16)))
 
 
@@ -490,7 +505,9 @@ def _classify(name, opdef, what):
         x = convert_to_tensor(x)
         _refuse_complex(opdef, x.dtype, name)
         if x.dtype.is_string or x.dtype.is_list:
-            raise TypeError(f"{name} takes numeric tensors, not {x.dtype.name}, as numpy's does.")
+            raise argument_error(
+                TypeError, f"{name} takes numeric tensors, not {x.dtype.name}, as numpy's does."
+            )
         return apply(opdef, [x])
 
     return _named(name, function, what)
@@ -551,7 +568,7 @@ def reciprocal(x):
     x = convert_to_tensor(x)
     _refuse_complex(RECIPROCAL, x.dtype, "reciprocal")
     if not x.dtype.is_floating:
-        raise TypeError(
+        raise argument_error(TypeError,
             f"reciprocal takes float tensors, not {x.dtype.name}: numpy's reciprocal of integers "
             "rounds toward zero (0 for all but 1 and -1, undefined for 0); write 1 / x for the "
             "float reciprocal, or rt.cast(x, rt.float64) first.")
@@ -585,11 +602,13 @@ def where(condition, x=None, y=None):
     `x` and `y`: the int64 coordinates of the true elements, one row each."""
     condition = convert_to_tensor(condition)
     if not condition.dtype.is_bool:
-        raise TypeError(f"where: condition must be bool, got {condition.dtype.name}.")
+        raise argument_error(
+            TypeError, f"where: condition must be bool, got {condition.dtype.name}."
+        )
     if x is None and y is None:
         return apply(WHERE_INDICES, [condition])
     if x is None or y is None:
-        raise ValueError("where: pass both x and y, or neither.")
+        raise argument_error(ValueError, "where: pass both x and y, or neither.")
     x, y = binary_operands(x, y, "where")
     return apply(WHERE, [condition, x, y])
 
@@ -615,19 +634,19 @@ def clip_by_value(t, clip_value_min, clip_value_max):
     if lo.dtype is not t.dtype:  # a Python float upper bound made an integer `t` float32
         lo = cast(lo, t.dtype)
     if t.dtype.is_bool or t.dtype.is_string:
-        raise TypeError(f"clip_by_value does not accept {t.dtype.name} tensors.")
+        raise argument_error(TypeError, f"clip_by_value does not accept {t.dtype.name} tensors.")
     return apply(CLIP, [t, lo, hi])
 
 
 def _matmul_infer(inputs):
     a, b = inputs
     if len(a.shape) < 2 or len(b.shape) < 2:
-        raise InvalidArgumentError(
+        raise argument_error(InvalidArgumentError,
             f"matmul needs tensors of rank >= 2, got shapes {list(a.shape)} and {list(b.shape)}"
         )
     k1, k2 = a.shape[-1], b.shape[-2]
     if k1 is not None and k2 is not None and k1 != k2:
-        raise InvalidArgumentError(
+        raise argument_error(InvalidArgumentError,
             f"matmul: inner dimensions differ: {list(a.shape)} @ {list(b.shape)}"
         )  # (matmul itself says so first, with the shapes the user gave)
     batch = shapes.broadcast(a.shape[:-2], b.shape[:-2])
@@ -651,7 +670,7 @@ def _check_inner_dims(a, b, transpose_a, transpose_b) -> None:
         return
     fix = ("; if one is stored transposed, use rt.transpose, or matmul's transpose_a / "
            "transpose_b" if a.ndim >= 2 and b.ndim >= 2 else "")
-    raise InvalidArgumentError(with_origin(
+    raise argument_error(InvalidArgumentError, with_origin(
         f"matmul: inner dimensions differ: {list(a.shape)} @ {list(b.shape)} (the first has "
         f"{k1} columns, the second {k2} rows){fix}", user_origin(3)))
 
@@ -669,13 +688,15 @@ def matmul(a, b, transpose_a=False, transpose_b=False):
             product = array_ops.squeeze(product, [-2])
         return array_ops.squeeze(product, [-1]) if b.ndim == 1 else product
     if a.ndim < 2 or b.ndim < 2:
-        raise InvalidArgumentError(with_origin(
+        raise argument_error(InvalidArgumentError, with_origin(
             f"matmul needs tensors of rank >= 2, got shapes {list(a.shape)} and "
             f"{list(b.shape)}; use rt.expand_dims or rt.reshape to add the missing axis.",
             user_origin(2),
         ))
     if a.dtype.is_bool or a.dtype.is_string:
-        raise TypeError(f"matmul does not accept {a.dtype.name} tensors; use rt.cast first.")
+        raise argument_error(
+            TypeError, f"matmul does not accept {a.dtype.name} tensors; use rt.cast first."
+        )
     if transpose_a:
         a = array_ops.transpose(a, _swap_last_two(a.ndim))
     if transpose_b:
@@ -704,7 +725,7 @@ def softmax(logits, axis=None):
     axis = -1 if axis is None else int(axis)
     logits = convert_to_tensor(logits)
     if not logits.dtype.is_floating:
-        raise TypeError(f"softmax needs a float tensor, got {logits.dtype.name}.")
+        raise argument_error(TypeError, f"softmax needs a float tensor, got {logits.dtype.name}.")
     shapes.static_check(shapes.normalize_axis, axis, max(logits.ndim, 1), "softmax")
     return apply(SOFTMAX, [logits], {"axis": axis})
 

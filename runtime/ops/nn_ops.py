@@ -17,7 +17,7 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core.tensor import Tensor, normalize
 from runtime.core.tensor_conversion import convert_to_tensor
-from runtime.errors import InvalidArgumentError
+from runtime.errors import InvalidArgumentError, argument_error
 from runtime.ops import (
     array_ops,
     creation_ops,
@@ -76,7 +76,7 @@ def _log_softmax_kernel(x, *, axis):
 def _log_softmax_infer(inputs, *, axis):
     x = inputs[0]
     if not x.dtype.is_floating:
-        raise TypeError(f"LogSoftmax takes float tensors, not {x.dtype.name}.")
+        raise argument_error(TypeError, f"LogSoftmax takes float tensors, not {x.dtype.name}.")
     shapes.normalize_axis(axis, len(x.shape), "log_softmax")
     return [(x.dtype, x.shape)]
 
@@ -135,9 +135,11 @@ def _logsumexp_kernel(x, *, axis, keepdims):
 def _logsumexp_infer(inputs, *, axis, keepdims):
     x = inputs[0]
     if not x.dtype.is_floating:
-        raise TypeError(f"LogSumExp takes float tensors, not {x.dtype.name}.")
+        raise argument_error(TypeError, f"LogSumExp takes float tensors, not {x.dtype.name}.")
     if axis is not None and not isinstance(axis, tuple):
-        raise TypeError(f"LogSumExp's axis must be None or a tuple of ints, got {axis!r}.")
+        raise argument_error(
+            TypeError, f"LogSumExp's axis must be None or a tuple of ints, got {axis!r}."
+        )
     return [(x.dtype, shapes.reduce(x.shape, axis, keepdims))]
 
 
@@ -214,17 +216,24 @@ def _one_hot_kernel(indices, on, off, *, depth, axis):
 def _one_hot_infer(inputs, *, depth, axis):
     indices, on, off = inputs
     if not indices.dtype.is_integer:
-        raise TypeError(f"OneHot: indices must be integers, got {indices.dtype.name}.")
+        raise argument_error(
+            TypeError, f"OneHot: indices must be integers, got {indices.dtype.name}."
+        )
     if type(depth) is not int or depth < 0:
-        raise InvalidArgumentError(f"OneHot: depth must be an int >= 0, got {depth!r}.")
+        raise argument_error(
+            InvalidArgumentError, f"OneHot: depth must be an int >= 0, got {depth!r}."
+        )
     if type(axis) is not int or not 0 <= axis <= len(indices.shape):
-        raise InvalidArgumentError(
+        raise argument_error(InvalidArgumentError,
             f"OneHot: axis {axis!r} is out of range for indices of rank {len(indices.shape)}.")
     if on.dtype is not off.dtype or on.ndim or off.ndim:
-        raise TypeError("OneHot: on_value and off_value must be scalars of one dtype, got "
-                        f"{on.dtype.name}{list(on.shape)} and {off.dtype.name}{list(off.shape)}.")
+        raise argument_error(
+            TypeError,
+            "OneHot: on_value and off_value must be scalars of one dtype, got "
+            f"{on.dtype.name}{list(on.shape)} and {off.dtype.name}{list(off.shape)}.",
+        )
     if on.dtype.is_string or on.dtype.is_list:
-        raise TypeError(f"OneHot does not make {on.dtype.name} tensors.")
+        raise argument_error(TypeError, f"OneHot does not make {on.dtype.name} tensors.")
     shape = tuple(indices.shape)
     return [(on.dtype, shape[:axis] + (depth,) + shape[axis:])]
 
@@ -331,13 +340,19 @@ def _sparse_xent_kernel(labels, logits):
     labels = np.asarray(labels)
     classes = logits.shape[-1]
     if labels.shape != logits.shape[:-1]:
-        raise ValueError(f"labels of shape {list(labels.shape)} do not fit logits of shape "
-                         f"{list(logits.shape)} (labels must have the shape of logits without "
-                         "its last axis)")
+        raise argument_error(
+            ValueError,
+            f"labels of shape {list(labels.shape)} do not fit logits of shape "
+            f"{list(logits.shape)} (labels must have the shape of logits without "
+            "its last axis)",
+        )
     bad = (labels < 0) | (labels >= classes)
     if bad.any():
-        raise ValueError(f"Received a label value of {labels[bad][0]} which is outside the "
-                         f"valid range of [0, {classes}).")
+        raise argument_error(
+            ValueError,
+            f"Received a label value of {labels[bad][0]} which is outside the "
+            f"valid range of [0, {classes}).",
+        )
     with np.errstate(divide="ignore", invalid="ignore"):
         return normalize(_sparse_loss_of(np, labels, logits))
 
@@ -345,20 +360,25 @@ def _sparse_xent_kernel(labels, logits):
 def _sparse_xent_infer(inputs):
     labels, logits = inputs
     if not labels.dtype.is_integer:
-        raise TypeError(f"SparseSoftmaxCrossEntropyWithLogits: labels must be integers, got "
-                        f"{labels.dtype.name}.")
+        raise argument_error(
+            TypeError,
+            f"SparseSoftmaxCrossEntropyWithLogits: labels must be integers, got "
+            f"{labels.dtype.name}.",
+        )
     if not logits.dtype.is_floating:
-        raise TypeError(f"SparseSoftmaxCrossEntropyWithLogits: logits must be floats, got "
-                        f"{logits.dtype.name}.")
+        raise argument_error(
+            TypeError,
+            f"SparseSoftmaxCrossEntropyWithLogits: logits must be floats, got {logits.dtype.name}.",
+        )
     if len(logits.shape) != len(labels.shape) + 1:
-        raise InvalidArgumentError(
+        raise argument_error(InvalidArgumentError,
             f"labels of shape {list(labels.shape)} do not fit logits of shape "
             f"{list(logits.shape)}: labels must have rank {len(logits.shape) - 1} (the rank of "
             "logits minus one).")
     dims = []
     for a, c in zip(labels.shape, logits.shape[:-1]):
         if a is not None and c is not None and a != c:
-            raise InvalidArgumentError(
+            raise argument_error(InvalidArgumentError,
                 f"labels of shape {list(labels.shape)} do not fit logits of shape "
                 f"{list(logits.shape)} (labels must have the shape of logits without its last "
                 "axis).")

@@ -9,7 +9,13 @@ import numpy as np
 
 from runtime.core import dtypes
 from runtime.core.source_info import user_origin
-from runtime.errors import ExportError, InvalidArgumentError, NoLoweringError, with_origin
+from runtime.errors import (
+    ExportError,
+    InvalidArgumentError,
+    NoLoweringError,
+    argument_error,
+    with_origin,
+)
 from runtime.ops import array_ops, shapes
 
 
@@ -26,7 +32,7 @@ def array_namespace(*values):
 
 def refuse(error, message):
     """`error(message)`, naming the user's line (for checks before an op is applied)."""
-    return error(with_origin(message, user_origin()))
+    return argument_error(error, with_origin(message, user_origin()))
 
 
 def cannot_export(op, reason: str) -> ExportError:

@@ -9,7 +9,7 @@ import numpy as np
 from runtime.core import dtypes, tensor_conversion
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor
-from runtime.errors import OperatorNotAllowedInGraphError, with_origin
+from runtime.errors import OperatorNotAllowedInGraphError, argument_error, with_origin
 from runtime.ops import array_ops, io_ops, math_ops, python_arithmetic
 
 
@@ -82,7 +82,7 @@ Tensor.__setitem__ = _setitem
 
 def _iter_eager(self):
     if not self.shape:
-        raise TypeError("Cannot iterate over a 0-d tensor (a scalar).")
+        raise argument_error(TypeError, "Cannot iterate over a 0-d tensor (a scalar).")
     return iter(array_ops.unstack(self))
 
 

@@ -33,7 +33,7 @@ from runtime.core import context, dtypes
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor, TensorShape, eager, normalize
 from runtime.core.tensor_conversion import convert_to_tensor
-from runtime.errors import GraphLimitError, InvalidArgumentError, with_origin
+from runtime.errors import GraphLimitError, InvalidArgumentError, argument_error, with_origin
 from runtime.ops.registry import (
     GRADIENT,
     JAX,
@@ -136,7 +136,8 @@ class PythonCall:
         return normalize(array)
 
     def _error(self, message: str) -> InvalidArgumentError:
-        error = InvalidArgumentError(with_origin(f"{self.label} {message}.", self.origin))
+        error = argument_error(InvalidArgumentError, with_origin(f"{self.label} {message}.",
+                                                                 self.origin))
         error._rt_located = True
         return error
 
@@ -174,11 +175,14 @@ def _call_kernel(*values, call):
 
 def _infer(inputs, *, call):
     if not isinstance(call, PythonCall):
-        raise TypeError("the attr 'call' must be the Python function call that "
+        raise argument_error(TypeError, "the attr 'call' must be the Python function call that "
                         "rt.numpy_function makes (no file can hold one)")
     if sum(is_tensor for is_tensor, _ in call.template) != len(inputs):
-        raise ValueError(f"{call.label} has {len(inputs)} inputs, its arguments take "
-                         f"{sum(t for t, _ in call.template)} tensors")
+        raise argument_error(
+            ValueError,
+            f"{call.label} has {len(inputs)} inputs, its arguments take "
+            f"{sum(t for t, _ in call.template)} tensors",
+        )
     if call.shapes is None and call.tout:
         raise GraphLimitError(
             f"{call.label} in a graph needs the shape of each output, as a graph's tensors have "
@@ -211,14 +215,16 @@ def numpy_function(func, inp, Tout, stateful=True, name=None, *, shape=None):  #
     `stateful` changes."""
     origin = user_origin()
     if not callable(func):
-        raise TypeError(with_origin(f"rt.numpy_function takes a callable, got "
+        raise argument_error(TypeError, with_origin(f"rt.numpy_function takes a callable, got "
                                     f"{type(func).__name__}.", origin))
     if not isinstance(inp, (list, tuple)):
-        raise TypeError(with_origin(
+        raise argument_error(TypeError, with_origin(
             f"rt.numpy_function takes `inp` as a list of arguments, got {type(inp).__name__}; "
             "write [x] for one argument.", origin))
     if name is not None and not isinstance(name, str):
-        raise TypeError(with_origin(f"name must be a string, got {type(name).__name__}.", origin))
+        raise argument_error(
+            TypeError, with_origin(f"name must be a string, got {type(name).__name__}.", origin)
+        )
     single = not isinstance(Tout, (list, tuple))
     tout = tuple(_dtype(d, origin) for d in ([Tout] if single else Tout))
     shapes = _shapes(shape, tout, single, origin)
@@ -227,7 +233,7 @@ def numpy_function(func, inp, Tout, stateful=True, name=None, *, shape=None):  #
         if isinstance(item, (Tensor, Variable)):
             tensor = convert_to_tensor(item)
             if tensor.dtype.is_list:
-                raise TypeError(with_origin(
+                raise argument_error(TypeError, with_origin(
                     "rt.numpy_function passes tensors to the function as numpy arrays; a "
                     "staged list is not one: stack it first (rt.stack).", origin))
             tensors.append(tensor)
@@ -240,7 +246,7 @@ def numpy_function(func, inp, Tout, stateful=True, name=None, *, shape=None):  #
     if graph is None:
         for t in tensors:
             if not isinstance(t, EagerTensor):
-                raise ValueError(with_origin(
+                raise argument_error(ValueError, with_origin(
                     f"rt.numpy_function got the symbolic tensor {t.name} outside of the "
                     "function that created it; return it from the function instead of storing "
                     "it.", origin))
@@ -264,10 +270,17 @@ def _dtype(value, origin):
     try:
         dtype = dtypes.as_dtype(value)
     except TypeError as e:
-        raise TypeError(with_origin(f"rt.numpy_function: Tout: {e}", origin)) from None
+        raise argument_error(
+            TypeError, with_origin(f"rt.numpy_function: Tout: {e}", origin)
+        ) from None
     if dtype.is_list:
-        raise TypeError(with_origin("rt.numpy_function returns tensors; Tout cannot be a list "
-                                    f"dtype ({dtype.name}).", origin))
+        raise argument_error(
+            TypeError,
+            with_origin(
+                f"rt.numpy_function returns tensors; Tout cannot be a list dtype ({dtype.name}).",
+                origin,
+            ),
+        )
     return dtype
 
 
@@ -277,7 +290,7 @@ def _shapes(shape, tout, single, origin):
         return None
     given = [shape] if single else shape
     if not isinstance(given, (list, tuple)) or len(given) != len(tout):
-        raise ValueError(with_origin(
+        raise argument_error(ValueError, with_origin(
             f"rt.numpy_function: Tout lists {len(tout)} dtypes, so shape= must be a list of "
             f"{len(tout)} shapes, got {shape!r}.", origin))
     found = []
@@ -285,7 +298,7 @@ def _shapes(shape, tout, single, origin):
         if not isinstance(s, (list, tuple)) or not all(
                 d is None or (isinstance(d, (int, np.integer)) and not isinstance(d, bool)
                               and d >= 0) for d in s):
-            raise ValueError(with_origin(
+            raise argument_error(ValueError, with_origin(
                 f"rt.numpy_function: a shape is a list of dims (ints >= 0, or None for a dim "
                 f"known only when it runs), got {s!r}.", origin))
         found.append(TensorShape(None if d is None else int(d) for d in s))

@@ -13,6 +13,7 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core.tensor import normalize
 from runtime.core.tensor_conversion import convert_to_tensor
+from runtime.errors import argument_error
 from runtime.ops import array_ops, shapes
 from runtime.ops.registry import GRADIENT, apply, define_op, lacks
 
@@ -70,7 +71,9 @@ def _dynamic(name, what, static_kernel, first, second, check=None):
 
     def kernel(shape, a, b, *, dtype, seed):
         if np.any(shape < 0):
-            raise ValueError(f"the shape of random numbers {shape.tolist()} must not be negative")
+            raise argument_error(
+                ValueError, f"the shape of random numbers {shape.tolist()} must not be negative"
+            )
         if check is not None:
             check(a, b)
         return static_kernel(shape=tuple(shape), dtype=dtype, seed=seed,
@@ -79,7 +82,9 @@ def _dynamic(name, what, static_kernel, first, second, check=None):
     def infer(inputs, *, dtype, **_):
         shape, a, b = inputs
         if a.shape or b.shape:
-            raise ValueError(f"random.{what}'s {first} and {second} must be scalars")
+            raise argument_error(
+                ValueError, f"random.{what}'s {first} and {second} must be scalars"
+            )
         return [(dtype, shapes.known_dims(shape))]
 
     return define_op(name, infer=infer, kernel=kernel, stateful=True)
@@ -87,7 +92,9 @@ def _dynamic(name, what, static_kernel, first, second, check=None):
 
 def _ordered(minval, maxval):
     if not minval < maxval:
-        raise ValueError(f"random.uniform needs minval < maxval, got {minval} and {maxval}")
+        raise argument_error(
+            ValueError, f"random.uniform needs minval < maxval, got {minval} and {maxval}"
+        )
 
 
 DYNAMIC_UNIFORM = _dynamic("DynamicRandomUniform", "uniform", _uniform_kernel, "minval",
@@ -108,17 +115,19 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None):
     dtype = dtypes.as_dtype(dtype)
     if maxval is None:
         if dtype.is_integer:
-            raise ValueError("random.uniform with an integer dtype needs maxval.")
+            raise argument_error(ValueError, "random.uniform with an integer dtype needs maxval.")
         maxval = 1
     if dtype.is_bool or dtype.is_string:
-        raise TypeError(f"random.uniform needs a numeric dtype, got {dtype.name}.")
+        raise argument_error(TypeError, f"random.uniform needs a numeric dtype, got {dtype.name}.")
     if shapes.is_dynamic(shape) or shapes.is_dynamic([minval, maxval]):
         bounds = [convert_to_tensor(v, dtype) for v in (minval, maxval)]
         return apply(DYNAMIC_UNIFORM, [_dynamic_shape(shape), *bounds],
                      {"dtype": dtype, "seed": _seed(seed)})
     bound = float if dtype.is_floating else int
     if not bound(minval) < bound(maxval):
-        raise ValueError(f"random.uniform needs minval < maxval, got {minval} and {maxval}.")
+        raise argument_error(
+            ValueError, f"random.uniform needs minval < maxval, got {minval} and {maxval}."
+        )
     attrs = {"shape": _shape(shape), "dtype": dtype, "minval": bound(minval),
              "maxval": bound(maxval), "seed": _seed(seed)}
     return apply(UNIFORM, [], attrs)
@@ -129,7 +138,7 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None):
     checked when the graph runs)."""
     dtype = dtypes.as_dtype(dtype)
     if not dtype.is_floating:
-        raise TypeError(f"random.normal needs a float dtype, got {dtype.name}.")
+        raise argument_error(TypeError, f"random.normal needs a float dtype, got {dtype.name}.")
     if shapes.is_dynamic(shape) or shapes.is_dynamic([mean, stddev]):
         moments = [convert_to_tensor(v, dtype) for v in (mean, stddev)]
         return apply(DYNAMIC_NORMAL, [_dynamic_shape(shape), *moments],
@@ -142,7 +151,9 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None):
 def _shape(shape) -> tuple:
     shape = shapes.static_ints(shape, "the shape of random numbers")
     if any(d < 0 for d in shape):
-        raise ValueError(f"The shape of random numbers must not be negative, got {list(shape)}.")
+        raise argument_error(
+            ValueError, f"The shape of random numbers must not be negative, got {list(shape)}."
+        )
     return shape
 
 

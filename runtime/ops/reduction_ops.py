@@ -8,6 +8,7 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core.tensor import normalize
 from runtime.core.tensor_conversion import convert_to_tensor
+from runtime.errors import argument_error
 from runtime.ops import shapes
 from runtime.ops.registry import REDUCTION, apply, define_op
 
@@ -46,9 +47,11 @@ ALL = _reduction("All", np.all, dtypes.bool_)
 def _reduce(opdef, x, axis, keepdims, bool_only=False):
     x = convert_to_tensor(x)
     if bool_only and not x.dtype.is_bool:
-        raise TypeError(f"{opdef.name} needs a bool tensor, got {x.dtype.name}.")
+        raise argument_error(TypeError, f"{opdef.name} needs a bool tensor, got {x.dtype.name}.")
     if not bool_only and (x.dtype.is_string or x.dtype.is_bool):
-        raise TypeError(f"{opdef.name} does not accept {x.dtype.name} tensors; use rt.cast first.")
+        raise argument_error(
+            TypeError, f"{opdef.name} does not accept {x.dtype.name} tensors; use rt.cast first."
+        )
     axis = _axis_attr(axis)
     shapes.static_check(shapes.reduce, x.shape, axis, keepdims)  # eagerly too
     return apply(opdef, [x], {"axis": axis, "keepdims": bool(keepdims)})
@@ -108,10 +111,10 @@ def _arg(opdef, x, axis, output_type, name):
     axis = 0 if axis is None else shapes.static_ints(axis, f"{name}'s axis")[0]
     shapes.static_check(shapes.normalize_axis, axis, x.ndim, name)
     if x.dtype.is_string:
-        raise TypeError(f"{name} does not accept string tensors.")
+        raise argument_error(TypeError, f"{name} does not accept string tensors.")
     output_type = dtypes.as_dtype(output_type)
     if output_type not in (dtypes.int32, dtypes.int64):
-        raise TypeError(
+        raise argument_error(TypeError,
             f"{name}: output_type must be rt.int32 or rt.int64, not {output_type.name}.")
     return apply(opdef, [x], {"axis": axis, "output_type": output_type})
 

@@ -24,7 +24,7 @@ import numpy as np
 from runtime.core import context, dtypes
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import EagerTensor, SymbolicTensor, normalize
-from runtime.errors import InvalidArgumentError, with_origin
+from runtime.errors import InvalidArgumentError, argument_error, with_origin
 
 # Named groups that graph passes test membership in.
 ELEMENTWISE = "elementwise"
@@ -120,7 +120,7 @@ def define_op(
 ) -> OpDef:
     """Defines and registers an op type; `rules` maps rule kinds to the op's rules."""
     if name in REGISTRY:
-        raise ValueError(f"Op {name!r} is defined twice.")
+        raise argument_error(ValueError, f"Op {name!r} is defined twice.")
     opdef = OpDef(name, infer, kernel, stateful, frozenset(groups), expression,
                   dict(expression_globals or {}), tuple_outputs, verify, elementwise)
     for kind, rule in (rules or {}).items():
@@ -132,12 +132,16 @@ def define_op(
 def register_rule(kind: str, *opdefs: OpDef):
     """Decorator: the decorated function (or value) is the `kind` rule of each of `opdefs`."""
     if kind not in RULE_KINDS:
-        raise ValueError(f"unknown rule kind {kind!r}; the kinds are {sorted(RULE_KINDS)}.")
+        raise argument_error(
+            ValueError, f"unknown rule kind {kind!r}; the kinds are {sorted(RULE_KINDS)}."
+        )
 
     def register(rule):
         for opdef in opdefs:
             if kind in opdef.rules or kind in opdef.lacking:
-                raise ValueError(f"{opdef.name} already has a {kind} rule (or says it lacks one).")
+                raise argument_error(
+                    ValueError, f"{opdef.name} already has a {kind} rule (or says it lacks one)."
+                )
             opdef.rules[kind] = rule
         return rule
 
@@ -156,19 +160,25 @@ def derive_rules(kind: str, derive: Callable) -> None:
     (`opdef.elementwise`), or None when the declaration does not give one. Called once per kind,
     by the module of the kind."""
     if kind not in RULE_KINDS:
-        raise ValueError(f"unknown rule kind {kind!r}; the kinds are {sorted(RULE_KINDS)}.")
+        raise argument_error(
+            ValueError, f"unknown rule kind {kind!r}; the kinds are {sorted(RULE_KINDS)}."
+        )
     if kind in DERIVED_RULES:
-        raise ValueError(f"the {kind} rules are derived twice.")
+        raise argument_error(ValueError, f"the {kind} rules are derived twice.")
     DERIVED_RULES[kind] = derive
 
 
 def lacks(kind: str, reason: str, *opdefs: OpDef) -> None:
     """Records that each of `opdefs` has no `kind` rule, and why."""
     if kind not in RULE_KINDS:
-        raise ValueError(f"unknown rule kind {kind!r}; the kinds are {sorted(RULE_KINDS)}.")
+        raise argument_error(
+            ValueError, f"unknown rule kind {kind!r}; the kinds are {sorted(RULE_KINDS)}."
+        )
     for opdef in opdefs:
         if kind in opdef.rules or kind in opdef.lacking:
-            raise ValueError(f"{opdef.name} already has a {kind} rule (or says it lacks one).")
+            raise argument_error(
+                ValueError, f"{opdef.name} already has a {kind} rule (or says it lacks one)."
+            )
         opdef.lacking[kind] = reason
 
 
@@ -224,19 +234,19 @@ def apply(opdef: OpDef, inputs, attrs=None):
     if graph is None:
         for t in inputs:
             if not isinstance(t, EagerTensor):
-                raise ValueError(
+                raise argument_error(ValueError,
                     f"{opdef.name} got the symbolic tensor {t.name} outside of the function that "
                     "created it; return it from the function instead of storing it."
                 )
         kernel = opdef.kernel
         if kernel is None:  # (If, While: they exist in graphs only)
-            raise InvalidArgumentError(with_origin(
+            raise argument_error(InvalidArgumentError, with_origin(
                 f"{opdef.name} runs only in a graph; use rt.cond / rt.while_loop eagerly.",
                 user_origin(2)))
         try:
             result = kernel(*[t._value for t in inputs], **attrs)
         except (IndexError, ValueError, TypeError) as e:
-            raise InvalidArgumentError(
+            raise argument_error(InvalidArgumentError,
                 with_origin(f"{opdef.name} failed: {e}", user_origin(2))
             ) from None
         outputs = [_wrap(r) for r in result] if isinstance(result, tuple) else [_wrap(result)]
@@ -248,7 +258,7 @@ def apply(opdef: OpDef, inputs, attrs=None):
     try:
         specs = opdef.infer(inputs, **attrs)
     except (InvalidArgumentError, TypeError, ValueError) as e:
-        raise type(e)(with_origin(f"{opdef.name}: {e}", origin)) from None
+        raise argument_error(type(e), with_origin(f"{opdef.name}: {e}", origin)) from None
     op = graph.create_op(opdef, inputs, attrs, specs, origin)
     result = list(op.outputs) if len(op.outputs) != 1 else op.outputs[0]
     if context.recording_tapes():  # a tape may add outputs (a While's history)

@@ -12,24 +12,19 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.core import dtypes
-from runtime.core.source_info import user_origin
 from runtime.core.tensor import normalize
 from runtime.core.tensor_conversion import convert_to_tensor
-from runtime.errors import InvalidArgumentError, with_origin
+from runtime.errors import InvalidArgumentError, argument_error
 from runtime.ops import array_ops, math_ops, shapes
+from runtime.ops.op_support import refuse
 from runtime.ops.registry import GRADIENT, NUMBA, apply, define_op, lacks, register_rule
-
-
-def _refuse(error, message):
-    """`error(message)`, naming the user's line (for checks before an op is applied)."""
-    return error(with_origin(message, user_origin()))
 
 
 def _values(x, what, real=False):
     """`x` as a tensor of numbers (or bools); `real`: not complex ones."""
     x = convert_to_tensor(x)
     if x.dtype.is_string or x.dtype.is_list or real and x.dtype.is_complex:
-        raise _refuse(TypeError, f"{what} takes {'real' if real else 'numeric'} tensors, not "
+        raise refuse(TypeError, f"{what} takes {'real' if real else 'numeric'} tensors, not "
                                  f"{x.dtype.name}.")
     return x
 
@@ -39,7 +34,7 @@ def _values(x, what, real=False):
 def _nonzero_infer(inputs):
     x = inputs[0]
     if x.ndim == 0:
-        raise InvalidArgumentError(
+        raise argument_error(InvalidArgumentError,
             "nonzero of a 0-d tensor is not allowed (as in numpy); use rt.reshape(x, [1]) first")
     return [(dtypes.int64, (None,))] * x.ndim
 
@@ -128,10 +123,12 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False):
 def _bincount_infer(inputs, *, minlength):
     x = inputs[0]
     if x.ndim != 1:
-        raise InvalidArgumentError(f"bincount: x must be 1-D, got shape {list(x.shape)}")
+        raise argument_error(
+            InvalidArgumentError, f"bincount: x must be 1-D, got shape {list(x.shape)}"
+        )
     if len(inputs) == 2 and inputs[1].ndim == 1 and None not in (
             x.shape[0], inputs[1].shape[0]) and x.shape[0] != inputs[1].shape[0]:
-        raise InvalidArgumentError(
+        raise argument_error(InvalidArgumentError,
             f"bincount: weights have length {inputs[1].shape[0]}, x has {x.shape[0]}")
     dtype = dtypes.float64 if len(inputs) == 2 else dtypes.int64
     return [(dtype, (None,))]
@@ -139,9 +136,11 @@ def _bincount_infer(inputs, *, minlength):
 
 def _bincount_kernel(x, *weights, minlength):
     if np.size(x) and np.min(x) < 0:
-        raise ValueError("x holds negative values; bincount counts non-negative integers")
+        raise argument_error(
+            ValueError, "x holds negative values; bincount counts non-negative integers"
+        )
     if weights and np.shape(weights[0]) != np.shape(x):
-        raise ValueError(f"weights have shape {list(np.shape(weights[0]))}, x has "
+        raise argument_error(ValueError, f"weights have shape {list(np.shape(weights[0]))}, x has "
                          f"{list(np.shape(x))}")
     return np.bincount(x, weights[0] if weights else None, minlength)
 
@@ -168,11 +167,11 @@ def bincount(x, weights=None, minlength=0):
     bins. In a graph the number of bins is unknown."""
     x = convert_to_tensor(x)
     if not (x.dtype.is_integer or x.dtype.is_bool):
-        raise _refuse(TypeError, f"bincount takes integer values, not {x.dtype.name}; use "
+        raise refuse(TypeError, f"bincount takes integer values, not {x.dtype.name}; use "
                                  "rt.cast(x, rt.int64) first.")
     minlength = shapes.static_ints(minlength, "bincount's minlength")[0]
     if minlength < 0:
-        raise _refuse(ValueError, f"bincount: minlength must not be negative, got {minlength}.")
+        raise refuse(ValueError, f"bincount: minlength must not be negative, got {minlength}.")
     inputs = [x]
     if weights is not None:
         weights = _values(weights, "bincount's weights", real=True)
@@ -187,11 +186,13 @@ def _interp_infer(inputs, *, left, right):
     x, xp, fp = inputs
     for t, what in ((xp, "xp"), (fp, "fp")):
         if t.ndim != 1:
-            raise InvalidArgumentError(f"interp: {what} must be 1-D, got shape {list(t.shape)}")
+            raise argument_error(
+                InvalidArgumentError, f"interp: {what} must be 1-D, got shape {list(t.shape)}"
+            )
     if xp.shape[0] == 0:
-        raise InvalidArgumentError("interp: the sample points xp are empty")
+        raise argument_error(InvalidArgumentError, "interp: the sample points xp are empty")
     if None not in (xp.shape[0], fp.shape[0]) and xp.shape[0] != fp.shape[0]:
-        raise InvalidArgumentError(
+        raise argument_error(InvalidArgumentError,
             f"interp: xp has {xp.shape[0]} points but fp {fp.shape[0]} values")
     return [(dtypes.float64, tuple(x.shape))]
 
@@ -211,7 +212,7 @@ def interp(x, xp, fp, left=None, right=None):
     bounds = {}
     for name, value in (("left", left), ("right", right)):
         if value is not None and not isinstance(value, (int, float, np.integer, np.floating)):
-            raise _refuse(TypeError, f"interp's {name} must be a number (or None), got "
+            raise refuse(TypeError, f"interp's {name} must be a number (or None), got "
                                      f"{type(value).__name__}.")
         bounds[name] = None if value is None else float(value)
     shapes.static_check(_interp_infer, [x, xp, fp], **bounds)

@@ -11,7 +11,7 @@ import numpy as np
 
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import SymbolicTensor, Tensor
-from runtime.errors import InvalidArgumentError, with_origin
+from runtime.errors import InvalidArgumentError, argument_error, with_origin
 from runtime.ops.registry import KNOWN_VALUE
 
 
@@ -19,7 +19,7 @@ def static_ints(value, what: str) -> tuple:
     """A tuple of Python ints from an int, a list/tuple or an eager tensor. Shapes and axes are
     attrs, so they must be known while tracing: a symbolic tensor is a TypeError."""
     if isinstance(value, SymbolicTensor):
-        raise TypeError(
+        raise argument_error(TypeError,
             f"{what} must be known while tracing (Python ints or a constant), got the symbolic "
             f"tensor {value.name}."
         )
@@ -27,7 +27,7 @@ def static_ints(value, what: str) -> tuple:
         value = value.numpy()
     array = np.ravel(np.asarray(value))
     if array.size and array.dtype.kind not in "iu":
-        raise TypeError(f"{what} must be integers, got {value!r}.")
+        raise argument_error(TypeError, f"{what} must be integers, got {value!r}.")
     return tuple(int(v) for v in array)
 
 
@@ -36,7 +36,7 @@ def static_check(helper, *args, **kwargs):
     try:
         return helper(*args, **kwargs)
     except InvalidArgumentError as e:
-        raise InvalidArgumentError(with_origin(str(e), user_origin())) from None
+        raise argument_error(InvalidArgumentError, with_origin(str(e), user_origin())) from None
 
 
 def broadcast(*shapes) -> tuple:
@@ -47,7 +47,7 @@ def broadcast(*shapes) -> tuple:
         dims = [s[len(s) - rank + axis] for s in shapes if len(s) - rank + axis >= 0]
         known = {d for d in dims if d is not None and d != 1}
         if len(known) > 1:
-            raise InvalidArgumentError(
+            raise argument_error(InvalidArgumentError,
                 "shapes " + " and ".join(str(list(s)) for s in shapes) + " cannot be broadcast"
             )
         if known:
@@ -61,7 +61,9 @@ def broadcast(*shapes) -> tuple:
 
 def normalize_axis(axis: int, rank: int, op: str) -> int:
     if not -rank <= axis < rank:
-        raise InvalidArgumentError(f"{op}: axis {axis} is out of range for rank {rank}")
+        raise argument_error(
+            InvalidArgumentError, f"{op}: axis {axis} is out of range for rank {rank}"
+        )
     return axis % rank
 
 
@@ -75,7 +77,7 @@ def reduce(shape, axis, keepdims: bool) -> tuple:
             axis if isinstance(axis, tuple) else (axis,))]
         axes = set(listed)
         if len(axes) != len(listed):
-            raise InvalidArgumentError(f"reduce: axis {axis} names an axis twice")
+            raise argument_error(InvalidArgumentError, f"reduce: axis {axis} names an axis twice")
     if keepdims:
         return tuple(1 if i in axes else d for i, d in enumerate(shape))
     return tuple(d for i, d in enumerate(shape) if i not in axes)
@@ -116,7 +118,7 @@ def known_dims(shape_tensor) -> tuple:
         return (known,)  # a scalar constant, as np.ravel reads it
     length = shape_tensor.shape[0] if len(shape_tensor.shape) == 1 else None
     if length is None:
-        raise InvalidArgumentError(
+        raise argument_error(InvalidArgumentError,
             f"a shape must be a 1-D tensor of known length, got {shape_tensor.name} of shape "
             f"{list(shape_tensor.shape)}")
     return (None,) * length

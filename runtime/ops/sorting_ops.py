@@ -12,7 +12,7 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core.tensor import normalize
 from runtime.core.tensor_conversion import convert_to_tensor
-from runtime.errors import InvalidArgumentError
+from runtime.errors import InvalidArgumentError, argument_error
 from runtime.ops import array_ops, shapes
 from runtime.ops.arrangement_ops import take_along_axis
 from runtime.ops.op_support import (
@@ -137,7 +137,9 @@ register_rules(JAX, {
 def _searchsorted_infer(inputs, *, side):
     a, v = inputs
     if a.ndim != 1:
-        raise InvalidArgumentError(f"searchsorted: `a` must be 1-D, got rank {a.ndim}")
+        raise argument_error(
+            InvalidArgumentError, f"searchsorted: `a` must be 1-D, got rank {a.ndim}"
+        )
     return [(dtypes.int64, v.shape)]
 
 

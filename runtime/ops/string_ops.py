@@ -8,7 +8,7 @@ from runtime.core import dtypes
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import decoded, normalize
 from runtime.core.tensor_conversion import convert_to_tensor
-from runtime.errors import with_origin
+from runtime.errors import argument_error, with_origin
 from runtime.ops import shapes
 from runtime.ops.registry import GRADIENT, apply, define_op, lacks
 
@@ -37,7 +37,9 @@ def join(inputs, separator=""):
     tensors = [convert_to_tensor(t) for t in inputs]
     for t in tensors:
         if not t.dtype.is_string:
-            raise TypeError(f"strings.join needs string tensors, got {t.dtype.name}.")
+            raise argument_error(
+                TypeError, f"strings.join needs string tensors, got {t.dtype.name}."
+            )
     sep = separator.encode() if isinstance(separator, str) else bytes(separator)
     return apply(STRING_JOIN, tensors, {"separator": sep})
 
@@ -89,18 +91,22 @@ def _check_template(template, style, count: int) -> None:
     """Raises ValueError unless `template` is a `style` template with fields for exactly
     `count` positional values."""
     if style not in STYLES:
-        raise ValueError(f"style must be '{{}}' or '%', got {style!r}")
+        raise argument_error(ValueError, f"style must be '{{}}' or '%', got {style!r}")
     if not isinstance(template, str):
-        raise ValueError(f"the template must be a str, got {type(template).__name__}")
+        raise argument_error(
+            ValueError, f"the template must be a str, got {type(template).__name__}"
+        )
     fields = [_Field() for _ in range(count)]
     try:
         format_values(template, style, fields)
     except (ValueError, TypeError, IndexError, KeyError, AttributeError) as e:
-        raise ValueError(f"the template {template!r} does not fit {count} "
+        raise argument_error(ValueError, f"the template {template!r} does not fit {count} "
                          f"value{'' if count == 1 else 's'}: {e}") from None
     unused = [i for i, f in enumerate(fields) if not f.used]
     if unused:
-        raise ValueError(f"the template {template!r} leaves the values at {unused} unused")
+        raise argument_error(
+            ValueError, f"the template {template!r} leaves the values at {unused} unused"
+        )
 
 
 def _format_infer(inputs, *, template, style):
@@ -118,11 +124,15 @@ def format(template: str, *values, style: str = "{}"):  # noqa: A001 - like str.
     work as in Python); string tensors format as `str`. Fields are positional (`{}`, `{0}`,
     nested specs like `{:{}}`); Python values become tensors (floats become float32)."""
     if not isinstance(template, str):
-        raise TypeError(f"strings.format needs a str template, got {type(template).__name__}.")
+        raise argument_error(
+            TypeError, f"strings.format needs a str template, got {type(template).__name__}."
+        )
     try:
         _check_template(template, style, len(values))
     except ValueError as e:
-        raise ValueError(with_origin(f"strings.format: {e}", user_origin(2))) from None
+        raise argument_error(
+            ValueError, with_origin(f"strings.format: {e}", user_origin(2))
+        ) from None
     tensors = [convert_to_tensor(v) for v in values]
     return apply(STRING_FORMAT, tensors, {"template": template, "style": style})
 

@@ -16,6 +16,7 @@ number of buckets, or None for 30). FlushSummaryWriter / CloseSummaryWriter: no 
 
 from __future__ import annotations
 
+from runtime.errors import argument_error
 from runtime.ops.registry import GRADIENT, JAX, NUMBA, ONNX, define_op, lacks
 
 PLUGINS = ("scalars", "histograms", "text")
@@ -26,30 +27,40 @@ def check_data(plugin: str, dtype, shape) -> None:
     can be summarized by `plugin`."""
     if plugin == "text":
         if not dtype.is_string:
-            raise TypeError(f"a text summary takes a string tensor, got {dtype.name}")
+            raise argument_error(
+                TypeError, f"a text summary takes a string tensor, got {dtype.name}"
+            )
         return
     if not (dtype.is_integer or dtype.is_floating or dtype.is_bool):
-        raise TypeError(f"a {plugin[:-1]} summary takes a real number tensor (its values are "
-                        f"cast to float), got {dtype.name}")
+        raise argument_error(
+            TypeError,
+            f"a {plugin[:-1]} summary takes a real number tensor (its values are "
+            f"cast to float), got {dtype.name}",
+        )
     if plugin == "scalars" and len(shape) != 0:
-        raise ValueError(f"a scalar summary takes a scalar (shape []), got the shape "
-                         f"{list(shape)}")
+        raise argument_error(
+            ValueError, f"a scalar summary takes a scalar (shape []), got the shape {list(shape)}"
+        )
 
 
 def check_step(dtype, shape) -> None:
     if not dtype.is_integer or len(shape) != 0:
-        raise TypeError(f"a summary's step is a scalar integer, got {dtype.name}{list(shape)}")
+        raise argument_error(
+            TypeError, f"a summary's step is a scalar integer, got {dtype.name}{list(shape)}"
+        )
 
 
 def _infer_write(inputs, *, writer, tag, plugin, description, buckets):
     if len(inputs) != 2:
-        raise ValueError(f"WriteSummary takes 2 inputs (step, data), got {len(inputs)}")
+        raise argument_error(
+            ValueError, f"WriteSummary takes 2 inputs (step, data), got {len(inputs)}"
+        )
     if plugin not in PLUGINS:
-        raise ValueError(f"the plugin is one of {PLUGINS}, got {plugin!r}")
+        raise argument_error(ValueError, f"the plugin is one of {PLUGINS}, got {plugin!r}")
     if not isinstance(tag, str) or not (description is None or isinstance(description, str)):
-        raise TypeError("tag and description must be strings")
+        raise argument_error(TypeError, "tag and description must be strings")
     if buckets is not None and (type(buckets) is not int or buckets < 0):
-        raise ValueError(f"buckets must be an int >= 0 or None, got {buckets!r}")
+        raise argument_error(ValueError, f"buckets must be an int >= 0 or None, got {buckets!r}")
     step, data = inputs
     check_step(step.dtype, step.shape)
     check_data(plugin, data.dtype, data.shape)
@@ -73,7 +84,7 @@ def _close_kernel(*, writer):
 
 def _no_inputs(inputs, *, writer):
     if inputs:
-        raise ValueError("the op takes no inputs")
+        raise argument_error(ValueError, "the op takes no inputs")
     return []
 
 

@@ -10,8 +10,6 @@ built is one graph loop too: the dataset gives its count and items (runtime/data
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 import autograph
@@ -31,8 +29,8 @@ from runtime.core.tensor_conversion import (
 from runtime.data import graph_iteration
 from runtime.data.dataset import Dataset
 from runtime.errors import (
+    ArgumentError,
     GraphLimitError,
-    InvalidArgumentError,
     NumpyUnsupportedError,
     OperatorNotAllowedInGraphError,
     with_origin,
@@ -63,10 +61,6 @@ def _item_spec(items):
 source_info.use_rule(frames.user_origin_of, frames.user_stacklevel,
                      autograph.not_converted_reason)  # which code is the user's: autograph's rule
 
-# The code that checks an op's arguments: the ops and numpy's functions on tensors.
-_RUNTIME_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_OP_DIRS = tuple(os.path.join(_RUNTIME_DIR, name, "") for name in ("ops", "numpy"))
-
 
 class RuntimeBackend(autograph.Backend):
     """Stages control flow on `SymbolicTensor`s with `rt.cond` / `rt.while_loop`."""
@@ -75,15 +69,9 @@ class RuntimeBackend(autograph.Backend):
     limit_errors = (OperatorNotAllowedInGraphError, GraphLimitError)
 
     def raises_as_python(self, exc) -> bool:
-        # Raised in an op's own code (its argument checks and inference, runtime/ops/ and
-        # runtime/numpy/): the same call raises it eagerly. Control flow, conversion and
-        # tracing are graph limits.
-        tb = exc.__traceback__
-        while tb is not None and tb.tb_next is not None:
-            tb = tb.tb_next
-        return (tb is not None and isinstance(exc, (InvalidArgumentError, TypeError, ValueError))
-                and not isinstance(exc, self.limit_errors)
-                and tb.tb_frame.f_code.co_filename.startswith(_OP_DIRS))
+        # An op's refusal of its arguments: the same call raises it eagerly. Control flow,
+        # conversion and tracing are graph limits.
+        return isinstance(exc, ArgumentError) and not isinstance(exc, self.limit_errors)
 
     def is_tensor(self, value) -> bool:
         return isinstance(value, (Tensor, TensorList))

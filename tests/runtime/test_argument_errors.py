@@ -1,0 +1,62 @@
+"""An op's refusal of its arguments is marked (rt.errors.ArgumentError): converted code keeps it
+as Python's own error, where the limits of graphs are the library's. The mark replaces a rule
+that looked at which folder the raising frame's file was in."""
+
+import ast
+import pathlib
+import pickle
+import traceback
+
+import numpy as np
+import pytest
+
+import runtime as rt
+from runtime.errors import ArgumentError, GraphLimitError, InvalidArgumentError
+from runtime.tracing.autograph_backend import RuntimeBackend
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def reshape_to_five(x):
+    return rt.reshape(x, [5])
+
+
+@pytest.mark.parametrize("run", [reshape_to_five, rt.function(reshape_to_five)])
+def test_an_ops_refusal_is_marked_and_stays_the_error_it_was(run):
+    with pytest.raises(InvalidArgumentError, match="cannot reshape") as info:
+        run(rt.constant(np.zeros(4, np.float32)))
+    assert isinstance(info.value, ArgumentError)
+    assert type(info.value).__name__ == "InvalidArgumentError"
+    with pytest.raises(TypeError, match="takes") as info:
+        rt.bincount(rt.constant([0.5]))
+    assert isinstance(info.value, ArgumentError) and type(info.value).__name__ == "TypeError"
+
+
+def test_a_marked_error_pickles_as_the_error_it_is_marked_from():
+    error = rt.errors.argument_error(ValueError, "bad axis")
+    copy = pickle.loads(pickle.dumps(error))
+    assert type(copy) is ValueError and copy.args == ("bad axis",)
+    assert "ValueError: bad axis" in "".join(traceback.format_exception(error))
+
+
+def test_limits_of_graphs_are_not_raised_as_python():
+    backend = RuntimeBackend()
+    assert backend.raises_as_python(rt.errors.argument_error(TypeError, "an op's check"))
+    assert not backend.raises_as_python(TypeError("not an op's"))
+    assert not backend.raises_as_python(rt.errors.argument_error(GraphLimitError, "a limit"))
+
+
+def _unmarked_raises(path: pathlib.Path):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)
+                and isinstance(node.exc.func, ast.Name)
+                and node.exc.func.id in ("TypeError", "ValueError", "InvalidArgumentError")):
+            yield f"{path.relative_to(ROOT)}:{node.lineno}"
+
+
+def test_ops_and_numpy_functions_mark_every_refusal():
+    """A plain `raise TypeError(...)` in an op would be taken for a limit of graphs: an `except`
+    of the user's would then not see it while tracing, as it does eagerly."""
+    found = [site for folder in ("runtime/ops", "runtime/numpy")
+             for path in sorted((ROOT / folder).rglob("*.py")) for site in _unmarked_raises(path)]
+    assert not found, f"raise argument_error(...) instead: {found}"

@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from autograph.namer import fresh_name
-from runtime.core.generated_code import compile_function
+from runtime.core.generated_code import compile_function, fresh_name
 from runtime.core.graph import Graph, Operation, provide_views
 from runtime.core.tensor import SymbolicTensor
 from runtime.ops import control_flow_ops as cf

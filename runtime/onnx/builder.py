@@ -9,7 +9,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from autograph.namer import fresh_name
+from runtime.core.generated_code import fresh_name
 from runtime.core.graph import Operation
 from runtime.errors import with_origin
 from runtime.onnx import ExportError

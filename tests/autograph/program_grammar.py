@@ -240,22 +240,19 @@ PRODUCT_LOOPS = True
 # within int64 (what grows does so in PRODUCT_LOOPS, whose variables are the graph's): no
 # `2**62`, products by at most 2**16 of a name only, `**` of `% 2**20` only, no `range(8)`
 # product loops. On: also `x ** (acc % 3 - 1)` (an int to the power -1 is a float in Python;
-# the graph refuses it at the user's line, with numpy's message). Bug: a Python int past int64
-# in a branch of a graph `if` raises numpy's OverflowError, not a located error: `prod = 2**70
-# if y < x else 1`, `return 1` gives 1 / 1 / OverflowError "Python int too large to convert to
-# C long" (at tensor.py: np.asarray); also `prod = -7`, `for i in range(8): prod = prod *
-# 3_000_000_000; if y < x: break`, `return 1` (the Python loop with a graph `break` runs its
-# later iterations under graph `if`s). (A Python int past int64 that starts a graph loop is
-# refused with a located TypeError, which is fine.)
-PYTHON_INTS_PAST_INT64_WHILE_TRACING = False
+# the graph refuses it at the user's line, with numpy's message). Found: a Python int past
+# int64 in a branch of a graph `if` raised numpy's OverflowError, not a located error (`prod =
+# 2**70 if y < x else 1`, `return 1`; also `prod = -7`, `for i in range(8): prod = prod *
+# 3_000_000_000; if y < x: break`: the Python loop with a graph `break` runs its later
+# iterations under graph `if`s); fixed: the graph refuses it at the user's line (as it refuses
+# one that starts a graph loop), which the harness accepts.
+PYTHON_INTS_PAST_INT64_WHILE_TRACING = True
 # A Python int past int32 compared with an int32 value (`acc < x`), or read as it is as an
 # int64 value (`big + acc`, so also compared with int64 values past int64): numpy compares
-# exactly. Bug: converted code on eager tensors converts the Python int to int32: `s = 0`, `for
-# i in rt.range(n): s = s + 3_000_000_000`, `return s > n` (n=3) gives np.True_ / OverflowError
-# "Python integer 9000000000 out of bounds for int32" (at tensor.py: np.asarray) / True; the
-# graph fails the same way where the Python int is a constant: `return x < 3_000_000_000` gives
-# np.True_ / OverflowError / OverflowError (unclear: numpy's, not a raise of the library).
-PYTHON_INTS_COMPARED = False
+# exactly. Found: converting the Python int to the tensor's dtype raised numpy's OverflowError
+# (`s = 0`, `for i in rt.range(n): s = s + 3_000_000_000`, `return s > n` in converted code on
+# eager tensors; `return x < 3_000_000_000` in the graph too); fixed.
+PYTHON_INTS_COMPARED = True
 # `w ** E`: `w` a Python float (`-4.0`, `0.0`, `4.0`, `-16.0`, `0.25`, an `if` of two, `w =
 # -w` in loops and branches), E an exponent written as a Python int (`2`, `3`, `-1`, `0`), a
 # float (`0.5`, `1.5`, `-0.5`, `2.0`, ...) or `e`, a Python float exponent chosen the same way;
@@ -273,9 +270,9 @@ FLOAT_POWERS = True
 # by design, and a complex number in a builtin or a helper meets the same refusal.
 COMPLEX_POWERS = True
 # `-0.0` among the bases of FLOAT_POWERS (found: `w = -0.0 if x > 0 else 4.0`, `return w ** 0.5`
-# gave 0.0 / 0.0 / -0.0, numpy's power taking sqrt's -0.0; fixed). Still different, not
-# generated: a float32 *tensor* u = -0.0, `u ** 0.5`: numpy's scalar `**` gives 0.0, the
-# converted code and the graph (np.power) -0.0.
+# gave 0.0 / 0.0 / -0.0, numpy's power taking sqrt's -0.0; fixed). A float32 value u = -0.0
+# in `u ** 0.5` (numpy's scalar `**` gives 0.0, np.power -0.0) is fixed too: `**` of two
+# scalars is numpy scalars' `**` (test_python_numbers.test_powers_of_scalars_round_as_numpy_...).
 NEGATIVE_ZERO_POWERS = True
 # A Python int stand-in as the exponent of a Python float stand-in: `w ** (acc % 4 - 1)` (found:
 # `k = 3 if x > 0 else -2`, `w = -8.0 if x > 0 else 4.0`, `return w ** k` failed while tracing,

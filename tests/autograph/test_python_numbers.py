@@ -747,7 +747,7 @@ def compared_with_wide_ints(x):
 
 def sum_past_int32_compared(x, n):
     s = 0
-    for i in range(n):
+    for _ in range(n):
         s = s + 3_000_000_000
     return s > n, s == x
 

@@ -18,7 +18,7 @@ import sys
 
 import runtime as rt
 from benchmarks import harness
-from runtime.executor import numba_backend, tiering
+from runtime.executor import numba_rules, tiering
 from tests import numpy_programs
 from tests.autograph.three_way import same
 
@@ -57,7 +57,7 @@ def _where_auto_runs(concrete, start) -> str:
         return "numba"
     if importlib.util.find_spec("numba") is None:
         return "default (no numba)"
-    if numba_backend.lowers_exactly(concrete.graph):
+    if numba_rules.lowers_exactly(concrete.graph):
         return "default (numba not faster)"
     return "default (not exactly lowered)"
 

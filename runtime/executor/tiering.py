@@ -7,7 +7,7 @@ loads it instead of compiling); when
 it is ready and measured faster (numba's call costs ~3 µs: a tiny graph is faster as it is),
 later calls run the compiled version. No call ever waits for numba, and results never change:
 only graphs that numba computes bit for bit as the default executor does move
-(no exp, log, sin, cos, tanh or sigmoid, and no float sums: see numba_backend.lowers_exactly);
+(no exp, log, sin, cos, tanh or sigmoid, and no float sums: see numba_rules.lowers_exactly);
 the others, and every graph when numba is not installed, stay where they are. A call whose
 arguments numba did not compile for (another memory layout) runs on the default executor.
 """
@@ -35,9 +35,9 @@ def compile_graph(graph, swap):
     run, generated = codegen.compile_graph(graph)
     if importlib.util.find_spec("numba") is None:
         return run, generated
-    from runtime.executor import numba_backend
+    from runtime.executor import numba_rules
 
-    if not numba_backend.lowers_exactly(graph):
+    if not numba_rules.lowers_exactly(graph):
         return run, generated
     calls = itertools.count(1)  # (next() is atomic: threads may call at once)
     compiling: list = []  # one item for each compile of this graph that runs

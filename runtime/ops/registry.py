@@ -38,7 +38,7 @@ FUSED = "fused"  # ufunc steps that run the op inside a FusedElementwise kernel 
 KNOWN_VALUE = "known_value"  # the op's value while tracing, from what is static (ops/shapes.py)
 ONNX = "onnx"  # the ONNX nodes of the op (onnx/rules.py)
 GRADIENT = "gradient"  # reverse-mode rule (autodiff/, and next to each op)
-NUMBA = "numba"  # the op as an expression numba compiles (executor/numba_backend.py)
+NUMBA = "numba"  # the op as an expression numba compiles (executor/numba_rules.py)
 JAX = "jax"  # the op in jax.numpy / jax.lax for XLA (executor/jax_backend.py)
 RULE_KINDS = {
     FUSED: "ELEMENTWISE ops: steps (ufunc name, operands) with the kernel's exact ufuncs",

@@ -352,7 +352,7 @@ def test_xla_gives_nan_for_a_label_out_of_range():
 
 
 def test_every_op_has_every_rule_kind_or_says_why_not():
-    from runtime.executor import numba_backend  # noqa: F401 - registers their rules
+    from runtime.executor import numba_rules  # noqa: F401 - registers their rules
     from runtime.onnx import rules  # noqa: F401
 
     for opdef in (nn.LOG_SOFTMAX, nn.LOGSUMEXP, nn.ONE_HOT, nn.SPARSE_XENT):

@@ -6,7 +6,7 @@ import pytest
 
 import runtime as rt
 from benchmarks import workloads
-from runtime.executor import numba_backend
+from runtime.executor import numba_rules
 from runtime.ops.registry import NUMBA, REGISTRY, apply
 
 numba = pytest.importorskip("numba")
@@ -95,8 +95,8 @@ def test_every_lowered_op_matches_the_default_executor(name):
                 assert (dtype.is_complex and "complex" in str(e)) or (  # numpy refuses what
                     name == "Pow" and "integer Pow" in str(e))  # numba's int power would give
                 continue
-            inexact = not numba_backend.exact(opdef) or (
-                opdef in numba_backend.FLOAT_SUMS and dtype.is_floating)
+            inexact = not numba_rules.exact(opdef) or (
+                opdef in numba_rules.FLOAT_SUMS and dtype.is_floating)
             _same(want, got, ulps=4 if inexact else 0)
             cases += 1
     assert cases
@@ -301,7 +301,7 @@ def test_softmax_is_within_a_few_ulp_and_not_exact():
     z = rt.constant(rng.normal(size=(2, 3, 4)))
     _agree(fn, x, y, z, ulps=8)
     graph = rt.function(fn).get_concrete_function(x, y, z).graph
-    assert not numba_backend.lowers_exactly(graph)
+    assert not numba_rules.lowers_exactly(graph)
 
 
 def test_which_graphs_lower_exactly():
@@ -322,7 +322,7 @@ def test_which_graphs_lower_exactly():
     for fn, expected in ((exact, True), (summed, False), (whole_numbers, True),
                          (float_extremum, False)):
         graph = rt.function(fn).get_concrete_function(x, i).graph
-        assert numba_backend.lowers_exactly(graph) is expected, fn.__name__
+        assert numba_rules.lowers_exactly(graph) is expected, fn.__name__
 
 
 def test_complex_reductions_say_why_not():
@@ -330,7 +330,7 @@ def test_complex_reductions_say_why_not():
     with pytest.raises(rt.errors.NoLoweringError, match="complex"):
         rt.function(lambda c: rt.reduce_max(c), jit_compile="numba")(c)
     graph = rt.function(lambda c: rt.reduce_sum(c)).get_concrete_function(c).graph
-    assert not numba_backend.lowers_exactly(graph)  # complex sums add in another order too
+    assert not numba_rules.lowers_exactly(graph)  # complex sums add in another order too
 
 
 def test_ranges_are_exact():
@@ -464,7 +464,7 @@ def test_assertions_raise_the_users_message_at_the_users_line():
     with pytest.raises(rt.errors.InvalidArgumentError,
                        match=r"^Assertion failed: x must be positive(.|\n)*the assertion's line"):
         native(rt.constant([1.0, -2.0]))
-    assert numba_backend.lowers_exactly(native.get_concrete_function(rt.constant([1.0])).graph)
+    assert numba_rules.lowers_exactly(native.get_concrete_function(rt.constant([1.0])).graph)
 
 
 def test_python_numbers_are_checked_as_in_the_default_executor():

@@ -43,7 +43,7 @@ def test_every_rule_kind_is_covered_by_this_test():
 
 @pytest.mark.parametrize("opdef", OPS, ids=lambda opdef: opdef.name)
 def test_ops_have_a_numba_lowering_or_say_why_not(opdef):
-    from runtime.executor import numba_backend  # noqa: F401 - registers the lowerings
+    from runtime.executor import numba_rules  # noqa: F401 - registers the lowerings
 
     assert _status(opdef, NUMBA), f"{opdef.name}: no numba lowering and no reason"
 

@@ -54,6 +54,10 @@ class Emitter:
         self._taken: set[str] = set()  # every name defined so far, local or global
         self._loop_ids = itertools.count()
 
+    def epilogue(self) -> str:
+        """Source the module holds after the function (helpers its code calls): none here."""
+        return ""
+
     # ---- names ----
     def name_of(self, tensor: SymbolicTensor) -> str:
         return self.names[id(tensor)]
@@ -427,7 +431,8 @@ def generate(graph: Graph, function_name: str = "run", emitter_class=None) -> Ge
     emitter.body(graph, "    ")
     outputs = [emitter.name_of(t) for t in graph.outputs]
     emitter.emit("    ", f"return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
-    source = f"def {function_name}({', '.join(params)}):\n" + "\n".join(emitter.lines) + "\n"
+    source = (f"def {function_name}({', '.join(params)}):\n" + "\n".join(emitter.lines) + "\n"
+              + emitter.epilogue())
     filename = f"<rt-graph {graph.name} #{next(_file_ids)}>"
     return Generated(source, emitter.globals, emitter.line_ops, filename)
 

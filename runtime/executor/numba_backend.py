@@ -35,7 +35,8 @@ class NumbaEmitter(codegen.Emitter):
     def __init__(self, graph):
         super().__init__(graph)
         self.globals["np"] = np
-        self._taken.add("np")
+        self._taken.update(("np", "numba_", *numba_rules.HELPERS))
+        self.helpers: list[str] = []  # the helpers (numba_rules.HELPERS) the code calls
 
     def _emit_kernel(self, op, indent: str, dying=()) -> None:
         rule = op.opdef.rule(NUMBA)
@@ -45,8 +46,20 @@ class NumbaEmitter(codegen.Emitter):
                 f"jit_compile='numba' cannot compile the {op.type} op ({reason}). Use the default "
                 "executor (jit_compile=None) for this function.", op.origin))
         expr = rule(op, [self.name_of(t) for t in op.inputs], self.typed)
+        self.helpers += [name for name in numba_rules.HELPERS
+                         if f"{name}(" in expr and name not in self.helpers]
         outs = [self._define(t) for t in op.outputs]
         self.emit(indent, f"{', '.join(outs)} = {expr}" if outs else expr, op)
+
+    def epilogue(self) -> str:
+        """The helpers the code calls, compiled by numba as the function is (kept on disk with
+        it when its module is a file of the cache directory)."""
+        if not self.helpers:
+            return ""
+        decorator = ('@numba_.njit(cache="__file__" in globals(), error_model='
+                     f'{_ERROR_MODEL!r})\n')
+        return "\n\nimport numba as numba_\n" + "".join(
+            f"\n\n{decorator}{numba_rules.HELPERS[name]}" for name in self.helpers)
 
     def typed(self, number, dtype) -> str:
         """A global holding `number` as a numpy scalar of `dtype`."""

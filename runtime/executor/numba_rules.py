@@ -343,10 +343,36 @@ def _softmax(op, a, typed):
 
 
 def _matmul(op, a, typed):
-    if any(len(t.shape) != 2 for t in op.inputs) or not op.outputs[0].dtype.is_floating:
+    """Of float matrices numba's np.dot (BLAS: not exact); of integer ones a loop adding up in
+    int64 (`int_matmul_`), cast to the dtype: exact, since numpy's products and sums wrap in the
+    dtype, and wrapping at the end gives the same bits."""
+    dtype = op.outputs[0].dtype
+    if any(len(t.shape) != 2 for t in op.inputs) or not (dtype.is_floating or dtype.is_integer):
         raise NoLoweringError(with_origin(
-            "jit_compile='numba' lowers matmul of two float matrices only.", op.origin))
+            "jit_compile='numba' lowers matmul of two float or integer matrices only.",
+            op.origin))
+    if dtype.is_integer:
+        return f"int_matmul_({a[0]}, {a[1]}).astype({_numpy_name(dtype)})"
     return f"np.dot(np.ascontiguousarray({a[0]}), np.ascontiguousarray({a[1]}))"
+
+
+# Functions the rules' code calls, written after the graph's function in its module (see
+# numba_backend.NumbaEmitter.epilogue): name -> source.
+HELPERS = {
+    "int_matmul_": """def int_matmul_(a, b):
+    n, k = a.shape
+    if b.shape[0] != k:
+        raise ValueError("matmul: the inner dims differ")
+    m = b.shape[1]
+    out = np.zeros((n, m), np.int64)
+    for i in range(n):
+        for p in range(k):
+            x = np.int64(a[i, p])
+            for j in range(m):
+                out[i, j] += x * b[p, j]
+    return out
+""",
+}
 
 
 def _split(op, a, typed):
@@ -607,9 +633,9 @@ def _assert(op, a, typed):
 
 def exact(opdef) -> bool:
     """Whether numba computes `opdef` bit for bit as numpy does: not a math function declared
-    not exact (LLVM's math library, not numpy's: a few ulp), not matmul (numba's BLAS) and not
-    softmax (LLVM's exp, and a sum). Float (and complex) sums and means are not exact either
-    (FLOAT_SUMS)."""
+    not exact (LLVM's math library, not numpy's: a few ulp), not matmul (numba's BLAS; integer
+    matmul is exact: see lowers_exactly) and not softmax (LLVM's exp, and a sum). Float (and
+    complex) sums and means are not exact either (FLOAT_SUMS)."""
     return opdef not in (math_ops.MATMUL, math_ops.SOFTMAX) and (
         opdef.elementwise is None or opdef.elementwise.exact)
 
@@ -619,7 +645,8 @@ def lowers_exactly(graph) -> bool:
     (each op `exact`, no float or complex sum, no float max or min reduction, and a NUMBA rule
     for each op)."""
     return all(op.opdef in (PLACEHOLDER, CONST, IF, WHILE) or (
-        op.opdef.rule(NUMBA) is not None and exact(op.opdef) and not (
+        op.opdef.rule(NUMBA) is not None and (exact(op.opdef) or (
+            op.opdef is math_ops.MATMUL and op.outputs[0].dtype.is_integer)) and not (
             op.opdef in FLOAT_SUMS and _inexact_sum(op.inputs[0].dtype)) and not (
             op.opdef in FLOAT_EXTREMA and op.inputs[0].dtype.is_floating))
         for op in graph.walk())
@@ -658,6 +685,9 @@ MAY_RAISE_VALUE_ERROR = {
     array_ops.DYNAMIC_BROADCAST_TO: lambda op: True,
     array_ops.DYNAMIC_TILE: lambda op: True,  # a negative multiple
     array_ops.DYNAMIC_RESHAPE: lambda op: True,
+    # an integer matmul whose inner dims are known only when the graph runs (int_matmul_)
+    math_ops.MATMUL: lambda op: op.outputs[0].dtype.is_integer and (
+        op.inputs[0].shape[-1] is None or op.inputs[1].shape[0] is None),
 }
 derive_rules(NUMBA, _ufunc)  # the rule of every op declared as a ufunc, unless written here
 register_rules(NUMBA, {
@@ -692,7 +722,7 @@ register_rules(NUMBA, {
     math_ops.WHERE: _select,
     math_ops.CAST: _cast,
     math_ops.SOFTMAX: _softmax,  # not exact (exp, a sum)
-    math_ops.MATMUL: _matmul,  # not exact (numba's BLAS)
+    math_ops.MATMUL: _matmul,  # of floats not exact (numba's BLAS)
     array_ops.IDENTITY: lambda op, a, typed: a[0],
     array_ops.STOP_GRADIENT: lambda op, a, typed: a[0],
     # reductions: float sums and means are not exact (FLOAT_SUMS), the others are

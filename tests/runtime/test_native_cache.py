@@ -116,3 +116,28 @@ def test_a_changed_file_is_written_again_and_no_directory_keeps_nothing(tmp_path
         assert not numba_backend.compiled_on_disk(h.get_concrete_function(rt.constant(1)).graph)
     finally:
         rt.config.set_cache_dir(os.environ["TRACEGRAPH_CACHE_DIR"])
+
+
+def _integer_matmul(a, b):
+    return rt.matmul(a, rt.matmul(b, a))
+
+
+def test_a_helper_the_rules_call_is_kept_on_disk_with_the_graph(tmp_path):
+    """An integer matmul calls a helper compiled with the graph's function (numba_rules.HELPERS):
+    its machine code goes to the cache directory too, and without one it compiles in memory."""
+    import numpy as np
+
+    a = rt.constant(np.arange(9, dtype=np.int32).reshape(3, 3))
+    want = np.arange(9).reshape(3, 3) @ (np.arange(9).reshape(3, 3) @ np.arange(9).reshape(3, 3))
+    rt.config.set_cache_dir(tmp_path / "cache")
+    try:
+        f = rt.function(_integer_matmul, jit_compile="numba")
+        assert np.array_equal(f(a, a).numpy(), want)
+        indexes = {p.name.split(".")[1].split("-")[0]
+                   for p in (tmp_path / "cache" / "numba" / "__pycache__").glob("*.nbi")}
+        assert indexes == {"run", "int_matmul_"}
+        rt.config.set_cache_dir(None)
+        g = rt.function(lambda a, b: _integer_matmul(a, b) + 0, jit_compile="numba")
+        assert np.array_equal(g(a, a).numpy(), want)
+    finally:
+        rt.config.set_cache_dir(os.environ["TRACEGRAPH_CACHE_DIR"])

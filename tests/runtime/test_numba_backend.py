@@ -125,6 +125,38 @@ def test_array_workloads_agree_within_the_stated_bits(key):
         np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-5, atol=1e-6)
 
 
+def integer_matmuls(a, b, c):
+    return rt.matmul(a, b), rt.matmul(c, rt.transpose(c)), rt.matmul(a[:, :2], b[:2, :])
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.int8])
+def test_integer_matmul_is_exact_and_wraps_as_numpys(dtype):
+    """An integer matmul is a loop adding up in int64 (numba_rules.HELPERS), cast to the dtype:
+    numpy's products and sums wrap in the dtype, and wrapping once at the end gives its bits."""
+    rng = np.random.default_rng(5)
+    info = np.iinfo(dtype)
+    a = rng.integers(info.min, info.max, (3, 4), dtype=dtype, endpoint=True)
+    b = rng.integers(info.min, info.max, (4, 5), dtype=dtype, endpoint=True)
+    c = rng.integers(info.min, info.max, (2, 6), dtype=dtype, endpoint=True)
+    _agree(integer_matmuls, rt.constant(a), rt.constant(b), rt.constant(c))
+    graph = rt.function(integer_matmuls).get_concrete_function(
+        rt.constant(a), rt.constant(b), rt.constant(c)).graph
+    assert numba_rules.lowers_exactly(graph)  # so "auto" may move it
+
+
+def test_an_integer_matmul_of_inner_dims_that_differ_is_a_located_error():
+    spec = [rt.TensorSpec([None, None], rt.int32)] * 2
+
+    def fn(a, b):
+        return rt.matmul(a, b)  # the matmul line
+
+    native = rt.function(fn, jit_compile="numba", input_signature=spec)
+    assert np.array_equal(native(rt.constant(np.ones((2, 3), np.int32)),
+                                 rt.constant(np.ones((3, 1), np.int32))).numpy(), [[3], [3]])
+    with pytest.raises(rt.errors.InvalidArgumentError, match=r"(?s)MatMul.*the matmul line"):
+        native(rt.constant(np.ones((2, 3), np.int32)), rt.constant(np.ones((2, 2), np.int32)))
+
+
 def test_shapes_and_layout_ops_are_exact():
     def fn(x, y):
         parts = rt.split(x, [1, 2], axis=1)

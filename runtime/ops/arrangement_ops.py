@@ -234,8 +234,10 @@ def _pad_infer(inputs, *, pad_width, mode, constant_values):
     out = []
     for i, (d, (before, after)) in enumerate(zip(x.shape, pad_width)):
         if d == 0 and mode != "constant" and before + after:
-            raise argument_error(InvalidArgumentError,
-                f"pad: cannot extend the empty axis {i} with mode {mode!r} (only 'constant' can)")
+            raise argument_error(
+                InvalidArgumentError,
+                f"pad: cannot extend the empty axis {i} with mode {mode!r} (only 'constant' can)",
+            )
         out.append(None if d is None else d + before + after)
     return [(x.dtype, tuple(out))]
 
@@ -622,9 +624,11 @@ def take(a, indices, axis=None):
 def _take_along_axis_infer(inputs, *, axis):
     x, indices = inputs
     if x.ndim != indices.ndim:
-        raise argument_error(InvalidArgumentError,
+        raise argument_error(
+            InvalidArgumentError,
             f"take_along_axis: indices (rank {indices.ndim}) must have the rank of the tensor "
-            f"(rank {x.ndim})")
+            f"(rank {x.ndim})",
+        )
     others = shapes.broadcast(x.shape[:axis] + (1,) + x.shape[axis + 1:],
                               indices.shape[:axis] + (1,) + indices.shape[axis + 1:])
     return [(x.dtype, others[:axis] + (indices.shape[axis],) + others[axis + 1:])]

@@ -45,8 +45,9 @@ def _reshape_infer(inputs, *, shape):
         if known is None:
             return [(x.dtype, tuple(None if d == -1 else d for d in shape))]
         if rest == 0 or known % rest:
-            raise argument_error(InvalidArgumentError,
-                f"reshape: cannot reshape {list(x.shape)} into {list(shape)}")
+            raise argument_error(
+                InvalidArgumentError, f"reshape: cannot reshape {list(x.shape)} into {list(shape)}"
+            )
         return [(x.dtype, tuple(known // rest if d == -1 else d for d in shape))]
     if known is not None and known != shapes.num_elements(shape):
         raise argument_error(
@@ -179,9 +180,10 @@ def _same_dtype(values, what):
     first = tensors[0].dtype
     for t in tensors:
         if t.dtype is not first:
-            raise argument_error(TypeError,
+            raise argument_error(
+                TypeError,
                 f"{what}: tensors have different dtypes ({first.name} and {t.dtype.name}); "
-                "use rt.cast to make them match."
+                "use rt.cast to make them match.",
             )
     return tensors
 
@@ -320,8 +322,10 @@ def _split_sizes(dim, num_or_size_splits, axis):
                 f"split: the size of axis {axis} is unknown while tracing, so it cannot be "
                 f"split into {n} equal parts; pass the sizes of the parts instead.")
         if n <= 0 or dim % n:
-            raise argument_error(InvalidArgumentError,
-                f"split: dimension {axis} of size {dim} cannot be split into {n} equal parts")
+            raise argument_error(
+                InvalidArgumentError,
+                f"split: dimension {axis} of size {dim} cannot be split into {n} equal parts",
+            )
         return (dim // n,) * n
     sizes = list(shapes.static_ints(num_or_size_splits, "split sizes"))
     if sizes.count(-1) > 1 or any(s < -1 for s in sizes):
@@ -334,8 +338,10 @@ def _split_sizes(dim, num_or_size_splits, axis):
                 "split: a -1 size needs the size of the axis, which is unknown while tracing")
         rest = dim - (sum(sizes) + 1)
         if rest < 0:
-            raise argument_error(InvalidArgumentError,
-                f"split: sizes {sizes} do not fit dimension {axis} of size {dim}")
+            raise argument_error(
+                InvalidArgumentError,
+                f"split: sizes {sizes} do not fit dimension {axis} of size {dim}",
+            )
         sizes[sizes.index(-1)] = rest
     return tuple(sizes)
 
@@ -352,8 +358,11 @@ def split(value, num_or_size_splits, axis=0):
 def _tile_infer(inputs, *, multiples):
     x = inputs[0]
     if len(multiples) != len(x.shape):
-        raise argument_error(InvalidArgumentError, f"tile: {len(multiples)} multiple"
-                                   f"{'' if len(multiples) == 1 else 's'} for rank {len(x.shape)}")
+        raise argument_error(
+            InvalidArgumentError,
+            f"tile: {len(multiples)} multiple"
+            f"{'' if len(multiples) == 1 else 's'} for rank {len(x.shape)}",
+        )
     return [(x.dtype, tuple(None if d is None or m is None else d * m
                             for d, m in zip(x.shape, multiples)))]
 
@@ -390,8 +399,10 @@ def tile(input, multiples):  # noqa: A002 - TensorFlow's name
 def _broadcast_to_infer(inputs, *, shape):
     out = shapes.broadcast(inputs[0].shape, shape)
     if tuple(out) != tuple(shape):
-        raise argument_error(InvalidArgumentError,
-            f"broadcast_to: cannot broadcast {list(inputs[0].shape)} to {list(shape)}")
+        raise argument_error(
+            InvalidArgumentError,
+            f"broadcast_to: cannot broadcast {list(inputs[0].shape)} to {list(shape)}",
+        )
     return [(inputs[0].dtype, tuple(shape))]
 
 
@@ -406,8 +417,10 @@ def _dynamic_broadcast_to_infer(inputs):
     x, shape = inputs
     dims = shapes.known_dims(shape)
     if len(x.shape) > len(dims):
-        raise argument_error(InvalidArgumentError,
-            f"broadcast_to: cannot broadcast {list(x.shape)} to rank {len(dims)}")
+        raise argument_error(
+            InvalidArgumentError,
+            f"broadcast_to: cannot broadcast {list(x.shape)} to rank {len(dims)}",
+        )
     return [(x.dtype, dims)]
 
 
@@ -528,9 +541,11 @@ def _index_spec(key):
     def tensor_ref(value, scalar: bool):
         t = convert_to_tensor(value)
         if not t.dtype.is_integer:
-            raise argument_error(TypeError, f"Tensor indices must be integers, got {t.dtype.name}"
-                            + (" (a boolean mask must be the whole key: x[mask])."
-                               if t.dtype.is_bool else "."))
+            raise argument_error(
+                TypeError,
+                f"Tensor indices must be integers, got {t.dtype.name}"
+                + (" (a boolean mask must be the whole key: x[mask])." if t.dtype.is_bool else "."),
+            )
         if scalar and t.ndim:
             raise argument_error(
                 TypeError, f"Slice bounds must be scalars, got a tensor of shape {list(t.shape)}."
@@ -620,8 +635,10 @@ def _getitem_infer(inputs, *, spec):
         else:
             dim = x.shape[axis]
             if kind == "int" and dim is not None and not -dim <= item[1] < dim:
-                raise argument_error(InvalidArgumentError,
-                    f"index {item[1]} is out of bounds for axis {axis} of size {dim}")
+                raise argument_error(
+                    InvalidArgumentError,
+                    f"index {item[1]} is out of bounds for axis {axis} of size {dim}",
+                )
             if has_arrays and not first and position == advanced[0]:
                 out.extend(advanced_shape)
             axis += 1
@@ -713,13 +730,17 @@ def _boolean_mask_infer(inputs):
     one row per true element (how many: unknown in a graph), then x's remaining dims."""
     x, mask = inputs
     if mask.ndim > x.ndim:
-        raise argument_error(InvalidArgumentError,
-            f"too many indices: a boolean mask of rank {mask.ndim} for a tensor of rank {x.ndim}")
+        raise argument_error(
+            InvalidArgumentError,
+            f"too many indices: a boolean mask of rank {mask.ndim} for a tensor of rank {x.ndim}",
+        )
     for axis, (d, m) in enumerate(zip(x.shape, mask.shape)):
         if d is not None and m is not None and d != m:
-            raise argument_error(InvalidArgumentError,
+            raise argument_error(
+                InvalidArgumentError,
                 f"boolean index did not match the tensor along axis {axis}: the axis has size "
-                f"{d}, the mask {m}")
+                f"{d}, the mask {m}",
+            )
     return [(x.dtype, (None, *x.shape[mask.ndim:]))]
 
 

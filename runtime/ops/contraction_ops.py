@@ -70,24 +70,30 @@ def _parse_einsum(subscripts, ranks):
     inputs, _, output = text.partition("->")
     terms = inputs.split(",")
     if len(terms) != len(ranks):
-        raise argument_error(InvalidArgumentError,
+        raise argument_error(
+            InvalidArgumentError,
             f"einsum: the subscripts {subscripts!r} name {len(terms)} operand(s), but "
-            f"{len(ranks)} were given")
+            f"{len(ranks)} were given",
+        )
     for term in [*terms, output]:
         rest = term.replace("...", "", 1)
         bad = [c for c in rest if c not in _LETTERS]
         if bad:
-            raise argument_error(InvalidArgumentError,
+            raise argument_error(
+                InvalidArgumentError,
                 f"einsum: {bad[0]!r} in the subscripts {subscripts!r} is not a letter (or one "
-                "'...' per term)")
+                "'...' per term)",
+            )
     free = [c for c in _LETTERS if c not in text]
     widths = []
     for term, rank in zip(terms, ranks):
         letters = len(term.replace("...", ""))
         width = rank - letters if "..." in term else 0
         if width < 0 or ("..." not in term and letters != rank):
-            raise argument_error(InvalidArgumentError,
-                f"einsum: the term {term!r} has {letters} letter(s) for an operand of rank {rank}")
+            raise argument_error(
+                InvalidArgumentError,
+                f"einsum: the term {term!r} has {letters} letter(s) for an operand of rank {rank}",
+            )
         widths.append(width)
     ellipsis = free[:max(widths, default=0)]
     if len(ellipsis) < max(widths, default=0):
@@ -98,9 +104,11 @@ def _parse_einsum(subscripts, ranks):
                 for term, w in zip(terms, widths)]
     if explicit:
         if "..." not in output and any(widths):
-            raise argument_error(InvalidArgumentError,
+            raise argument_error(
+                InvalidArgumentError,
                 "einsum: the operands have '...' dimensions but the output has no '...'; add "
-                "'...' to the output (or sum them with rt.reduce_sum)")
+                "'...' to the output (or sum them with rt.reduce_sum)",
+            )
         output = output.replace("...", "".join(ellipsis))
     else:
         counts = {c: "".join(expanded).count(c) for c in "".join(expanded)}
@@ -109,8 +117,10 @@ def _parse_einsum(subscripts, ranks):
     used = set("".join(expanded))
     for c in output:
         if c not in used:
-            raise argument_error(InvalidArgumentError,
-                f"einsum: the output letter {c!r} is not among the operands' letters")
+            raise argument_error(
+                InvalidArgumentError,
+                f"einsum: the output letter {c!r} is not among the operands' letters",
+            )
         if output.count(c) > 1:
             raise argument_error(InvalidArgumentError, f"einsum: the output names {c!r} twice")
     return tuple(expanded), output
@@ -126,9 +136,11 @@ def _label_dims(terms, operand_shapes):
     for c, dims in sizes.items():
         known = {d for d in dims if d is not None and d != 1}
         if len(known) > 1:
-            raise argument_error(InvalidArgumentError,
+            raise argument_error(
+                InvalidArgumentError,
                 f"einsum: the letter {c!r} stands for dimensions of sizes "
-                f"{sorted(known)}, which do not broadcast")
+                f"{sorted(known)}, which do not broadcast",
+            )
         out[c] = known.pop() if known else (None if None in dims else 1)
     return out
 
@@ -222,9 +234,11 @@ def _tensordot_infer(inputs, *, axes):
     a_axes, b_axes = axes
     for d, e in zip((a.shape[i] for i in a_axes), (b.shape[i] for i in b_axes)):
         if d is not None and e is not None and d != e:
-            raise argument_error(InvalidArgumentError,
+            raise argument_error(
+                InvalidArgumentError,
                 f"tensordot: the summed axes differ in size: {list(a.shape)} on axes "
-                f"{list(a_axes)} and {list(b.shape)} on axes {list(b_axes)}")
+                f"{list(a_axes)} and {list(b.shape)} on axes {list(b_axes)}",
+            )
     a_free = [d for i, d in enumerate(a.shape) if i not in a_axes]
     b_free = [d for i, d in enumerate(b.shape) if i not in b_axes]
     return [(a.dtype, tuple(a_free + b_free))]
@@ -244,19 +258,25 @@ def _summed_axes(axes, a_rank, b_rank):
     if isinstance(axes, (int, np.integer)):
         n = int(axes)
         if n < 0 or n > a_rank or n > b_rank:
-            raise argument_error(InvalidArgumentError,
+            raise argument_error(
+                InvalidArgumentError,
                 f"tensordot: axes={n} needs operands of rank >= {n}, got ranks {a_rank} and "
-                f"{b_rank}")
+                f"{b_rank}",
+            )
         return tuple(range(a_rank - n, a_rank)), tuple(range(n))
     try:
         a_axes, b_axes = axes
     except (TypeError, ValueError):
-        raise argument_error(InvalidArgumentError,
-            f"tensordot: axes must be an int or a pair of axis lists, got {axes!r}") from None
+        raise argument_error(
+            InvalidArgumentError,
+            f"tensordot: axes must be an int or a pair of axis lists, got {axes!r}",
+        ) from None
     a_axes, b_axes = (tuple(shapes.static_ints(v, "tensordot's axes")) for v in (a_axes, b_axes))
     if len(a_axes) != len(b_axes):
-        raise argument_error(InvalidArgumentError,
-            f"tensordot: axes name {len(a_axes)} axis(es) of a and {len(b_axes)} of b")
+        raise argument_error(
+            InvalidArgumentError,
+            f"tensordot: axes name {len(a_axes)} axis(es) of a and {len(b_axes)} of b",
+        )
     a_axes = tuple(shapes.normalize_axis(i, a_rank, "tensordot") for i in a_axes)
     b_axes = tuple(shapes.normalize_axis(i, b_rank, "tensordot") for i in b_axes)
     if len(set(a_axes)) != len(a_axes) or len(set(b_axes)) != len(b_axes):

@@ -76,10 +76,12 @@ def _dim(size, k, stride, dilation, padding, what, name):
         return out, total // 2, total - total // 2
     if size < span:
         dilated = f"dilated {what} " if dilation > 1 else f"{what} "
-        raise argument_error(InvalidArgumentError,
+        raise argument_error(
+            InvalidArgumentError,
             f"{name}: the input's {what} {size} is smaller than the window's {dilated}{span} "
             "with padding='VALID' (the output would be empty); pass a larger input or "
-            "padding='SAME'")
+            "padding='SAME'",
+        )
     return (size - span) // stride + 1, 0, 0
 
 
@@ -249,13 +251,19 @@ def _check_attrs(name, strides=(1, 1), dilations=(1, 1), padding="VALID", ksize=
 
 def _image(t, what, name, layout):
     if t.dtype not in _FLOATS:
-        raise argument_error(TypeError, f"{name}: {what} must be float16, float32 or float64, got "
-                        f"{t.dtype.name}")
+        raise argument_error(
+            TypeError, f"{name}: {what} must be float16, float32 or float64, got {t.dtype.name}"
+        )
     if len(t.shape) != 4:
-        raise argument_error(InvalidArgumentError,
+        raise argument_error(
+            InvalidArgumentError,
             f"{name}: {what} must be 4-D {layout}, got shape {list(t.shape)}"
-            + ("; add a batch dim with rt.expand_dims(x, 0)" if what == "input"
-               and len(t.shape) == 3 else ""))
+            + (
+                "; add a batch dim with rt.expand_dims(x, 0)"
+                if what == "input" and len(t.shape) == 3
+                else ""
+            ),
+        )
     return t.shape
 
 
@@ -263,8 +271,9 @@ def _same_dtype(name, *named):
     first, what = named[0]
     for t, other in named[1:]:
         if t.dtype is not first.dtype:
-            raise argument_error(TypeError, f"{name}: {what} is {first.dtype.name} but {other} is "
-                            f"{t.dtype.name}")
+            raise argument_error(
+                TypeError, f"{name}: {what} is {first.dtype.name} but {other} is {t.dtype.name}"
+            )
 
 
 def _agree(name, a, a_what, b, b_what, hint=""):

@@ -106,8 +106,11 @@ def _order_kernel(count, passes, *, buffer_size, seed, reshuffle, key):
 def _order_infer(inputs, **_):
     for tensor, what in zip(inputs, ("count", "passes")):
         if tensor.shape != () or not tensor.dtype.is_integer:
-            raise argument_error(TypeError, f"ShuffleOrder's {what} must be a scalar integer, got "
-                            f"{tensor.dtype.name} of shape {tuple(tensor.shape)}")
+            raise argument_error(
+                TypeError,
+                f"ShuffleOrder's {what} must be a scalar integer, got "
+                f"{tensor.dtype.name} of shape {tuple(tensor.shape)}",
+            )
     return [(dtypes.int32, (None,))]
 
 

@@ -75,9 +75,10 @@ def _from_items_infer(inputs, *, dtype, element_shape):
     shape = tuple(element_shape)
     for item in inputs:
         if item.dtype is not dtype:
-            raise argument_error(TypeError,
+            raise argument_error(
+                TypeError,
                 f"a list of {dtype.name} items cannot hold {a_or_an(item.dtype.name)} item; use "
-                "rt.cast so that all items have one dtype."
+                "rt.cast so that all items have one dtype.",
             )
         shape = _join(shape, tuple(item.shape), "list")
     return [(dtypes.list_of(dtype), shape)]
@@ -154,8 +155,9 @@ def _position(lst, index, what: str) -> int:
 
 def _index_infer(index):
     if not index.dtype.is_integer or len(index.shape) != 0:
-        raise argument_error(TypeError,
-            f"list indices must be integer scalars, not {index.dtype.name}{list(index.shape)}"
+        raise argument_error(
+            TypeError,
+            f"list indices must be integer scalars, not {index.dtype.name}{list(index.shape)}",
         )
 
 
@@ -376,8 +378,9 @@ def _split_like_infer(inputs, *, axis):
     like, value = inputs
     _check_list(like, "split")
     if value.dtype.is_list or like.dtype.element is not value.dtype:
-        raise argument_error(TypeError, f"cannot split {a_or_an(value.dtype.name)} tensor like a "
-                        f"{like.dtype.name}")
+        raise argument_error(
+            TypeError, f"cannot split {a_or_an(value.dtype.name)} tensor like a {like.dtype.name}"
+        )
     return [(like.dtype, tuple(like.shape))]
 
 

@@ -63,8 +63,11 @@ def _elementwise(name, ufunc=None, expression=None, *, accepts, result=None, onn
     def infer(inputs):
         operand = {t.dtype for t in inputs}
         if len(operand) != 1:
-            raise argument_error(TypeError, f"{name} takes operands of one dtype, got "
-                            f"{', '.join(t.dtype.name for t in inputs)}.")
+            raise argument_error(
+                TypeError,
+                f"{name} takes operands of one dtype, got "
+                f"{', '.join(t.dtype.name for t in inputs)}.",
+            )
         dtype = operand.pop()
         if dtype not in accepts:
             raise argument_error(TypeError, f"{name} takes {wanted} tensors, not {dtype.name}.")
@@ -210,9 +213,10 @@ def _binary_op(opdef, x, y, name, strings=False):
     x, y = binary_operands(x, y, name)
     _refuse_complex(opdef, x.dtype, name)
     if x.dtype not in _NUMBERS | _COMPLEX and not (strings and x.dtype is dtypes.string):
-        raise argument_error(TypeError,
+        raise argument_error(
+            TypeError,
             f"{name} does not accept {x.dtype.name} tensors; use rt.cast(x, rt.int32) (or "
-            "another numeric dtype) first."
+            "another numeric dtype) first.",
         )
     result = apply(opdef, [x, y])
     if weak:
@@ -292,8 +296,8 @@ def _unary_op(opdef, x, accepts, name):
         opdef = COMPLEX_ABS
     _refuse_complex(opdef, x.dtype, name)
     if not allowed(x.dtype):
-        raise argument_error(TypeError,
-            f"{name} needs {kind} tensor, got {x.dtype.name}; use rt.cast(x, ...) first."
+        raise argument_error(
+            TypeError, f"{name} needs {kind} tensor, got {x.dtype.name}; use rt.cast(x, ...) first."
         )
     result = apply(opdef, [x])
     if x.weak and opdef in _KEEP_WEAK:
@@ -568,10 +572,12 @@ def reciprocal(x):
     x = convert_to_tensor(x)
     _refuse_complex(RECIPROCAL, x.dtype, "reciprocal")
     if not x.dtype.is_floating:
-        raise argument_error(TypeError,
+        raise argument_error(
+            TypeError,
             f"reciprocal takes float tensors, not {x.dtype.name}: numpy's reciprocal of integers "
             "rounds toward zero (0 for all but 1 and -1, undefined for 0); write 1 / x for the "
-            "float reciprocal, or rt.cast(x, rt.float64) first.")
+            "float reciprocal, or rt.cast(x, rt.float64) first.",
+        )
     return apply(RECIPROCAL, [x])
 
 
@@ -641,13 +647,15 @@ def clip_by_value(t, clip_value_min, clip_value_max):
 def _matmul_infer(inputs):
     a, b = inputs
     if len(a.shape) < 2 or len(b.shape) < 2:
-        raise argument_error(InvalidArgumentError,
-            f"matmul needs tensors of rank >= 2, got shapes {list(a.shape)} and {list(b.shape)}"
+        raise argument_error(
+            InvalidArgumentError,
+            f"matmul needs tensors of rank >= 2, got shapes {list(a.shape)} and {list(b.shape)}",
         )
     k1, k2 = a.shape[-1], b.shape[-2]
     if k1 is not None and k2 is not None and k1 != k2:
-        raise argument_error(InvalidArgumentError,
-            f"matmul: inner dimensions differ: {list(a.shape)} @ {list(b.shape)}"
+        raise argument_error(
+            InvalidArgumentError,
+            f"matmul: inner dimensions differ: {list(a.shape)} @ {list(b.shape)}",
         )  # (matmul itself says so first, with the shapes the user gave)
     batch = shapes.broadcast(a.shape[:-2], b.shape[:-2])
     return [(a.dtype, batch + (a.shape[-2], b.shape[-1]))]

@@ -224,8 +224,10 @@ def _one_hot_infer(inputs, *, depth, axis):
             InvalidArgumentError, f"OneHot: depth must be an int >= 0, got {depth!r}."
         )
     if type(axis) is not int or not 0 <= axis <= len(indices.shape):
-        raise argument_error(InvalidArgumentError,
-            f"OneHot: axis {axis!r} is out of range for indices of rank {len(indices.shape)}.")
+        raise argument_error(
+            InvalidArgumentError,
+            f"OneHot: axis {axis!r} is out of range for indices of rank {len(indices.shape)}.",
+        )
     if on.dtype is not off.dtype or on.ndim or off.ndim:
         raise argument_error(
             TypeError,
@@ -371,17 +373,21 @@ def _sparse_xent_infer(inputs):
             f"SparseSoftmaxCrossEntropyWithLogits: logits must be floats, got {logits.dtype.name}.",
         )
     if len(logits.shape) != len(labels.shape) + 1:
-        raise argument_error(InvalidArgumentError,
+        raise argument_error(
+            InvalidArgumentError,
             f"labels of shape {list(labels.shape)} do not fit logits of shape "
             f"{list(logits.shape)}: labels must have rank {len(logits.shape) - 1} (the rank of "
-            "logits minus one).")
+            "logits minus one).",
+        )
     dims = []
     for a, c in zip(labels.shape, logits.shape[:-1]):
         if a is not None and c is not None and a != c:
-            raise argument_error(InvalidArgumentError,
+            raise argument_error(
+                InvalidArgumentError,
                 f"labels of shape {list(labels.shape)} do not fit logits of shape "
                 f"{list(logits.shape)} (labels must have the shape of logits without its last "
-                "axis).")
+                "axis).",
+            )
         dims.append(a if a is not None else c)
     return [(logits.dtype, tuple(dims))]
 

@@ -175,8 +175,11 @@ def _call_kernel(*values, call):
 
 def _infer(inputs, *, call):
     if not isinstance(call, PythonCall):
-        raise argument_error(TypeError, "the attr 'call' must be the Python function call that "
-                        "rt.numpy_function makes (no file can hold one)")
+        raise argument_error(
+            TypeError,
+            "the attr 'call' must be the Python function call that "
+            "rt.numpy_function makes (no file can hold one)",
+        )
     if sum(is_tensor for is_tensor, _ in call.template) != len(inputs):
         raise argument_error(
             ValueError,
@@ -215,8 +218,10 @@ def numpy_function(func, inp, Tout, stateful=True, name=None, *, shape=None):  #
     `stateful` changes."""
     origin = user_origin()
     if not callable(func):
-        raise argument_error(TypeError, with_origin(f"rt.numpy_function takes a callable, got "
-                                    f"{type(func).__name__}.", origin))
+        raise argument_error(
+            TypeError,
+            with_origin(f"rt.numpy_function takes a callable, got {type(func).__name__}.", origin),
+        )
     if not isinstance(inp, (list, tuple)):
         raise argument_error(TypeError, with_origin(
             f"rt.numpy_function takes `inp` as a list of arguments, got {type(inp).__name__}; "

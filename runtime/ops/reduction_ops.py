@@ -114,8 +114,9 @@ def _arg(opdef, x, axis, output_type, name):
         raise argument_error(TypeError, f"{name} does not accept string tensors.")
     output_type = dtypes.as_dtype(output_type)
     if output_type not in (dtypes.int32, dtypes.int64):
-        raise argument_error(TypeError,
-            f"{name}: output_type must be rt.int32 or rt.int64, not {output_type.name}.")
+        raise argument_error(
+            TypeError, f"{name}: output_type must be rt.int32 or rt.int64, not {output_type.name}."
+        )
     return apply(opdef, [x], {"axis": axis, "output_type": output_type})
 
 

@@ -234,9 +234,10 @@ def apply(opdef: OpDef, inputs, attrs=None):
     if graph is None:
         for t in inputs:
             if not isinstance(t, EagerTensor):
-                raise argument_error(ValueError,
+                raise argument_error(
+                    ValueError,
                     f"{opdef.name} got the symbolic tensor {t.name} outside of the function that "
-                    "created it; return it from the function instead of storing it."
+                    "created it; return it from the function instead of storing it.",
                 )
         kernel = opdef.kernel
         if kernel is None:  # (If, While: they exist in graphs only)
@@ -246,8 +247,8 @@ def apply(opdef: OpDef, inputs, attrs=None):
         try:
             result = kernel(*[t._value for t in inputs], **attrs)
         except (IndexError, ValueError, TypeError) as e:
-            raise argument_error(InvalidArgumentError,
-                with_origin(f"{opdef.name} failed: {e}", user_origin(2))
+            raise argument_error(
+                InvalidArgumentError, with_origin(f"{opdef.name} failed: {e}", user_origin(2))
             ) from None
         outputs = [_wrap(r) for r in result] if isinstance(result, tuple) else [_wrap(result)]
         if context.recording_tapes():

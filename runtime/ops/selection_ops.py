@@ -34,8 +34,10 @@ def _values(x, what, real=False):
 def _nonzero_infer(inputs):
     x = inputs[0]
     if x.ndim == 0:
-        raise argument_error(InvalidArgumentError,
-            "nonzero of a 0-d tensor is not allowed (as in numpy); use rt.reshape(x, [1]) first")
+        raise argument_error(
+            InvalidArgumentError,
+            "nonzero of a 0-d tensor is not allowed (as in numpy); use rt.reshape(x, [1]) first",
+        )
     return [(dtypes.int64, (None,))] * x.ndim
 
 
@@ -128,8 +130,10 @@ def _bincount_infer(inputs, *, minlength):
         )
     if len(inputs) == 2 and inputs[1].ndim == 1 and None not in (
             x.shape[0], inputs[1].shape[0]) and x.shape[0] != inputs[1].shape[0]:
-        raise argument_error(InvalidArgumentError,
-            f"bincount: weights have length {inputs[1].shape[0]}, x has {x.shape[0]}")
+        raise argument_error(
+            InvalidArgumentError,
+            f"bincount: weights have length {inputs[1].shape[0]}, x has {x.shape[0]}",
+        )
     dtype = dtypes.float64 if len(inputs) == 2 else dtypes.int64
     return [(dtype, (None,))]
 
@@ -140,8 +144,10 @@ def _bincount_kernel(x, *weights, minlength):
             ValueError, "x holds negative values; bincount counts non-negative integers"
         )
     if weights and np.shape(weights[0]) != np.shape(x):
-        raise argument_error(ValueError, f"weights have shape {list(np.shape(weights[0]))}, x has "
-                         f"{list(np.shape(x))}")
+        raise argument_error(
+            ValueError,
+            f"weights have shape {list(np.shape(weights[0]))}, x has {list(np.shape(x))}",
+        )
     return np.bincount(x, weights[0] if weights else None, minlength)
 
 
@@ -192,8 +198,9 @@ def _interp_infer(inputs, *, left, right):
     if xp.shape[0] == 0:
         raise argument_error(InvalidArgumentError, "interp: the sample points xp are empty")
     if None not in (xp.shape[0], fp.shape[0]) and xp.shape[0] != fp.shape[0]:
-        raise argument_error(InvalidArgumentError,
-            f"interp: xp has {xp.shape[0]} points but fp {fp.shape[0]} values")
+        raise argument_error(
+            InvalidArgumentError, f"interp: xp has {xp.shape[0]} points but fp {fp.shape[0]} values"
+        )
     return [(dtypes.float64, tuple(x.shape))]
 
 

@@ -19,9 +19,10 @@ def static_ints(value, what: str) -> tuple:
     """A tuple of Python ints from an int, a list/tuple or an eager tensor. Shapes and axes are
     attrs, so they must be known while tracing: a symbolic tensor is a TypeError."""
     if isinstance(value, SymbolicTensor):
-        raise argument_error(TypeError,
+        raise argument_error(
+            TypeError,
             f"{what} must be known while tracing (Python ints or a constant), got the symbolic "
-            f"tensor {value.name}."
+            f"tensor {value.name}.",
         )
     if isinstance(value, Tensor):
         value = value.numpy()
@@ -47,8 +48,9 @@ def broadcast(*shapes) -> tuple:
         dims = [s[len(s) - rank + axis] for s in shapes if len(s) - rank + axis >= 0]
         known = {d for d in dims if d is not None and d != 1}
         if len(known) > 1:
-            raise argument_error(InvalidArgumentError,
-                "shapes " + " and ".join(str(list(s)) for s in shapes) + " cannot be broadcast"
+            raise argument_error(
+                InvalidArgumentError,
+                "shapes " + " and ".join(str(list(s)) for s in shapes) + " cannot be broadcast",
             )
         if known:
             out.append(known.pop())
@@ -118,7 +120,9 @@ def known_dims(shape_tensor) -> tuple:
         return (known,)  # a scalar constant, as np.ravel reads it
     length = shape_tensor.shape[0] if len(shape_tensor.shape) == 1 else None
     if length is None:
-        raise argument_error(InvalidArgumentError,
+        raise argument_error(
+            InvalidArgumentError,
             f"a shape must be a 1-D tensor of known length, got {shape_tensor.name} of shape "
-            f"{list(shape_tensor.shape)}")
+            f"{list(shape_tensor.shape)}",
+        )
     return (None,) * length

@@ -100,8 +100,10 @@ def _check_template(template, style, count: int) -> None:
     try:
         format_values(template, style, fields)
     except (ValueError, TypeError, IndexError, KeyError, AttributeError) as e:
-        raise argument_error(ValueError, f"the template {template!r} does not fit {count} "
-                         f"value{'' if count == 1 else 's'}: {e}") from None
+        raise argument_error(
+            ValueError,
+            f"the template {template!r} does not fit {count} value{'' if count == 1 else 's'}: {e}",
+        ) from None
     unused = [i for i, f in enumerate(fields) if not f.used]
     if unused:
         raise argument_error(

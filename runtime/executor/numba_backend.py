@@ -13,6 +13,8 @@ negative dim, a failed assertion), the error names the op that can fail so, at t
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from runtime import config
@@ -46,10 +48,16 @@ class NumbaEmitter(codegen.Emitter):
                 f"jit_compile='numba' cannot compile the {op.type} op ({reason}). Use the default "
                 "executor (jit_compile=None) for this function.", op.origin))
         expr = rule(op, [self.name_of(t) for t in op.inputs], self.typed)
-        self.helpers += [name for name in numba_rules.HELPERS
-                         if f"{name}(" in expr and name not in self.helpers]
+        self._add_helpers(expr)
         outs = [self._define(t) for t in op.outputs]
         self.emit(indent, f"{', '.join(outs)} = {expr}" if outs else expr, op)
+
+    def _add_helpers(self, code: str) -> None:
+        """The helpers `code` calls, and those they call."""
+        for name, source in numba_rules.HELPERS.items():
+            if name not in self.helpers and re.search(rf"\b{name}\(", code):
+                self.helpers.append(name)
+                self._add_helpers(source)
 
     def epilogue(self) -> str:
         """The helpers the code calls, compiled by numba as the function is (kept on disk with

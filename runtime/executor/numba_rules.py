@@ -29,6 +29,7 @@ from runtime.ops import (
     math_ops,
     random_ops,
     reduction_ops,
+    selection_ops,
     string_ops,
 )
 from runtime.ops.control_flow_ops import IF, WHILE
@@ -356,6 +357,16 @@ def _matmul(op, a, typed):
     return f"np.dot(np.ascontiguousarray({a[0]}), np.ascontiguousarray({a[1]}))"
 
 
+def _bincount(op, a, typed):
+    """numpy's bincount as its loop: counts in int64, weights added in order in float64 (numba's
+    np.bincount takes no minlength); a negative value or weights of another length raise
+    ValueError, as numpy's do. Exact."""
+    minlength = op.attrs["minlength"]
+    if len(a) == 2:
+        return f"weighted_bincount_({a[0]}, {a[1]}, {minlength})"
+    return f"bincount_({a[0]}, {minlength})"
+
+
 # Functions the rules' code calls, written after the graph's function in its module (see
 # numba_backend.NumbaEmitter.epilogue): name -> source.
 HELPERS = {
@@ -370,6 +381,30 @@ HELPERS = {
             x = np.int64(a[i, p])
             for j in range(m):
                 out[i, j] += x * b[p, j]
+    return out
+""",
+    "bins_": """def bins_(x, minlength):
+    count = minlength
+    for i in range(x.shape[0]):
+        value = np.int64(x[i])
+        if value < 0:
+            raise ValueError("bincount: x holds negative values")
+        if value >= count:
+            count = value + 1
+    return count
+""",
+    "bincount_": """def bincount_(x, minlength):
+    out = np.zeros(bins_(x, minlength), np.int64)
+    for i in range(x.shape[0]):
+        out[np.int64(x[i])] += 1
+    return out
+""",
+    "weighted_bincount_": """def weighted_bincount_(x, weights, minlength):
+    if weights.shape[0] != x.shape[0]:
+        raise ValueError("bincount: the weights and x differ in length")
+    out = np.zeros(bins_(x, minlength), np.float64)
+    for i in range(x.shape[0]):
+        out[np.int64(x[i])] += np.float64(weights[i])
     return out
 """,
 }
@@ -685,6 +720,7 @@ MAY_RAISE_VALUE_ERROR = {
     array_ops.DYNAMIC_BROADCAST_TO: lambda op: True,
     array_ops.DYNAMIC_TILE: lambda op: True,  # a negative multiple
     array_ops.DYNAMIC_RESHAPE: lambda op: True,
+    selection_ops.BINCOUNT: lambda op: True,  # a negative value, weights of another length
     # an integer matmul whose inner dims are known only when the graph runs (int_matmul_)
     math_ops.MATMUL: lambda op: op.outputs[0].dtype.is_integer and (
         op.inputs[0].shape[-1] is None or op.inputs[1].shape[0] is None),
@@ -723,6 +759,7 @@ register_rules(NUMBA, {
     math_ops.CAST: _cast,
     math_ops.SOFTMAX: _softmax,  # not exact (exp, a sum)
     math_ops.MATMUL: _matmul,  # of floats not exact (numba's BLAS)
+    selection_ops.BINCOUNT: _bincount,
     array_ops.IDENTITY: lambda op, a, typed: a[0],
     array_ops.STOP_GRADIENT: lambda op, a, typed: a[0],
     # reductions: float sums and means are not exact (FLOAT_SUMS), the others are

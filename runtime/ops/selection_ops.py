@@ -164,9 +164,6 @@ def _bincount_gradient(op, grads):
     return [None, math_ops.cast(grad, weights.dtype) if weights.dtype.is_floating else None]
 
 
-lacks(NUMBA, "not lowered to numba yet (numba's np.bincount takes no minlength)", BINCOUNT)
-
-
 def bincount(x, weights=None, minlength=0):
     """numpy's bincount: how often each value 0, 1, ... max(x) occurs in the 1-D non-negative
     integer `x` (int64), or the sum of the `weights` of each (float64); at least `minlength`

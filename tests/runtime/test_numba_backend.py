@@ -157,6 +157,30 @@ def test_an_integer_matmul_of_inner_dims_that_differ_is_a_located_error():
         native(rt.constant(np.ones((2, 3), np.int32)), rt.constant(np.ones((2, 2), np.int32)))
 
 
+def counts(x, w):
+    return rt.bincount(x), rt.bincount(x, minlength=9), rt.bincount(x, w), rt.bincount(
+        x, w, minlength=2)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.bool_])
+def test_bincount_is_exact(dtype):
+    """A loop, as numpy's: counts, and weights added in order in float64."""
+    rng = np.random.default_rng(6)
+    x = rng.integers(0, 2 if dtype is np.bool_ else 7, 40).astype(dtype)
+    w = (rng.standard_normal(40) * 1e8).astype(np.float32)
+    _agree(counts, rt.constant(x), rt.constant(w))
+    _agree(counts, rt.constant(x[:0]), rt.constant(w[:0]))  # no values: minlength bins
+
+
+def test_bincount_of_a_negative_value_is_a_located_error():
+    def fn(x):
+        return rt.bincount(x)  # the bincount line
+
+    native = rt.function(fn, jit_compile="numba")
+    with pytest.raises(rt.errors.InvalidArgumentError, match=r"(?s)negative.*the bincount line"):
+        native(rt.constant(np.int32([1, -2, 3])))
+
+
 def test_shapes_and_layout_ops_are_exact():
     def fn(x, y):
         parts = rt.split(x, [1, 2], axis=1)

@@ -679,12 +679,24 @@ def lowers_exactly(graph) -> bool:
     """Whether numba computes every op of `graph` bit for bit as the default executor does
     (each op `exact`, no float or complex sum, no float max or min reduction, and a NUMBA rule
     for each op)."""
-    return all(op.opdef in (PLACEHOLDER, CONST, IF, WHILE) or (
-        op.opdef.rule(NUMBA) is not None and (exact(op.opdef) or (
-            op.opdef is math_ops.MATMUL and op.outputs[0].dtype.is_integer)) and not (
-            op.opdef in FLOAT_SUMS and _inexact_sum(op.inputs[0].dtype)) and not (
-            op.opdef in FLOAT_EXTREMA and op.inputs[0].dtype.is_floating))
-        for op in graph.walk())
+    return next(not_lowered_exactly(graph), None) is None
+
+
+def not_lowered_exactly(graph):
+    """(op, why) for each op of `graph` that numba does not compute bit for bit as the default
+    executor does (see lowers_exactly)."""
+    for op in graph.walk():
+        if op.opdef in (PLACEHOLDER, CONST, IF, WHILE):
+            continue
+        if op.opdef.rule(NUMBA) is None:
+            yield op, op.opdef.lacking.get(NUMBA, "numba does not lower it")
+        elif not exact(op.opdef) and not (
+                op.opdef is math_ops.MATMUL and op.outputs[0].dtype.is_integer):
+            yield op, f"numba's {op.type} may differ from numpy's in the last bits"
+        elif op.opdef in FLOAT_SUMS and _inexact_sum(op.inputs[0].dtype):
+            yield op, "numba adds in another order than numpy's pairwise sum"
+        elif op.opdef in FLOAT_EXTREMA and op.inputs[0].dtype.is_floating:
+            yield op, "the sign of a zero result may differ from numpy's"
 
 
 def _inexact_sum(dtype) -> bool:

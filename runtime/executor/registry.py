@@ -8,7 +8,7 @@ backends (numba, JAX) are imported only when a graph is compiled for them.
 
 from __future__ import annotations
 
-from runtime.executor import codegen
+from runtime.executor import codegen, tiering
 
 EXECUTORS: dict = {}  # name -> compile(graph, swap), in the order the names are listed
 
@@ -35,8 +35,6 @@ def _python_over_numpy(graph, swap):
 
 @executor("auto")
 def _tiered(graph, swap):
-    from runtime.executor import tiering
-
     return tiering.compile_graph(graph, swap=swap)
 
 
@@ -52,3 +50,11 @@ def _xla(graph, swap):
     from runtime.executor import jax_backend
 
     return jax_backend.compile_graph(graph)
+
+
+def place(name, graph) -> str:
+    """Where `graph`, compiled for the executor called `name`, runs (and for "auto", why)."""
+    if name == "auto":
+        return tiering.place(graph)
+    return {"numba": "numba", "xla": "XLA (through JAX)"}.get(
+        name, "the default executor (numpy code)")

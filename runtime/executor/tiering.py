@@ -19,6 +19,7 @@ import itertools
 import logging
 import threading
 import time
+import weakref
 
 from runtime.executor import codegen
 
@@ -26,6 +27,16 @@ HOT_CALLS = 64  # calls on the default executor before numba compiles the graph
 FASTER = 0.8  # the compiled version replaces the default only if it takes at most this share
 
 logger = logging.getLogger("runtime.tiering")
+_PLACES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # graph -> where it runs, why
+
+
+def place(graph) -> str:
+    """Where a graph compiled for "auto" runs now, and why (rt.explain and rt.profile say it)."""
+    return _PLACES.get(graph, "the default executor (not compiled for jit_compile='auto')")
+
+
+def _set_place(graph, where: str) -> None:
+    _PLACES[graph] = where
 
 
 def compile_graph(graph, swap):
@@ -34,11 +45,17 @@ def compile_graph(graph, swap):
     (`native` runs on numba, falling back to the default executor for other argument types)."""
     run, generated = codegen.compile_graph(graph)
     if importlib.util.find_spec("numba") is None:
+        _set_place(graph, "the default executor (numba is not installed)")
         return run, generated
     from runtime.executor import numba_rules
 
-    if not numba_rules.lowers_exactly(graph):
+    for op, why in numba_rules.not_lowered_exactly(graph):
+        line = f", line {op.origin.lineno}" if op.origin is not None else ""
+        _set_place(graph, f"the default executor (numba would not compute it bit for bit: "
+                          f"{op.type} op '{op.name}'{line}: {why})")
         return run, generated
+    _set_place(graph, f"the default executor until it is hot (numba compiles it after "
+                      f"{HOT_CALLS} calls, on a background thread, and it moves if faster)")
     calls = itertools.count(1)  # (next() is atomic: threads may call at once)
     compiling: list = []  # one item for each compile of this graph that runs
 
@@ -74,19 +91,26 @@ def _compile_and_swap(graph, values, run, swap, only_from_disk: bool) -> None:
 
     if only_from_disk and not numba_backend.compiled_on_disk(graph):
         return  # compiled at the HOT_CALLS-th call
+    _set_place(graph, "the default executor while numba compiles it on a background thread")
     try:
         # (argument types numba did not compile for run on the default executor)
         native, _ = numba_backend.compile_graph(graph, example_values=values, fallback=run)
     except Exception as e:  # noqa: BLE001 - the graph stays on the default executor
         logger.info("jit_compile='auto': %s stays on the default executor: %s", graph.name,
                     str(e).splitlines()[0])
+        _set_place(graph, f"the default executor (numba's compile failed: "
+                          f"{str(e).splitlines()[0]})")
         return
     compiled_us, default_us = _best_us(native, values), _best_us(run, values)
     if compiled_us > FASTER * default_us:
         logger.info("jit_compile='auto': %s stays on the default executor (%.2f us a call; "
                     "numba: %.2f us)", graph.name, default_us, compiled_us)
+        _set_place(graph, f"the default executor (numba was not faster: {compiled_us:.2f} us a "
+                          f"call, the default executor {default_us:.2f} us)")
         return
     swap(native)
+    _set_place(graph, f"numba ({compiled_us:.2f} us a call; the default executor took "
+                      f"{default_us:.2f} us)")
     logger.info("jit_compile='auto': %s now runs compiled by numba (%.2f us a call, was %.2f)",
                 graph.name, compiled_us, default_us)
 

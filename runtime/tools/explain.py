@@ -4,13 +4,16 @@ arguments.
 For each line of `f`'s source: what its `if` / `while` / `for` became (a graph construct, or
 Python control flow that ran while tracing: loops unrolled into the graph, branches decided),
 and the graph ops the line made; then the Python values `f` reads from outside (globals and
-closures: baked into the graph as constants, or variables read when it runs); then the time of
-each phase of the first call (convert, trace, passes, compile, first run).
+closures: baked into the graph as constants, or variables read when it runs); where the graph
+runs (the executor of `jit_compile`; for "auto", where it runs now and why, and for the default
+executor whether "auto" could move it to numba); then the time of each phase of the first call
+(convert, trace, passes, compile, first run).
 """
 
 from __future__ import annotations
 
 import collections
+import importlib.util
 import inspect
 import textwrap
 import time
@@ -36,8 +39,10 @@ class Explanation:
     """The report (`str()` of it); `decisions`, `calls`, `ops_by_line` and `phases_ms` hold its
     data."""
 
-    def __init__(self, title, lines, decisions, ops_by_line, captured, phases_ms, calls=None):
+    def __init__(self, title, lines, decisions, ops_by_line, captured, phases_ms, calls=None,
+                 runs_on=""):
         self.title = title
+        self.runs_on = runs_on
         self.lines = lines  # [(line number, source text)]
         self.decisions = decisions
         self.calls = calls or {}  # line -> what each traced function called there became
@@ -56,6 +61,8 @@ class Explanation:
             out.append(f"{lineno:5}  {text:<{width}}{notes}".rstrip())
         out.append("")
         out.append("Reads from outside: " + (", ".join(self.captured) or "nothing"))
+        if self.runs_on:
+            out.append("Runs on: " + self.runs_on)
         out.append("First call (ms): " + ", ".join(f"{name} {ms:.2f}"
                                                   for name, ms in self.phases_ms.items()))
         return "\n".join(out)
@@ -119,7 +126,26 @@ def explain(f: Callable[..., Any], *args: Any, **kwargs: Any) -> Explanation:
     title = f"rt.explain: {fn.__qualname__}({signature})"
     guarded = original is None or original.guarded_reads is None or bool(original.guarded_reads)
     return Explanation(title, lines, dict(decisions), dict(ops_by_line),
-                       _captured(fn, guarded), phases, dict(calls))
+                       _captured(fn, guarded), phases, dict(calls),
+                       _runs_on(original, optimized, args, kwargs))
+
+
+def _runs_on(original, optimized, args, kwargs) -> str:
+    """Where the user's rt.function runs this call's graph (traced for these arguments, if it was
+    not), and for the default executor whether jit_compile="auto" would move it to numba."""
+    jit_compile = original.options.jit_compile if original is not None else None
+    if jit_compile is not None:
+        return original.get_concrete_function(*args, **kwargs).executor
+    if importlib.util.find_spec("numba") is None:
+        return "the default executor (numpy code)"
+    from runtime.executor import numba_rules  # (registers the rules: loads numba's backend)
+
+    for op, why in numba_rules.not_lowered_exactly(optimized):  # (the graph "auto" compiles)
+        line = f", line {op.origin.lineno}" if op.origin is not None else ""
+        return (f"the default executor (numpy code); jit_compile='auto' would keep it there: "
+                f"numba would not compute it bit for bit ({op.type} op '{op.name}'{line}: {why})")
+    return ("the default executor (numpy code); jit_compile='auto' would move it to numba once "
+            "hot, if numba computes it faster (numba computes every op bit for bit)")
 
 
 def _ms(start) -> float:

@@ -38,7 +38,7 @@ class Profile:
 
     def __str__(self) -> str:
         total = max(self.kernels_us, 1e-9)
-        out = [f"rt.profile: {self.name} on the {self.executor} executor: {self.call_us:,.1f} µs "
+        out = [f"rt.profile: {self.name} on {self.executor}: {self.call_us:,.1f} µs "
                f"a call (median of {self.calls:,} calls); run op by op, its ops take "
                f"{self.kernels_us:,.1f} µs: {_overhead(self.call_us, self.kernels_us)}.",
                "", "by source line:"]
@@ -88,7 +88,7 @@ def profile(f: Callable[..., Any], *args: Any, min_time: float = 0.2, **kwargs: 
         ops.append((op.type, op.name, where, count / runs, us))
         lines[where] += us
     ops.sort(key=lambda row: -row[4])
-    executor = concrete.jit_compile or "default"
+    executor = concrete.executor
     return Profile(function.__name__, executor, call_us, ops,
                    sorted(lines.items(), key=lambda item: -item[1]), calls)
 

@@ -84,6 +84,13 @@ class ConcreteFunction:
         self._set_run(run)
         self.graph = graph
 
+    @property
+    def executor(self) -> str:
+        """Where the graph runs: the executor of `jit_compile`, and for "auto" which one now
+        and why (it stays on the default executor until numba computes it faster and bit for
+        bit)."""
+        return executors.place(self.jit_compile, self.graph)
+
     def _set_run(self, run) -> None:
         """Runs the graph with `run` (a function of the input values -> tuple of outputs) from
         now on; `call` runs it and packs its outputs."""

@@ -1,11 +1,19 @@
 """rt.explain: the report for two functions, as golden text (times masked)."""
 
+import importlib.util
 import re
 
 import explain_examples as examples
+import numpy as np
 import pytest
 
 import runtime as rt
+from benchmarks import workloads
+
+# Both examples' ops are ones numba computes bit for bit
+RUNS_ON = "Runs on: the default executor (numpy code)" + (
+    "; jit_compile='auto' would move it to numba once hot, if numba computes it faster (numba "
+    "computes every op bit for bit)" if importlib.util.find_spec("numba") else "")
 
 COLLATZ = """\
 rt.explain: collatz(n: int32 Tensor, shape=())
@@ -21,6 +29,7 @@ rt.explain: collatz(n: int32 Tensor, shape=())
    17      return steps
 
 Reads from outside: SCALE (an int: a constant in the graph; the function traces again if it changes)
+{runs_on}
 First call (ms): convert #, trace #, passes #, compile #, first run #"""  # noqa: E501
 
 MIXED = """\
@@ -38,6 +47,7 @@ rt.explain: mixed(x: float32 Tensor, shape=(), k: 3)
    29      return total
 
 Reads from outside: nothing
+{runs_on}
 First call (ms): convert #, trace #, passes #, compile #, first run #"""  # noqa: E501
 
 
@@ -46,8 +56,34 @@ def _masked(report) -> str:
 
 
 def test_explain_reports_what_each_line_became():
-    assert _masked(rt.explain(examples.collatz, rt.constant(27))) == COLLATZ
-    assert _masked(rt.explain(rt.function(examples.mixed), rt.constant(1.0), 3)) == MIXED
+    assert _masked(rt.explain(examples.collatz, rt.constant(27))) == COLLATZ.format(
+        runs_on=RUNS_ON)
+    assert _masked(rt.explain(rt.function(examples.mixed), rt.constant(1.0), 3)) == MIXED.format(
+        runs_on=RUNS_ON)
+
+
+def smoothed(x):
+    for _ in rt.range(3):
+        x = 0.5 * x + 0.5 * rt.tanh(x)  # the tanh line
+    return x
+
+
+def test_explain_says_where_the_graph_runs_and_why():
+    """The executor of `jit_compile`; for the default executor and "auto", whether numba
+    computes the graph bit for bit (the first op it would not, with the reason); for "auto",
+    where the graph runs now."""
+    pytest.importorskip("numba")
+    x = rt.constant(np.float32(0.5))
+    kept = rt.explain(smoothed, x).runs_on
+    assert "'auto' would keep it there" in kept and "Tanh op" in kept
+    assert "numba's Tanh may differ from numpy's in the last bits" in kept
+    assert "line " in kept
+    assert rt.explain(rt.function(smoothed, jit_compile="numba"), x).runs_on == "numba"
+    f = rt.function(workloads.collatz, jit_compile="auto")
+    n = rt.constant(27)
+    assert "until it is hot" in rt.explain(f, n).runs_on
+    auto = rt.function(smoothed, jit_compile="auto")
+    assert "numba would not compute it bit for bit: Tanh op" in rt.explain(auto, x).runs_on
 
 
 def test_explain_takes_functions_only():

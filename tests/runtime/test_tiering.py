@@ -43,6 +43,7 @@ def test_a_hot_loop_moves_to_numba_with_the_same_bits(hot_soon):
         concrete = f.get_concrete_function(arg)
         start, outs = _calls_until_native(f, [arg], concrete)
         assert concrete._run is not start  # swapped in
+        assert concrete.executor.startswith("numba (") and "us a call" in concrete.executor
         for out in [*outs, f(arg), f(arg)]:
             _same_bits(out, default)
 
@@ -58,6 +59,7 @@ def test_transcendental_graphs_stay_on_the_default_executor(hot_soon):
     concrete = f.get_concrete_function(*args)
     start, _ = _calls_until_native(f, args, concrete)
     assert concrete._run is start
+    assert "would not compute it bit for bit: Tanh op" in concrete.executor
 
 
 def test_calls_never_wait_for_the_compiler(hot_soon, monkeypatch):
@@ -80,6 +82,7 @@ def test_calls_never_wait_for_the_compiler(hot_soon, monkeypatch):
     for _ in range(50):  # the compiler is blocked: these run on the default executor
         assert int(f(arg)) == 111
     assert concrete._run is start
+    assert concrete.executor.startswith("the default executor while numba compiles it")
     release.set()
     tiering.wait_for_compiles()
     assert concrete._run is not start and int(f(arg)) == 111
@@ -93,6 +96,7 @@ def test_a_graph_numba_is_slower_on_stays(monkeypatch):
     concrete = f.get_concrete_function(arg)
     start, _ = _calls_until_native(f, [arg], concrete)
     assert concrete._run is start
+    assert "numba was not faster" in concrete.executor
 
 
 def test_without_numba_auto_is_the_default_executor(hot_soon, monkeypatch):
@@ -102,6 +106,7 @@ def test_without_numba_auto_is_the_default_executor(hot_soon, monkeypatch):
     concrete = f.get_concrete_function(arg)
     start, outs = _calls_until_native(f, [arg], concrete)
     assert concrete._run is start and int(outs[-1]) == 111
+    assert concrete.executor == "the default executor (numba is not installed)"
 
 
 def test_arguments_numba_did_not_compile_for_run_on_the_default_executor(hot_soon):

@@ -24,7 +24,7 @@ PACKAGES = ("autograph", "runtime")
 CORE = ("runtime.core", "runtime.errors", "runtime.config", "runtime.ops.registry")
 OP_LIBRARY = CORE + ("runtime.ops.", "runtime.tensor_list", "runtime.variables", "runtime.passes",
                      "runtime.executor")
-FUNCTION_LEVEL_IMPORTS_LEFT = 7  # the modules that import numba, jax or onnx: loaded when used
+FUNCTION_LEVEL_IMPORTS_LEFT = 6  # the modules that import numba, jax or onnx: loaded when used
 
 
 def _modules() -> dict:

@@ -26,7 +26,7 @@ import numpy as np
 import autograph
 from autograph.conversion import convert_function
 from runtime.core.tensor import Tensor
-from runtime.executor import codegen
+from runtime.executor import codegen, numba_rules
 from runtime.ops.registry import PLACEHOLDER
 from runtime.passes import run_passes
 from runtime.tracing import capture_guards as guarding
@@ -138,8 +138,6 @@ def _runs_on(original, optimized, args, kwargs) -> str:
         return original.get_concrete_function(*args, **kwargs).executor
     if importlib.util.find_spec("numba") is None:
         return "the default executor (numpy code)"
-    from runtime.executor import numba_rules  # (registers the rules: loads numba's backend)
-
     for op, why in numba_rules.not_lowered_exactly(optimized):  # (the graph "auto" compiles)
         line = f", line {op.origin.lineno}" if op.origin is not None else ""
         return (f"the default executor (numpy code); jit_compile='auto' would keep it there: "

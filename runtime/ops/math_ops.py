@@ -111,10 +111,19 @@ MOD = _elementwise("FloorMod", "remainder", _binary("{} % {}"), accepts=_NUMBERS
 def _power(x, y):
     """`x ** y` as numpy computes it: of two scalars with numpy scalars' `**` (the C library's
     pow, which plain code on numpy scalars and on Python floats gets; np.power's vectorized loop
-    rounds some of those results differently), of arrays with np.power."""
-    if getattr(x, "ndim", 0) or getattr(y, "ndim", 0):
-        return np.power(x, y)
-    return np.asarray(x)[()] ** np.asarray(y)[()]
+    rounds some of those results differently), of arrays with np.power. (Written for speed: a
+    scalar loop calls it on every step.)"""
+    if type(x) is np.ndarray:
+        if x.ndim:
+            return np.power(x, y)
+        x = x[()]
+    if type(y) is np.ndarray:
+        if y.ndim:
+            return np.power(x, y)
+        y = y[()]
+    if isinstance(x, np.generic) and isinstance(y, np.generic):
+        return x ** y
+    return np.power(x, y)
 
 
 POW = _elementwise("Pow", "power", accepts=_NUMBERS, onnx="Pow", exact=False, kernel=_power)

@@ -3,9 +3,9 @@
 A graph runs at once on the default executor (no compile wait). After HOT_CALLS calls, numba
 compiles it on a background thread, for the argument types of the call that made it hot (at
 the first call when an earlier process left its machine code in the cache directory: then numba
-loads it instead of compiling); when
-it is ready and measured faster (numba's call costs ~3 µs: a tiny graph is faster as it is),
-later calls run the compiled version. No call ever waits for numba, and results never change:
+loads it instead of compiling); when it is ready, the next TRIAL_CALLS calls run it and the
+default executor by turns, timing each as the caller calls, and later calls run the faster
+one (a tiny graph is often faster as it is). No call ever waits for numba, and results never change:
 only graphs that numba computes bit for bit as the default executor does move
 (no exp, log, sin, cos, tanh or sigmoid, and no float sums: see numba_rules.lowers_exactly);
 the others, and every graph when numba is not installed, stay where they are. A call whose
@@ -25,6 +25,7 @@ from runtime.executor import codegen
 
 HOT_CALLS = 64  # calls on the default executor before numba compiles the graph
 FASTER = 0.8  # the compiled version replaces the default only if it takes at most this share
+TRIAL_CALLS = 10  # calls after the compile that run both by turns, to time them (see _trial)
 
 logger = logging.getLogger("runtime.tiering")
 _PLACES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # graph -> where it runs, why
@@ -101,8 +102,36 @@ def _compile_and_swap(graph, values, run, swap, only_from_disk: bool) -> None:
         _set_place(graph, f"the default executor (numba's compile failed: "
                           f"{str(e).splitlines()[0]})")
         return
-    compiled_us, default_us = _best_us(native, values), _best_us(run, values)
+    _set_place(graph, f"the default executor and numba by turns, for {TRIAL_CALLS} calls that "
+                      "time both")
+    swap(_trial(graph, native, run, swap))
+
+
+def _trial(graph, native, run, swap):
+    """A function of the input values that runs `native` and `run` by turns, timing each in
+    the caller's thread, as the caller calls (a background thread's timings were not the
+    caller's: the default executor's many small steps lost the GIL to the calling thread, numba's
+    one call did not, and a graph moved where it ran slower); after TRIAL_CALLS calls the graph
+    runs on the faster one (numba when it takes at most FASTER of the default's time)."""
+    turns = itertools.count()
+    best = [float("inf"), float("inf")]  # the default's, numba's (a race only loses a time)
+
+    def trying(*values):
+        turn = next(turns)
+        numba = turn % 2
+        start = time.perf_counter()
+        outputs = (native if numba else run)(*values)
+        best[numba] = min(best[numba], time.perf_counter() - start)
+        if turn == TRIAL_CALLS - 1:
+            _decide(graph, native, run, swap, best[0] * 1e6, best[1] * 1e6)
+        return outputs
+
+    return trying
+
+
+def _decide(graph, native, run, swap, default_us: float, compiled_us: float) -> None:
     if compiled_us > FASTER * default_us:
+        swap(run)
         logger.info("jit_compile='auto': %s stays on the default executor (%.2f us a call; "
                     "numba: %.2f us)", graph.name, default_us, compiled_us)
         _set_place(graph, f"the default executor (numba was not faster: {compiled_us:.2f} us a "
@@ -113,16 +142,6 @@ def _compile_and_swap(graph, values, run, swap, only_from_disk: bool) -> None:
                       f"{default_us:.2f} us)")
     logger.info("jit_compile='auto': %s now runs compiled by numba (%.2f us a call, was %.2f)",
                 graph.name, compiled_us, default_us)
-
-
-def _best_us(run, values, repeats: int = 5) -> float:
-    """The best time of one call, in µs (the graphs numba compiles are pure: no effects)."""
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run(*values)
-        best = min(best, time.perf_counter() - start)
-    return best * 1e6
 
 
 def compiles_running() -> bool:

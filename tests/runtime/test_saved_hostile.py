@@ -33,7 +33,7 @@ ADDRESS_SPACE = 1 << 30  # RLIMIT_AS of the loading process
 PEAK_BYTES = 64 << 20  # what one load may allocate (tracemalloc sees numpy's buffers too)
 
 _WORKER = """
-import faulthandler, json, resource, sys, time, tracemalloc
+import faulthandler, gc, json, resource, sys, time, tracemalloc
 
 listing, limit, seconds = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -43,6 +43,7 @@ tracemalloc.start()
 for label, directory in json.load(open(listing)):
     print(json.dumps({"start": label}), flush=True)
     faulthandler.dump_traceback_later(seconds, exit=True)
+    gc.collect()  # (what earlier loads left in reference cycles is not this load's)
     tracemalloc.reset_peak()
     start = time.perf_counter()
     try:

@@ -62,6 +62,17 @@ source_info.use_rule(frames.user_origin_of, frames.user_stacklevel,
                      autograph.not_converted_reason)  # which code is the user's: autograph's rule
 
 
+def _raised_in_op_code(exc) -> bool:
+    """Whether the innermost Python frame of `exc` is the op library's (runtime.ops, runtime.
+    numpy): a builtin or numpy function it called raised it (`int(axis)` of a bad axis), as the
+    same call does eagerly. (What the library raises itself is marked: ArgumentError.)"""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    module = tb.tb_frame.f_globals.get("__name__", "") if tb is not None else ""
+    return module.startswith(("runtime.ops.", "runtime.numpy."))
+
+
 class RuntimeBackend(autograph.Backend):
     """Stages control flow on `SymbolicTensor`s with `rt.cond` / `rt.while_loop`."""
 
@@ -71,7 +82,10 @@ class RuntimeBackend(autograph.Backend):
     def raises_as_python(self, exc) -> bool:
         # An op's refusal of its arguments: the same call raises it eagerly. Control flow,
         # conversion and tracing are graph limits.
-        return isinstance(exc, ArgumentError) and not isinstance(exc, self.limit_errors)
+        if isinstance(exc, self.limit_errors):
+            return False
+        return isinstance(exc, ArgumentError) or (
+            isinstance(exc, (TypeError, ValueError)) and _raised_in_op_code(exc))
 
     def is_tensor(self, value) -> bool:
         return isinstance(value, (Tensor, TensorList))

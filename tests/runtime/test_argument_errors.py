@@ -1,6 +1,6 @@
 """An op's refusal of its arguments is marked (rt.errors.ArgumentError): converted code keeps it
-as Python's own error, where the limits of graphs are the library's. The mark replaces a rule
-that looked at which folder the raising frame's file was in."""
+as Python's own error, where the limits of graphs are the library's; an error a builtin raises
+directly in op code (an `int(axis)`) is too."""
 
 import ast
 import pathlib
@@ -60,3 +60,21 @@ def test_ops_and_numpy_functions_mark_every_refusal():
     found = [site for folder in ("runtime/ops", "runtime/numpy")
              for path in sorted((ROOT / folder).rglob("*.py")) for site in _unmarked_raises(path)]
     assert not found, f"raise argument_error(...) instead: {found}"
+
+
+def sum_over_a_bad_axis_when_positive(x):
+    if x[0] > 0:
+        return np.sum(x, axis="a")  # int("a") in the op library raises: Python's error
+    return x
+
+
+def test_an_error_a_builtin_raises_in_op_code_is_pythons_too():
+    """An `int(axis)` the op library calls raises unmarked; it is the same call's error eagerly,
+    so on a path the graph does not take it is not raised (found by a second reading: the mark
+    alone missed it)."""
+    f = rt.function(sum_over_a_bad_axis_when_positive)
+    assert np.array_equal(f(rt.constant(np.array([-1.0, 2.0]))).numpy(), [-1.0, 2.0])
+    with pytest.raises(ValueError):  # (numpy's is a TypeError; both raise where Python does)
+        f(rt.constant(np.array([1.0, 2.0])))
+    with pytest.raises(TypeError):
+        sum_over_a_bad_axis_when_positive(np.array([1.0, 2.0]))

@@ -79,7 +79,8 @@ def compile_graph(graph, example_values=None, fallback=None):
     """(a function of the input values -> tuple of outputs, Generated), compiled by numba: on
     the first call, or now for the types of `example_values` (and then for no other types: a
     call with others raises TypeError, or runs `fallback`, the default executor's function,
-    when given). The machine code is kept in the cache directory
+    when given; a call that fails on numba runs `fallback` too, whose result or error is the
+    default executor's, at the user's line). The machine code is kept in the cache directory
     (`rt.config.set_cache_dir`): the same graph in another process loads it instead of
     compiling again."""
     try:
@@ -222,14 +223,11 @@ def _caller(compiled, graph, fallback=None):
         else:
             results.append(f"outs[{i}]")
     handlers = ""
-    if fallback is not None:  # argument types numba did not compile for
-        scope["fallback"] = fallback
-        handlers += ("    except TypeError as e:\n"
-                     "        if 'No matching definition' not in str(e):\n"
-                     "            raise\n"
-                     f"        return fallback({args})\n")
+    if fallback is not None:  # argument types numba did not compile for, or any failure: the
+        scope["fallback"] = fallback  # default executor gives its own result or located error
+        handlers += f"    except Exception:\n        return fallback({args})\n"
     # numba's errors name no op: the op that can fail so did it (see _failing_ops)
-    for i, (error, ops) in enumerate(_failing_ops(graph).items()):
+    for i, (error, ops) in enumerate(_failing_ops(graph).items() if fallback is None else ()):
         scope[f"failed{i}"] = _failed(ops, error)
         handlers += (f"    except {error.__name__} as e:\n"
                      f"        raise failed{i}(e) from None\n")

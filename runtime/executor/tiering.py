@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import logging
+import math
 import threading
 import time
 import weakref
@@ -119,18 +120,20 @@ def _trial(graph, native, run, swap):
     def trying(*values):
         turn = next(turns)
         numba = turn % 2
-        start = time.perf_counter()
-        outputs = (native if numba else run)(*values)
-        best[numba] = min(best[numba], time.perf_counter() - start)
-        if turn == TRIAL_CALLS - 1:
-            _decide(graph, native, run, swap, best[0] * 1e6, best[1] * 1e6)
-        return outputs
+        try:
+            start = time.perf_counter()
+            outputs = (native if numba else run)(*values)
+            best[numba] = min(best[numba], time.perf_counter() - start)
+            return outputs
+        finally:  # (a call that raised times nothing, but it ends the trial all the same)
+            if turn == TRIAL_CALLS - 1:
+                _decide(graph, native, run, swap, best[0] * 1e6, best[1] * 1e6)
 
     return trying
 
 
 def _decide(graph, native, run, swap, default_us: float, compiled_us: float) -> None:
-    if compiled_us > FASTER * default_us:
+    if math.isinf(compiled_us) or math.isinf(default_us) or compiled_us > FASTER * default_us:
         swap(run)
         logger.info("jit_compile='auto': %s stays on the default executor (%.2f us a call; "
                     "numba: %.2f us)", graph.name, default_us, compiled_us)

@@ -129,3 +129,26 @@ def test_arguments_numba_did_not_compile_for_run_on_the_default_executor(hot_soo
     fortran = rt.transpose(rt.constant(np.arange(6, dtype=np.int32).reshape(3, 2)))
     assert fortran.shape == (2, 3) and not fortran.numpy().flags.c_contiguous
     _same_bits(f(fortran), rt.function(total)(fortran))
+
+
+def pick(x, i):
+    return x[i] * 2.0  # the pick line
+
+
+def test_a_call_that_fails_during_the_trial_still_ends_it_and_raises_as_the_default(hot_soon):
+    """Found by a second reading: the trial decided only when its last call returned, so one
+    that raised left the graph running both executors by turns for good; and a failure on numba
+    now runs the default executor, whose error (or value) is the one every executor gives."""
+    f = rt.function(pick, jit_compile="auto")
+    x, good, bad = rt.constant(np.arange(4.0)), rt.constant(1), rt.constant(9)
+    concrete = f.get_concrete_function(x, good)
+    for _ in range(5):
+        f(x, good)
+    tiering.wait_for_compiles()
+    for _ in range(tiering.TRIAL_CALLS - 1):
+        assert float(f(x, good)) == 2.0
+    for _ in range(3):  # the trial's last call, then numba's (or the default's) own
+        with pytest.raises(rt.errors.InvalidArgumentError, match=r"(?s)index.*the pick line"):
+            f(x, bad)
+    assert "by turns" not in concrete.executor
+    assert float(f(x, good)) == 2.0

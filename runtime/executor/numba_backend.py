@@ -257,10 +257,9 @@ def _failing_ops(graph) -> dict:
 
 def _failed(ops, error):
     """The error for an exception of numba's code (`error`: one that the ops `ops` may raise),
-    at the user's line of the first of them."""
-    others = sorted({f"line {op.origin.lineno}" for op in ops[1:] if op.origin is not None})
-    also = f" (or the one at {', '.join(others)})" if others else ""
-
+    at the user's line of the first of them that may have raised it: a helper's error names its
+    op kind (numba_rules.HELPER_ERRORS), numba's own errors come from the other ops (or from an
+    op not listed: then the error is numba's, as it was raised)."""
     if error is AssertionError:  # raised with the name of the op that failed
         by_name = {op.name: op for op in ops}
         return lambda exc: interpreter.locate_error(
@@ -268,9 +267,17 @@ def _failed(ops, error):
 
     def located(exc):
         what = f"index out of bounds ({exc})" if error is IndexError else str(exc)
+        prefixes = numba_rules.HELPER_ERRORS
+        suspects = [op for op in ops if what.startswith(prefixes.get(op.opdef, "\0"))] or [
+            op for op in ops if op.opdef not in prefixes]
+        if not suspects:  # numba's own error, from an op not listed: as numba raised it
+            return exc
+        others = sorted({f"line {op.origin.lineno}" for op in suspects[1:]
+                         if op.origin is not None})
+        also = f" (or the one at {', '.join(others)})" if others else ""
         failure = InvalidArgumentError(with_origin(
-            f"{ops[0].type} op '{ops[0].name}'{also} failed while running the graph: {what}",
-            ops[0].origin))
+            f"{suspects[0].type} op '{suspects[0].name}'{also} failed while running the graph: "
+            f"{what}", suspects[0].origin))
         failure._rt_located = True
         return failure
 

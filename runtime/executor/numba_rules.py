@@ -363,10 +363,15 @@ def _bincount(op, a, typed):
     ValueError, as numpy's do. Exact."""
     minlength = op.attrs["minlength"]
     if len(a) == 2:
+        if len(op.inputs[1].shape) != 1:  # (the default executor refuses them when it runs)
+            raise cannot_lower(op, "lowers bincount with 1-D weights only")
         return f"weighted_bincount_({a[0]}, {a[1]}, {minlength})"
     return f"bincount_({a[0]}, {minlength})"
 
 
+# How the errors of the helpers begin, by the op whose rule calls them (numba_backend._failed
+# blames a ValueError on the op its message names).
+HELPER_ERRORS = {math_ops.MATMUL: "matmul:", selection_ops.BINCOUNT: "bincount:"}
 # Functions the rules' code calls, written after the graph's function in its module (see
 # numba_backend.NumbaEmitter.epilogue): name -> source.
 HELPERS = {

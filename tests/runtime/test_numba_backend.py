@@ -569,3 +569,32 @@ def test_checks_of_python_ints_survive_numbas_optimizer():
             native(rt.constant(big), rt.constant(3))
     # and a tensor's own int64 arithmetic wraps as numpy's does
     _both(lambda x: (x + 1 > x, x * 2, -x - 1), rt.constant(np.int64(2**63 - 1)))
+
+
+def counts_then_sum(x, y, z):
+    return rt.bincount(x), y + z  # the sum line
+
+
+def test_numbas_own_error_is_not_blamed_on_a_helper_op():
+    """Found by a second reading: any ValueError of a graph holding a bincount was reported as
+    the bincount's; a helper's error names its op, and numba's own (here a broadcast of dims
+    known only when the graph runs) is raised as numba raised it."""
+    spec = [rt.TensorSpec([None], rt.int32), rt.TensorSpec([None], rt.float32),
+            rt.TensorSpec([None], rt.float32)]
+    native = rt.function(counts_then_sum, jit_compile="numba", input_signature=spec)
+    x = rt.constant(np.int32([1, 2]))
+    with pytest.raises(ValueError) as info:
+        native(x, rt.constant(np.ones(3, np.float32)), rt.constant(np.ones(2, np.float32)))
+    assert "Bincount" not in str(info.value)
+    with pytest.raises(rt.errors.InvalidArgumentError, match=r"(?s)Bincount.*negative"):
+        native(rt.constant(np.int32([-1])), rt.constant(np.ones(2, np.float32)),
+               rt.constant(np.ones(2, np.float32)))
+
+
+def test_bincount_with_weights_of_another_rank_is_not_lowered():
+    def fn(x, w):
+        return rt.bincount(x, w)
+
+    with pytest.raises(rt.errors.NoLoweringError, match="1-D weights"):
+        rt.function(fn, jit_compile="numba")(rt.constant(np.int32([0, 2, 0])),
+                                              rt.constant(np.ones((3, 1), np.float32)))

@@ -107,11 +107,16 @@ def _unary(name, rt_fn, floats=False):
     return _named(name, fn, f"numpy.{name}, elementwise.")
 
 
-def _binary(name, rt_fn):
-    """np.<name>(x1, x2): operands promoted by numpy's rules first."""
+def _binary(name, rt_fn, compares=False):
+    """np.<name>(x1, x2): operands promoted by numpy's rules first (a comparison with a Python
+    int: the int as it is, which rt's comparisons compare exactly, as numpy does, also past the
+    other operand's dtype)."""
 
     def fn(x1, x2, /, out=None, *, dtype=None):
         _no_out(out, name)
+        if compares and dtype is None and _python_int(x1) != _python_int(x2):
+            return rt_fn(x1 if _python_int(x1) else _tensor(x1),
+                         x2 if _python_int(x2) else _tensor(x2))
         a, b = operands(x1, x2)
         if dtype is not None:
             a, b = _cast_to(_tensor(a), dtype), _cast_to(_tensor(b), dtype)
@@ -149,12 +154,16 @@ mod = _named("mod", remainder, "numpy.mod, elementwise.")
 power = _binary("power", math_ops.pow)
 maximum = _binary("maximum", math_ops.maximum)
 minimum = _binary("minimum", math_ops.minimum)
-equal = _binary("equal", math_ops.equal)
-not_equal = _binary("not_equal", math_ops.not_equal)
-less = _binary("less", math_ops.less)
-less_equal = _binary("less_equal", math_ops.less_equal)
-greater = _binary("greater", math_ops.greater)
-greater_equal = _binary("greater_equal", math_ops.greater_equal)
+equal = _binary("equal", math_ops.equal, compares=True)
+not_equal = _binary("not_equal", math_ops.not_equal, compares=True)
+less = _binary("less", math_ops.less, compares=True)
+less_equal = _binary("less_equal", math_ops.less_equal, compares=True)
+greater = _binary("greater", math_ops.greater, compares=True)
+greater_equal = _binary("greater_equal", math_ops.greater_equal, compares=True)
+
+
+def _python_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, (bool, np.generic))
 logical_and = _binary("logical_and", lambda a, b: math_ops.logical_and(_truth(a), _truth(b)))
 logical_or = _binary("logical_or", lambda a, b: math_ops.logical_or(_truth(a), _truth(b)))
 logical_xor = _binary("logical_xor", lambda a, b: math_ops.logical_xor(_truth(a), _truth(b)))

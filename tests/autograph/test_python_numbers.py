@@ -790,3 +790,15 @@ def test_powers_of_scalars_round_as_numpy_scalars_do(dtype):
     for u in (3.0, 0.1, 7.5, -0.0, 2.0):
         assert_agree(power_of_scalars, dtype(u), dtype(1.5))
     assert_agree(power_of_scalars, dtype(-2.0), dtype(0.5))  # nan, in all three
+
+
+def numpy_comparisons_with_wide_ints(x):
+    return (np.less(x, 3_000_000_000), np.greater_equal(x, -2**70), np.equal(2**40, x),
+            np.not_equal(x, 2**70))
+
+
+@pytest.mark.parametrize("x", [np.int32(3), np.uint8(200)])
+def test_numpys_comparisons_with_python_ints_past_the_dtype_are_exact(x):
+    """Found by a second reading: np.less(t, big) converted the int to t's dtype first."""
+    assert_agree(numpy_comparisons_with_wide_ints, x)
+    assert_agree(numpy_comparisons_with_wide_ints, np.array([x, 0], dtype=x.dtype))

@@ -192,6 +192,10 @@ def cond(pred, true_fn, false_fn, names=None):
     return nest.pack_sequence_as(t_out, flat)
 
 
+def _python_int(value) -> bool:
+    return is_python_scalar(value) and type(value) is int
+
+
 def _same_python_value(a, b) -> bool:
     """Whether two Python scalars are one value, as Python tells them apart: of one type and
     equal, and with the same signs of zeros (0.0 == -0.0, but 1 / x tells them apart)."""
@@ -206,12 +210,15 @@ def _cond_join(a, b, names, i):
     if wa and wb:
         dtype = weak_join(da, db)
         for value, side in ((a, "true"), (b, "false")):
-            if not _fits(value, dtype):  # a Python int past int64
+            # a Python int past int64, or one a float64 rounds (next to a float on the other
+            # path, the graph holds both as float64)
+            if not _fits(value, dtype) or (dtype.is_floating and _python_int(value) and float(
+                    value) != value):
                 raise TypeError(with_origin(
                     f"cond: output {_describe(names, i)} is {_show(value)} in the {side} branch, "
-                    f"which a graph's {dtype.name} cannot hold; compute it where no tensor "
-                    "decides the branch (outside this `if`), or keep it within int64.",
-                    user_origin()))
+                    f"which a graph's {dtype.name} cannot hold exactly; compute it where no "
+                    "tensor decides the branch (outside this `if`), or keep it within int64 "
+                    "(and, next to a float on the other path, within 2**53).", user_origin()))
         return dtype, True
     dtype = db if wa else da
     if not (_fits(a, dtype) and _fits(b, dtype)):

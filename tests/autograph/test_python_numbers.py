@@ -802,3 +802,25 @@ def test_numpys_comparisons_with_python_ints_past_the_dtype_are_exact(x):
     """Found by a second reading: np.less(t, big) converted the int to t's dtype first."""
     assert_agree(numpy_comparisons_with_wide_ints, x)
     assert_agree(numpy_comparisons_with_wide_ints, np.array([x, 0], dtype=x.dtype))
+
+
+def big_int_or_float(x):
+    p = 2**60 + 1 if x > 0 else 0.5
+    return p - 2**60
+
+
+def small_int_or_float(x):
+    p = 3 if x > 0 else 0.5
+    return p - 1
+
+
+def test_a_python_int_a_float64_rounds_next_to_a_float_is_refused_at_the_users_line():
+    """Found by a second reading: a graph holds an int on one path and a float on the other as
+    float64, which rounded 2**60 + 1 (Python: 1, the graph 0.0); ints a float64 holds exactly
+    stay as they were."""
+    python, eager, graph = outcomes(big_int_or_float, np.int32(1))
+    assert python == eager == 1
+    assert isinstance(graph, TypeError) and "float64 cannot hold exactly" in str(graph)
+    assert "p = 2**60 + 1 if x > 0 else 0.5" in str(graph)
+    assert_agree(small_int_or_float, np.int32(1))
+    assert_agree(small_int_or_float, np.int32(-1))

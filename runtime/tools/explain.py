@@ -26,6 +26,7 @@ import numpy as np
 import autograph
 from autograph.conversion import convert_function
 from runtime.core.tensor import Tensor
+from runtime.errors import NoLoweringError
 from runtime.executor import codegen, numba_rules
 from runtime.ops.registry import PLACEHOLDER
 from runtime.passes import run_passes
@@ -135,7 +136,10 @@ def _runs_on(original, optimized, args, kwargs) -> str:
     not), and for the default executor whether jit_compile="auto" would move it to numba."""
     jit_compile = original.options.jit_compile if original is not None else None
     if jit_compile is not None:
-        return original.get_concrete_function(*args, **kwargs).executor
+        try:
+            return original.get_concrete_function(*args, **kwargs).executor
+        except NoLoweringError as e:  # (calling it raises this error)
+            return f"none: {str(e).splitlines()[0]}"
     if importlib.util.find_spec("numba") is None:
         return "the default executor (numpy code)"
     for op, why in numba_rules.not_lowered_exactly(optimized):  # (the graph "auto" compiles)

@@ -79,6 +79,9 @@ def test_explain_says_where_the_graph_runs_and_why():
     assert "numba's Tanh may differ from numpy's in the last bits" in kept
     assert "line " in kept
     assert rt.explain(rt.function(smoothed, jit_compile="numba"), x).runs_on == "numba"
+    padded = rt.function(lambda x: rt.pad(x, [[1, 1]]) + 1.0, jit_compile="numba")
+    assert rt.explain(padded, rt.constant(np.ones(2, np.float32))).runs_on.startswith(
+        "none: jit_compile='numba' cannot compile the Pad op")
     f = rt.function(workloads.collatz, jit_compile="auto")
     n = rt.constant(27)
     assert "until it is hot" in rt.explain(f, n).runs_on

@@ -370,8 +370,9 @@ def boundary_disagreement(plain_results, boundary_results, path, counts=None):
             if label == "converted" and isinstance(plain_graph, Exception) and is_clear_error(
                     value, path):
                 continue
-            if label == "converted" and any(isinstance(value, kind) and re.search(
-                    pattern, str(value)) for kind, pattern in DOCUMENTED_CONVERTED_LIMITS):
+            if label == "converted" and is_clear_error(value, path) and any(
+                    isinstance(value, kind) and re.search(pattern, str(value))
+                    for kind, pattern in DOCUMENTED_CONVERTED_LIMITS):
                 if counts is not None:
                     counts["decorated converted: a documented limit (DOCUMENTED_CONVERTED_"
                            "LIMITS)"] += 1

@@ -18,6 +18,7 @@ import re
 import numpy as np
 
 from runtime import config
+from runtime.core import dtypes
 from runtime.errors import InvalidArgumentError, NoLoweringError, with_origin
 from runtime.executor import codegen, interpreter, numba_rules
 from runtime.ops import (
@@ -42,8 +43,10 @@ class NumbaEmitter(codegen.Emitter):
 
     def _emit_kernel(self, op, indent: str, dying=()) -> None:
         rule = op.opdef.rule(NUMBA)
-        if rule is None:
-            reason = op.opdef.lacking.get(NUMBA, "it has no numba lowering")
+        half = any(t.dtype is dtypes.float16 for t in (*op.inputs, *op.outputs))
+        if rule is None or half:
+            reason = numba_rules.FLOAT16 if half else op.opdef.lacking.get(
+                NUMBA, "it has no numba lowering")
             raise NoLoweringError(with_origin(
                 f"jit_compile='numba' cannot compile the {op.type} op ({reason}). Use the default "
                 "executor (jit_compile=None) for this function.", op.origin))

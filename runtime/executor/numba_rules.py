@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime import variables
+from runtime.core import dtypes
 from runtime.errors import NoLoweringError, with_origin
 from runtime.ops import (
     array_ops,
@@ -691,6 +692,9 @@ def not_lowered_exactly(graph):
     """(op, why) for each op of `graph` that numba does not compute bit for bit as the default
     executor does (see lowers_exactly)."""
     for op in graph.walk():
+        if any(t.dtype is dtypes.float16 for t in (*op.inputs, *op.outputs)):
+            yield op, FLOAT16
+            continue
         if op.opdef in (PLACEHOLDER, CONST, IF, WHILE):
             continue
         if op.opdef.rule(NUMBA) is None:
@@ -702,6 +706,9 @@ def not_lowered_exactly(graph):
             yield op, "numba adds in another order than numpy's pairwise sum"
         elif op.opdef in FLOAT_EXTREMA and op.inputs[0].dtype.is_floating:
             yield op, "the sign of a zero result may differ from numpy's"
+
+
+FLOAT16 = "numba has no float16 (cast to float32 first)"
 
 
 def _inexact_sum(dtype) -> bool:

@@ -598,3 +598,15 @@ def test_bincount_with_weights_of_another_rank_is_not_lowered():
     with pytest.raises(rt.errors.NoLoweringError, match="1-D weights"):
         rt.function(fn, jit_compile="numba")(rt.constant(np.int32([0, 2, 0])),
                                               rt.constant(np.ones((3, 1), np.float32)))
+
+
+def test_float16_is_not_lowered_and_not_said_to_be():
+    """numba has no float16: a located NoLoweringError (it was numba's bare NotImplementedError),
+    and lowers_exactly says no, so "auto" and rt.explain do not promise a move."""
+    def fn(x):
+        return x * x  # the float16 line
+
+    x = rt.constant(np.float16([1.5, 2.0]))
+    with pytest.raises(rt.errors.NoLoweringError, match=r"(?s)float16.*the float16 line"):
+        rt.function(fn, jit_compile="numba")(x)
+    assert not numba_rules.lowers_exactly(rt.function(fn).get_concrete_function(x).graph)

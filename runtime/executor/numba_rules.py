@@ -688,6 +688,15 @@ def lowers_exactly(graph) -> bool:
     return next(not_lowered_exactly(graph), None) is None
 
 
+def why_not_lowered_exactly(graph) -> str | None:
+    """The first op of `graph` that numba does not compute bit for bit, at the user's line, and
+    why ("Tanh op 'tanh_3', line 12: numba's Tanh may differ ..."); None when there is none."""
+    for op, why in not_lowered_exactly(graph):
+        line = f", line {op.origin.lineno}" if op.origin is not None else ""
+        return f"{op.type} op '{op.name}'{line}: {why}"
+    return None
+
+
 def not_lowered_exactly(graph):
     """(op, why) for each op of `graph` that numba does not compute bit for bit as the default
     executor does (see lowers_exactly)."""

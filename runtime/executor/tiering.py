@@ -51,10 +51,9 @@ def compile_graph(graph, swap):
         return run, generated
     from runtime.executor import numba_rules
 
-    for op, why in numba_rules.not_lowered_exactly(graph):
-        line = f", line {op.origin.lineno}" if op.origin is not None else ""
-        _set_place(graph, f"the default executor (numba would not compute it bit for bit: "
-                          f"{op.type} op '{op.name}'{line}: {why})")
+    why = numba_rules.why_not_lowered_exactly(graph)
+    if why is not None:
+        _set_place(graph, f"the default executor (numba would not compute it bit for bit: {why})")
         return run, generated
     _set_place(graph, f"the default executor until it is hot (numba compiles it after "
                       f"{HOT_CALLS} calls, on a background thread, and it moves if faster)")

@@ -142,10 +142,10 @@ def _runs_on(original, optimized, args, kwargs) -> str:
             return f"none: {str(e).splitlines()[0]}"
     if importlib.util.find_spec("numba") is None:
         return "the default executor (numpy code)"
-    for op, why in numba_rules.not_lowered_exactly(optimized):  # (the graph "auto" compiles)
-        line = f", line {op.origin.lineno}" if op.origin is not None else ""
+    why = numba_rules.why_not_lowered_exactly(optimized)  # (the graph "auto" compiles)
+    if why is not None:
         return (f"the default executor (numpy code); jit_compile='auto' would keep it there: "
-                f"numba would not compute it bit for bit ({op.type} op '{op.name}'{line}: {why})")
+                f"numba would not compute it bit for bit ({why})")
     return ("the default executor (numpy code); jit_compile='auto' would move it to numba once "
             "hot, if numba computes it faster (numba computes every op bit for bit)")
 

@@ -147,8 +147,14 @@ def decode_dtype(name) -> dtypes.DType:
     return dtype
 
 
+_JSON_INT_BITS = 14_000  # (4,300 decimal digits hold 14,284 bits: sys.get_int_max_str_digits)
+
+
 def encode(value, arrays: ArrayWriter, special=None):
     """JSON form of a plain value; `special(value)` encodes other leaves (or returns None)."""
+    if type(value) is int and value.bit_length() > _JSON_INT_BITS:
+        raise SaveError(f"a Python int of {value.bit_length():,} bits is not plain data: JSON "
+                        "(and Python's own text of an int) holds at most 4,300 digits.")
     if value is None or type(value) in (bool, int, float, str):
         return value
     if isinstance(value, dtypes.DType):

@@ -224,6 +224,8 @@ def describe(outcome):
         raised = f"\n    (raised at {frames[-1].filename}:{frames[-1].lineno}: {frames[-1].line})" \
             if frames else ""
         return f"{type(outcome).__name__}: {outcome}{notes}{raised}"
+    if type(outcome) is int and outcome.bit_length() > 14_000:  # (repr holds 4,300 digits)
+        return f"<a Python int of {outcome.bit_length():,} bits>"
     return repr(outcome)
 
 

@@ -467,3 +467,16 @@ def test_resaving_a_loaded_function_writes_the_graph_it_was_loaded_from(tmp_path
     first = json.loads((tmp_path / "a" / storage.JSON_FILE).read_text())["functions"][0]["graph"]
     again = json.loads((tmp_path / "b" / storage.JSON_FILE).read_text())["functions"][0]["graph"]
     assert first == again
+
+
+def returns_a_huge_python_int(x):
+    return -2 ** 40 ** 3  # computed while tracing: a Python int of 64,001 bits
+
+
+def test_a_python_int_json_cannot_hold_is_not_plain_data(tmp_path):
+    """Found by the random programs: saving it raised json's ValueError (Python's text of an
+    int holds at most 4,300 digits) instead of saying it cannot be saved."""
+    f = rt.function(returns_a_huge_python_int)
+    assert f(rt.constant(0)) == -2 ** 40 ** 3
+    with pytest.raises(rt.saved.SaveError, match="64,001 bits is not plain data"):
+        rt.saved.save(f, str(tmp_path))

@@ -131,9 +131,10 @@ class Emitter:
         if op.opdef.expression is not None and self._bind_all(op.opdef.expression_globals):
             expr = op.opdef.expression(args, attrs)
         else:
-            kernel = functools.partial(op.opdef.kernel, **attrs) if attrs else op.opdef.kernel
+            kernel = _array_kernel(op) or op.opdef.kernel
+            kernel = functools.partial(kernel, **attrs) if attrs else kernel
             expr = f"{self._global('k_' + op.name, kernel)}({', '.join(args)})"
-            donor = _buffer_donor(op, dying)
+            donor = _buffer_donor(op, kernel, dying)
             if donor is not None:  # write into a temporary that dies here: no new allocation
                 expr = expr[:-1] + f", out={self.name_of(donor)})"
         outs = [self._define(t) for t in op.outputs]
@@ -362,11 +363,22 @@ def _counted_loop(op: Operation):
 
 
 # Ops whose result is always a new array (for array operands), never a view of an input.
-def _buffer_donor(op: Operation, dying) -> SymbolicTensor | None:
-    """An input of a ufunc op that dies at the op and can hold its result: a fresh array
-    (not a view, not a constant or argument) of the output's exact shape and dtype, that no
-    other value shares (`dying` holds only those)."""
-    if not isinstance(op.opdef.kernel, np.ufunc) or op.attrs or len(op.outputs) != 1:
+def _array_kernel(op: Operation):
+    """The declared ufunc of an elementwise op whose result is an array of numbers: its kernel
+    there (Pow's kernel differs on two scalars only), and one that can write into a dying
+    buffer; None otherwise."""
+    declared, out = op.opdef.elementwise, op.outputs[0] if op.outputs else None
+    if declared is None or not declared.ufunc or out is None or len(out.shape) == 0 or (
+            out.dtype.is_string):
+        return None
+    return getattr(np, declared.ufunc)
+
+
+def _buffer_donor(op: Operation, kernel, dying) -> SymbolicTensor | None:
+    """An input of a ufunc op (`kernel`) that dies at the op and can hold its result: a fresh
+    array (not a view, not a constant or argument) of the output's exact shape and dtype, that
+    no other value shares (`dying` holds only those)."""
+    if not isinstance(kernel, np.ufunc) or op.attrs or len(op.outputs) != 1:
         return None
     out = op.outputs[0]
     if len(out.shape) == 0 or not out.shape.is_fully_defined():

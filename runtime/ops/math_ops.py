@@ -54,7 +54,8 @@ def _elementwise(name, ufunc=None, expression=None, *, accepts, result=None, onn
 
     Its `Elementwise` declaration (runtime/ops/registry.py) is what the rule kinds derive the
     op's rules from: `ufunc`, numpy's name of the ufunc the op is (its kernel, unless `kernel`
-    says otherwise; its FUSED step; np.<ufunc> in numba, jnp.<ufunc> in JAX); `onnx`, the ONNX
+    says otherwise, which must equal the ufunc on arrays of numbers: the executor calls the
+    ufunc there; its FUSED step; np.<ufunc> in numba, jnp.<ufunc> in JAX); `onnx`, the ONNX
     op of the same semantics; `exact=False` for a math function that is not correctly rounded.
     An op whose rule of a kind is special registers it (`rules`, or in the kind's module)."""
     declared = Elementwise(accepts, ufunc, onnx, exact)

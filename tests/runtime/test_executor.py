@@ -101,6 +101,18 @@ def test_dying_fresh_temporaries_are_reused_but_views_and_inputs_never():
     np.testing.assert_array_equal(yt.numpy(), y)
 
 
+def test_a_power_of_arrays_writes_into_a_dying_buffer_and_of_scalars_rounds_as_numpy_scalars():
+    """Pow's kernel is numpy scalars' `**` on two scalars, np.power on arrays: there it writes
+    into a dying temporary as every ufunc does."""
+    f = rt.function(lambda x, e: (x * 2.0) ** e, autograph=False)
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    e = rt.constant(np.float32(1.5))
+    out = f(rt.constant(x), e)
+    assert ", out=mul_" in f.get_concrete_function(rt.constant(x), e).graph.to_python()
+    np.testing.assert_array_equal(out.numpy(), np.power(x * np.float32(2.0), np.float32(1.5)))
+    assert f(rt.constant(np.float32(1.5)), e).numpy() == (np.float32(3.0) ** np.float32(1.5))
+
+
 def test_values_are_bound_by_identity_not_by_op_name():
     # Graph names are unique, but compiled code must not depend on it (a saved file could
     # be edited): two constants of one name are two values.

@@ -58,17 +58,18 @@ def compile_graph(graph, swap):
     _set_place(graph, f"the default executor until it is hot (numba compiles it after "
                       f"{HOT_CALLS} calls, on a background thread, and it moves if faster)")
     calls = itertools.count(1)  # (next() is atomic: threads may call at once)
-    compiling: list = []  # one item for each compile of this graph that runs
+    compiles = _Compiles()
 
     def counting(*values):
         outputs = run(*values)
         call = next(calls)
-        if call == 1 or call == HOT_CALLS:  # the first: only if on disk (see _compile)
-            compiling.append(call)
+        # the first call loads numba's code from disk if it is there; the HOT_CALLS-th compiles,
+        # or leaves it to that load while it still looks
+        if call == 1 and compiles.start() or call == HOT_CALLS and compiles.hot():
             threading.Thread(target=_compile, args=(graph, values, run, swap, call == 1,
-                                                    compiling),
+                                                    compiles),
                              daemon=True, name=f"numba compiling {graph.name}").start()
-        elif compiling:
+        elif compiles.running:
             # Let the compile run: numba calls LLVM through ctypes, which lets go of the GIL
             # on each of thousands of calls, and each time the compiling thread waited for this
             # one to let go of it (up to the 5 ms switch interval): a caller that kept calling
@@ -79,18 +80,55 @@ def compile_graph(graph, swap):
     return counting, generated
 
 
-def _compile(graph, values, run, swap, only_from_disk: bool, compiling: list) -> None:
+class _Compiles:
+    """The compiles of one graph, so that one runs at a time: the first call's load from disk,
+    then the HOT_CALLS-th call's compile, which a load still looking takes over (a fast graph
+    reaches HOT_CALLS calls before the load has looked)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.running = 0
+        self._looked = False  # the first call's load found nothing on disk
+        self._handed_over = False  # the HOT_CALLS-th call left its compile to that load
+
+    def start(self) -> bool:
+        with self._lock:
+            self.running += 1
+        return True
+
+    def hot(self) -> bool:
+        """At the HOT_CALLS-th call: whether to start the compile (not while a load looks)."""
+        with self._lock:
+            if self.running and not self._looked:
+                self._handed_over = True
+                return False
+            self.running += 1
+            return True
+
+    def nothing_on_disk(self) -> bool:
+        """The load found nothing on disk: whether it compiles (the hot call handed over)."""
+        with self._lock:
+            self._looked = True
+            return self._handed_over
+
+    def end(self) -> None:
+        with self._lock:
+            self.running -= 1
+
+
+def _compile(graph, values, run, swap, only_from_disk: bool, compiles: _Compiles) -> None:
     try:
-        _compile_and_swap(graph, values, run, swap, only_from_disk)
+        _compile_and_swap(graph, values, run, swap, only_from_disk, compiles)
     finally:
-        compiling.pop()  # (append and pop are atomic: no lock)
+        compiles.end()
 
 
-def _compile_and_swap(graph, values, run, swap, only_from_disk: bool) -> None:
+def _compile_and_swap(graph, values, run, swap, only_from_disk: bool, compiles) -> None:
     time.sleep(0.01)  # (lets the call that started this thread return first: it holds the GIL)
     from runtime.executor import numba_backend
 
-    if only_from_disk and not numba_backend.compiled_on_disk(graph):
+    if only_from_disk and not numba_backend.compiled_on_disk(graph) and (
+            not compiles.nothing_on_disk()):
         return  # compiled at the HOT_CALLS-th call
     _set_place(graph, "the default executor while numba compiles it on a background thread")
     try:

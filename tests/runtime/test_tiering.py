@@ -152,3 +152,34 @@ def test_a_call_that_fails_during_the_trial_still_ends_it_and_raises_as_the_defa
             f(x, bad)
     assert "by turns" not in concrete.executor
     assert float(f(x, good)) == 2.0
+
+
+@pytest.mark.parametrize("on_disk", [True, False])
+def test_a_load_from_disk_still_looking_at_the_hot_call_compiles_once(hot_soon, monkeypatch,
+                                                                     on_disk):
+    """Found by a second reading: a fast graph reaches the hot call while the first call's load
+    from disk still looks, and both compiled (two trials, the second's overwriting the first's);
+    now the hot call leaves it to the load, which compiles (or loads) once."""
+    looking, compiled = threading.Event(), []
+    real_compile = numba_backend.compile_graph
+
+    def slow_look(graph):
+        looking.wait(30)  # until the hot call has come
+        return on_disk
+
+    def counting_compile(graph, example_values=None, fallback=None):
+        compiled.append(graph)
+        return real_compile(graph, example_values, fallback)
+
+    monkeypatch.setattr(numba_backend, "compiled_on_disk", slow_look)
+    monkeypatch.setattr(numba_backend, "compile_graph", counting_compile)
+    f = rt.function(workloads.collatz, jit_compile="auto")
+    arg = rt.constant(27)
+    concrete = f.get_concrete_function(arg)
+    for _ in range(5):  # the hot call (the 3rd) comes while the load looks
+        f(arg)
+    looking.set()
+    tiering.wait_for_compiles()
+    for _ in range(tiering.TRIAL_CALLS):
+        assert int(f(arg)) == 111
+    assert len(compiled) == 1 and concrete.executor.startswith("numba (")

@@ -8,6 +8,7 @@ runtime/numpy/dispatch.py maps numpy's own functions to them.
 from __future__ import annotations
 
 import builtins
+import operator
 
 import numpy as np
 
@@ -211,6 +212,7 @@ def round(a, decimals=0, out=None):  # noqa: A001 - numpy's name
     """numpy.round: halves to even; `decimals` places as numpy computes them (scaled by
     10**decimals, rounded, scaled back)."""
     _no_out(out, "round")
+    decimals = operator.index(decimals)  # (a float is numpy's TypeError too)
     a = _tensor(a)
     if not a.dtype.is_floating:
         if decimals >= 0 or a.dtype.is_bool:
@@ -278,7 +280,9 @@ def _unsupported_keywords(name, initial=None, where=None):
 
 
 def _axes(axis):
-    return axis if axis is None or isinstance(axis, (int, tuple, list)) else int(axis)
+    """An axis argument: None, ints (numpy's integer scalars too), or a tuple or list of them
+    (a float is numpy's TypeError)."""
+    return axis if axis is None or isinstance(axis, (int, tuple, list)) else operator.index(axis)
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001

@@ -7,6 +7,8 @@ its rules are theirs.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from runtime.core import dtypes
@@ -192,7 +194,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     `a[1:] != a[:-1]`, as numpy's), after joining `prepend` and `append` to `a` along `axis`
     (scalars are broadcast; the result has numpy's dtype of the joined values)."""
     a = convert_to_tensor(a)
-    n = int(n)
+    n = operator.index(n)  # (a float order is numpy's TypeError too)
     if n < 0:
         raise refuse(ValueError, f"diff: order must be non-negative but got {n}.")
     if a.ndim == 0:

@@ -149,3 +149,15 @@ def test_the_readme_lists_exactly_the_supported_names():
     assert block == listing() + "\n", (
         "README.md's list of numpy names is stale: put the output of `python -m runtime.numpy` "
         "between its numpy-names markers.")
+
+
+@pytest.mark.parametrize("call", [lambda a: np.mean(a, axis=1.5), lambda a: np.max(a, axis=1.5),
+                                  lambda a: np.diff(a, n=1.0), lambda a: np.round(a, 1.5)])
+def test_a_float_where_numpy_takes_an_int_is_numpys_type_error(call):
+    """Found by a second reading: these truncated the float and gave a value (np.round of 1.5
+    places: garbage) where numpy raises TypeError."""
+    x = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(TypeError):
+        call(x)
+    with pytest.raises(TypeError):
+        rt.function(call)(rt.constant(x))

@@ -192,6 +192,13 @@ def cond(pred, true_fn, false_fn, names=None):
     return nest.pack_sequence_as(t_out, flat)
 
 
+def _holds(value, dtype) -> bool:
+    """Whether `value` (a Python scalar or graph tensor) becomes `dtype` keeping its value: as
+    `_fits`, and a Python int a float dtype rounds does not."""
+    return _fits(value, dtype) and not (
+        dtype.is_floating and _python_int(value) and float(value) != value)
+
+
 def _python_int(value) -> bool:
     return is_python_scalar(value) and type(value) is int
 
@@ -212,8 +219,7 @@ def _cond_join(a, b, names, i):
         for value, side in ((a, "true"), (b, "false")):
             # a Python int past int64, or one a float64 rounds (next to a float on the other
             # path, the graph holds both as float64)
-            if not _fits(value, dtype) or (dtype.is_floating and _python_int(value) and float(
-                    value) != value):
+            if not _holds(value, dtype):
                 raise TypeError(with_origin(
                     f"cond: output {_describe(names, i)} is {_show(value)} in the {side} branch, "
                     f"which a graph's {dtype.name} cannot hold exactly; compute it where no "
@@ -316,7 +322,14 @@ def _loop_join(before, out, names, i):
             )
         )
     if weak and out_weak:
-        return weak_join(dtype, out_dtype), True, merged
+        joined = weak_join(dtype, out_dtype)
+        if not _holds(out, joined):  # a Python int past int64 (or one float64 rounds)
+            raise TypeError(with_origin(
+                f"while_loop: loop variable {_describe(names, i)} is {_show(out)} after an "
+                f"iteration, which a graph's {joined.name} cannot hold exactly; compute it where "
+                "no tensor decides the loop, or keep it within int64 (and, next to floats, within "
+                "2**53).", user_origin()))
+        return joined, True, merged
     if weak:  # a weak variable takes the dtype of the strong value the body gives it
         return out_dtype, False, merged
     if not _fits(out, dtype):
@@ -334,7 +347,7 @@ def _loop_join(before, out, names, i):
 def _loop_initial(graph, value, dtype, names, i) -> SymbolicTensor:
     """The initial value of a loop variable as a `dtype` tensor of `graph` (a weak initial value
     takes the dtype the body gave the variable, if it keeps its value)."""
-    if not _fits(value, dtype):
+    if not _holds(value, dtype):
         raise TypeError(
             with_origin(
                 f"while_loop: loop variable {_describe(names, i)} starts as {_show(value)}, but "

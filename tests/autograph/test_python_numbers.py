@@ -824,3 +824,18 @@ def test_a_python_int_a_float64_rounds_next_to_a_float_is_refused_at_the_users_l
     assert "p = 2**60 + 1 if x > 0 else 0.5" in str(graph)
     assert_agree(small_int_or_float, np.int32(1))
     assert_agree(small_int_or_float, np.int32(-1))
+
+
+def past_int64_in_a_graph_loop(x, n):
+    acc = 0
+    for _ in rt.range(n):
+        acc = acc + 2_000_000_000
+        acc = 2**62 * 1000
+    return x
+
+
+def test_a_python_int_past_int64_a_graph_loop_makes_is_refused_at_the_users_line():
+    """Found by the random programs: numpy's OverflowError, without a location."""
+    graph = outcomes(past_int64_in_a_graph_loop, np.int32(0), np.int32(2))[2]
+    assert isinstance(graph, TypeError) and "int64 cannot hold exactly" in str(graph)
+    assert "for _ in rt.range(n):" in str(graph)

@@ -9,7 +9,9 @@ one (a tiny graph is often faster as it is). No call ever waits for numba, and r
 only graphs that numba computes bit for bit as the default executor does move
 (no exp, log, sin, cos, tanh or sigmoid, and no float sums: see numba_rules.lowers_exactly);
 the others, and every graph when numba is not installed, stay where they are. A call whose
-arguments numba did not compile for (another memory layout) runs on the default executor.
+arguments numba did not compile for (another memory layout), or that fails on numba, runs on
+the default executor (whose value or located error it gives). `place(graph)` says where a graph
+runs now, and why (concrete.executor, rt.explain, rt.profile).
 """
 
 from __future__ import annotations

@@ -97,13 +97,16 @@ def _is_python_float(value) -> bool:
     return False
 
 
-def _is_python_int(value) -> bool:
-    """A Python int that is not a bool (or a list holding one)."""
-    if isinstance(value, int) and not isinstance(value, (bool, np.generic)):
-        return True
+def is_python_int(value) -> bool:
+    """A Python int that is not a bool (nor a numpy integer)."""
+    return isinstance(value, int) and not isinstance(value, (bool, np.generic))
+
+
+def _holds_python_int(value) -> bool:
+    """A Python int, or a list or tuple holding one."""
     if isinstance(value, (list, tuple)):
-        return any(_is_python_int(v) for v in value)
-    return False
+        return any(_holds_python_int(v) for v in value)
+    return is_python_int(value)
 
 
 def is_weak(value) -> bool:
@@ -273,7 +276,7 @@ def binary_operands(x, y, op_name: str):
             elif _is_python_float(other) and (dtype.is_integer or dtype.is_bool):
                 dtype = dtypes.float64 if config.dtype_promotion() == "numpy" else dtypes.float32
                 tensor = _cast(tensor, dtype)
-            elif dtype.is_bool and _is_python_int(other):
+            elif dtype.is_bool and _holds_python_int(other):
                 dtype = dtypes.int64  # (numpy's: a bool next to a Python int is its default int)
                 tensor = _cast(tensor, dtype)
             other = convert_to_tensor(other, dtype)

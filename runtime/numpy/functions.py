@@ -15,7 +15,7 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import Tensor
-from runtime.core.tensor_conversion import convert_to_tensor, is_python_scalar
+from runtime.core.tensor_conversion import convert_to_tensor, is_python_int, is_python_scalar
 from runtime.errors import NumpyUnsupportedError, argument_error, with_origin
 from runtime.numpy.dtype_rules import accumulator, as_numpy_dtype, inexact, operands
 from runtime.ops import (
@@ -115,9 +115,9 @@ def _binary(name, rt_fn, compares=False):
 
     def fn(x1, x2, /, out=None, *, dtype=None):
         _no_out(out, name)
-        if compares and dtype is None and _python_int(x1) != _python_int(x2):
-            return rt_fn(x1 if _python_int(x1) else _tensor(x1),
-                         x2 if _python_int(x2) else _tensor(x2))
+        if compares and dtype is None and is_python_int(x1) != is_python_int(x2):
+            return rt_fn(x1 if is_python_int(x1) else _tensor(x1),
+                         x2 if is_python_int(x2) else _tensor(x2))
         a, b = operands(x1, x2)
         if dtype is not None:
             a, b = _cast_to(_tensor(a), dtype), _cast_to(_tensor(b), dtype)
@@ -162,9 +162,6 @@ less_equal = _binary("less_equal", math_ops.less_equal, compares=True)
 greater = _binary("greater", math_ops.greater, compares=True)
 greater_equal = _binary("greater_equal", math_ops.greater_equal, compares=True)
 
-
-def _python_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, (bool, np.generic))
 logical_and = _binary("logical_and", lambda a, b: math_ops.logical_and(_truth(a), _truth(b)))
 logical_or = _binary("logical_or", lambda a, b: math_ops.logical_or(_truth(a), _truth(b)))
 logical_xor = _binary("logical_xor", lambda a, b: math_ops.logical_xor(_truth(a), _truth(b)))

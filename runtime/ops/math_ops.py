@@ -10,7 +10,13 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import Tensor, normalize
-from runtime.core.tensor_conversion import binary_operands, convert_to_tensor, weak_result
+from runtime.core.tensor_conversion import (
+    binary_operands,
+    convert_to_tensor,
+    is_python_int,
+    python_scalar_fits,
+    weak_result,
+)
 from runtime.errors import InvalidArgumentError, argument_error, with_origin
 from runtime.ops import array_ops, reduction_ops, shapes
 from runtime.ops.basic_ops import CAST, cast, ones_like, zeros_like  # noqa: F401 - math_ops.cast
@@ -145,7 +151,6 @@ LESS = _predicate("Less", "less", "{} < {}", onnx="Less")
 LESS_EQUAL = _predicate("LessEqual", "less_equal", "{} <= {}", onnx="LessOrEqual")
 GREATER = _predicate("Greater", "greater", "{} > {}", onnx="Greater")
 GREATER_EQUAL = _predicate("GreaterEqual", "greater_equal", "{} >= {}", onnx="GreaterOrEqual")
-_BY_NAME = {op.name: op for op in (EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL)}
 # On 0-d strings (`bytes`) `==` gives a Python bool, not a numpy one: strings use the kernel.
 STRING_EQUAL = _predicate("StringEqual", "equal", accepts=_STRINGS, onnx="Equal")
 STRING_NOT_EQUAL = _predicate("StringNotEqual", "not_equal", accepts=_STRINGS)
@@ -267,35 +272,33 @@ _INT64 = np.iinfo(np.int64)
 
 
 def _compared_past_the_dtype(opdef, x, y):
-    """A comparison of an integer tensor with a Python int its dtype cannot hold, as numpy
-    computes it (exactly, where converting the int would fail): past int32 the tensor is widened
-    to int64; past int64 every item compares the same way, so the result is a constant of the
-    tensor's shape. None for every other comparison."""
-    if isinstance(x, int) and not isinstance(x, (bool, np.generic)) and isinstance(y, Tensor):
+    """A comparison of an integer tensor with a Python int past int64, as numpy computes it
+    (exactly, where converting the int would fail): every item compares the same way, so the
+    result is a constant of the tensor's shape. None for every other comparison (an int within
+    int64 widens the tensor: `_widened_for_python_ints`)."""
+    if is_python_int(x) and isinstance(y, Tensor):
         x, y, kind = y, x, _MIRRORED[opdef.name]  # `big < t` is `t > big`
     else:
         kind = opdef.name
-    if not (isinstance(x, Tensor) and x.dtype.is_integer and isinstance(y, int)
-            and not isinstance(y, (bool, np.generic))):
+    if not (isinstance(x, Tensor) and x.dtype.is_integer and is_python_int(y)) or (
+            _INT64.min <= y <= _INT64.max):
         return None
-    info = np.iinfo(x.dtype.np_dtype)
-    if info.min <= y <= info.max:
-        return None
-    if _INT64.min <= y <= _INT64.max:  # (rt's integer dtypes all fit int64)
-        return _compare_op(_BY_NAME[kind], apply(CAST, [x], {"dtype": dtypes.int64}),
-                           convert_to_tensor(y, dtypes.int64), kind)
     holds = {"Equal": False, "NotEqual": True}.get(kind, (y > 0) == kind.startswith("Less"))
     return cast(ones_like(x) if holds else zeros_like(x), dtypes.bool_)
 
 
 def _widened_for_python_ints(x, other):
-    """`x` cast up to the dtype of a stand-in of a Python int it is compared with (`i < n`, `i`
-    a loop counter of int64, `n` an int32 tensor): numpy compares a Python int with any integer
-    exactly, where narrowing the counter would need a check of its range on every comparison."""
-    if (isinstance(x, Tensor) and not x.weak and x.dtype.is_integer
-            and isinstance(other, Tensor) and other.weak and other.dtype.is_integer
-            and x.dtype.itemsize < other.dtype.itemsize):
+    """`x` cast up to int64 where it is compared with a Python int its dtype cannot hold, or
+    with the stand-in of one (`i < n`, `i` a loop counter of int64, `n` an int32 tensor): numpy
+    compares a Python int with any integer exactly, where narrowing the counter would need a
+    check of its range on every comparison."""
+    if not (isinstance(x, Tensor) and not x.weak and x.dtype.is_integer):
+        return x
+    if isinstance(other, Tensor) and other.weak and other.dtype.is_integer and (
+            x.dtype.itemsize < other.dtype.itemsize):
         return apply(CAST, [x], {"dtype": other.dtype})
+    if is_python_int(other) and not python_scalar_fits(other, x.dtype):
+        return apply(CAST, [x], {"dtype": dtypes.int64})  # (past int64: _compared_past_...)
     return x
 
 

@@ -22,6 +22,7 @@ from runtime.core.source_info import user_origin
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.core.tensor_conversion import (
     convert_to_tensor,
+    is_python_int,
     is_python_scalar,
     python_scalar_fits,
     weak_dtype,
@@ -196,11 +197,7 @@ def _holds(value, dtype) -> bool:
     """Whether `value` (a Python scalar or graph tensor) becomes `dtype` keeping its value: as
     `_fits`, and a Python int a float dtype rounds does not."""
     return _fits(value, dtype) and not (
-        dtype.is_floating and _python_int(value) and float(value) != value)
-
-
-def _python_int(value) -> bool:
-    return is_python_scalar(value) and type(value) is int
+        dtype.is_floating and is_python_int(value) and float(value) != value)
 
 
 def _same_python_value(a, b) -> bool:

@@ -62,15 +62,19 @@ def compile_graph(graph, swap):
     calls = itertools.count(1)  # (next() is atomic: threads may call at once)
     compiles = _Compiles()
 
+    def compile_in_background(values, only_from_disk: bool) -> None:
+        threading.Thread(target=_compile, args=(graph, values, run, swap, only_from_disk,
+                                                compiles),
+                         daemon=True, name=f"numba compiling {graph.name}").start()
+
     def counting(*values):
         outputs = run(*values)
         call = next(calls)
-        # the first call loads numba's code from disk if it is there; the HOT_CALLS-th compiles,
-        # or leaves it to that load while it still looks
-        if call == 1 and compiles.start() or call == HOT_CALLS and compiles.hot():
-            threading.Thread(target=_compile, args=(graph, values, run, swap, call == 1,
-                                                    compiles),
-                             daemon=True, name=f"numba compiling {graph.name}").start()
+        if call == 1:  # loads numba's code from disk if it is there
+            compiles.start()
+            compile_in_background(values, only_from_disk=True)
+        elif call == HOT_CALLS and compiles.hot():  # (or that load, still looking, compiles)
+            compile_in_background(values, only_from_disk=False)
         elif compiles.running:
             # Let the compile run: numba calls LLVM through ctypes, which lets go of the GIL
             # on each of thousands of calls, and each time the compiling thread waited for this
@@ -93,10 +97,9 @@ class _Compiles:
         self._looked = False  # the first call's load found nothing on disk
         self._handed_over = False  # the HOT_CALLS-th call left its compile to that load
 
-    def start(self) -> bool:
+    def start(self) -> None:
         with self._lock:
             self.running += 1
-        return True
 
     def hot(self) -> bool:
         """At the HOT_CALLS-th call: whether to start the compile (not while a load looks)."""

@@ -28,6 +28,7 @@ from autograph.conversion import convert_function
 from runtime.core.tensor import Tensor
 from runtime.errors import NoLoweringError
 from runtime.executor import codegen, numba_rules
+from runtime.executor import registry as executors
 from runtime.ops.registry import PLACEHOLDER
 from runtime.passes import run_passes
 from runtime.tracing import capture_guards as guarding
@@ -140,14 +141,15 @@ def _runs_on(original, optimized, args, kwargs) -> str:
             return original.get_concrete_function(*args, **kwargs).executor
         except NoLoweringError as e:  # (calling it raises this error)
             return f"none: {str(e).splitlines()[0]}"
+    default = executors.place(None, optimized)
     if importlib.util.find_spec("numba") is None:
-        return "the default executor (numpy code)"
+        return default
     why = numba_rules.why_not_lowered_exactly(optimized)  # (the graph "auto" compiles)
     if why is not None:
-        return (f"the default executor (numpy code); jit_compile='auto' would keep it there: "
-                f"numba would not compute it bit for bit ({why})")
-    return ("the default executor (numpy code); jit_compile='auto' would move it to numba once "
-            "hot, if numba computes it faster (numba computes every op bit for bit)")
+        return (f"{default}; jit_compile='auto' would keep it there: numba would not compute it "
+                f"bit for bit ({why})")
+    return (f"{default}; jit_compile='auto' would move it to numba once hot, if numba computes "
+            "it faster (numba computes every op bit for bit)")
 
 
 def _ms(start) -> float:

@@ -610,3 +610,23 @@ def test_float16_is_not_lowered_and_not_said_to_be():
     with pytest.raises(rt.errors.NoLoweringError, match=r"(?s)float16.*the float16 line"):
         rt.function(fn, jit_compile="numba")(x)
     assert not numba_rules.lowers_exactly(rt.function(fn).get_concrete_function(x).graph)
+
+
+def weighted_counts_total(x, w):
+    return rt.reduce_sum(rt.bincount(x, w) * rt.constant(np.array([1.0, 2.0, 3.0])))
+
+
+def test_bincount_on_numba_composes_with_tapes_and_grad():
+    """The gradient of weights through a numba-compiled bincount, under a tape around the call
+    and through rt.grad, is the default executor's."""
+    x, w = rt.constant(np.int32([0, 2, 1, 2])), rt.constant(np.array([1.0, 2.0, 3.0, 4.0]))
+    grads = []
+    for jit_compile in (None, "numba"):
+        f = rt.function(weighted_counts_total, jit_compile=jit_compile)
+        with rt.GradientTape() as tape:
+            tape.watch(w)
+            y = f(x, w)
+        grads += [tape.gradient(y, w).numpy(), rt.grad(lambda w, f=f: f(x, w))(w).numpy()]
+        assert float(y) == 25.0
+    for g in grads:
+        np.testing.assert_array_equal(g, [1.0, 3.0, 2.0, 3.0])

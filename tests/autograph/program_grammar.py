@@ -281,6 +281,10 @@ INT_EXPONENTS = True
 # Python float powers that overflow: `w ** 600` (exponents 600 and -600 among the written ones;
 # Python raises OverflowError, the graph gave inf; fixed: the graph raises).
 FLOAT_POWER_OVERFLOW = True
+# `abs(u) ** E`: powers of float32 values (E a float exponent, or `e`). Found: on scalars numpy
+# computes `**` with the C library's pow and np.power's vectorized loop rounds some results
+# otherwise (`np.float32(3.0) ** 1.5`); eager tensors and graphs used np.power; fixed.
+TENSOR_POWERS = True
 
 def _override_flags(text):
     """FUZZ_FLAGS=NAME,NAME=0,...: turns flags of this module on (`NAME`, `NAME=1`) or off
@@ -912,6 +916,9 @@ class _Writer:
             exponent = f"({self.atom(scope, PINT)} % 4 - 1)"
         if not self.complex_ok and exponent in FRACTIONS:
             base = f"abs({base})"  # (a fraction of a non-negative base is real)
+        if TENSOR_POWERS and scope.atoms[FLOAT] and exponent not in INT_EXPONENTS_WRITTEN and (
+                self.chance(3)):
+            base = f"abs({self.pick(sorted(scope.atoms[FLOAT]))})"  # a float32 value's power
         return f"({base} ** {exponent})"
 
     def divisor(self, scope, kind):

@@ -152,7 +152,15 @@ true_divide = _named("true_divide", divide, "numpy.true_divide, elementwise.")
 floor_divide = _binary("floor_divide", math_ops.floordiv)
 remainder = _binary("remainder", math_ops.mod)
 mod = _named("mod", remainder, "numpy.mod, elementwise.")
-power = _binary("power", math_ops.pow)
+def _ufunc_power(a, b):
+    """np.power: numpy's ufunc loop even on two scalars (where `**` of numpy scalars is the C
+    library's pow, which rt's Pow computes there): of two 0-d values, as a 1-item array."""
+    if a.ndim == 0 and b.ndim == 0:
+        return array_ops.reshape(math_ops.pow(array_ops.reshape(a, [1]), b), [])
+    return math_ops.pow(a, b)
+
+
+power = _binary("power", _ufunc_power)
 maximum = _binary("maximum", math_ops.maximum)
 minimum = _binary("minimum", math_ops.minimum)
 equal = _binary("equal", math_ops.equal, compares=True)

@@ -2,8 +2,9 @@
 `CallPaths`).
 
 The fast path (`__call__`) is kept lean: a call whose arguments are all positional eager
-tensors or Python scalars builds its key from (dtype, shape) pairs and (type, value) pairs and
-looks it up in one dict (`_fast`); on a hit it calls the compiled graph with the numpy values.
+tensors, numeric numpy arrays and scalars, or Python scalars builds its key from (dtype, shape)
+pairs and (type, value) pairs and looks it up in one dict (`_fast`); on a hit it calls the
+compiled graph with the numpy values.
 Everything else (nested structures, keywords, a miss) takes the general path
 (`_call_general`), which binds the arguments to the signature first, finds or traces the
 concrete function, and fills the fast path's dict. A call while a caller is traced takes in
@@ -33,6 +34,12 @@ from runtime.tracing.signature import float_token, is_tensor_leaf
 
 # Python argument types the fast call path keys by value (as the general path does).
 _FAST_PYTHON_TYPES = frozenset({int, float, bool, str})
+# numpy scalar types the fast call path passes as they are (keyed by type, as a tensor holding
+# one is): the numeric ones, which become a graph input unchanged.
+_FAST_NUMPY_SCALARS = frozenset(
+    np.dtype(code).type for code in "?bBhHiIlLqQefdgFDG" if np.dtype(code).kind in "biufc")
+# A key token after the arguments of a call with a numpy argument (its results may be numpy's).
+_NUMPY_ARGUMENTS = "numpy arguments"
 
 
 class CallPaths:
@@ -65,7 +72,7 @@ class CallPaths:
                         return self._call_busy(concrete, args)
                     return concrete.call(v)
                 return self._call_general(args, kwargs, (key, [v]))
-            key, values = [], []
+            key, values, arrays = [], [], 0
             for a in args:
                 kind = type(a)
                 if kind is EagerTensor:
@@ -79,15 +86,29 @@ class CallPaths:
                 elif kind in _FAST_PYTHON_TYPES:
                     key.append(kind)
                     key.append(a if kind is not float else float_token(a))
+                elif kind is np.ndarray:  # (a dtype numpy has but we do not: no entry, below)
+                    key.append(a.dtype)
+                    key.append(a.shape)
+                    values.append(a)
+                    arrays += 1
+                elif kind in _FAST_NUMPY_SCALARS:
+                    key.append(kind)
+                    values.append(a)
+                    arrays += 1
                 else:
                     return self._call_general(args, kwargs)
+            if arrays:
+                key.append(_NUMPY_ARGUMENTS)
             guards = self._guards
             now = guards.values() if guards.found else None  # read once: threads change them
             key = tuple(key) if now is None else (tuple(key), now)
             concrete = self._fast.get(key)
             if concrete is not None:
                 if context.busy:
-                    return self._call_busy(concrete, args)
+                    return self._call_busy(concrete, args) if not arrays else \
+                        self._call_general(args, kwargs)
+                if arrays == len(values) and self._options.numpy_results:
+                    return _numpy_results(concrete.call(*values))
                 return concrete.call(*values)
             return self._call_general(args, kwargs, (key, values), now)
         except Exception as e:  # noqa: BLE001 - re-raised, showing the user's frames
@@ -115,16 +136,16 @@ class CallPaths:
         key = self._key(arguments, guard_values)
         concrete = self._concrete_for(arguments, key)
         leaves = _tensor_leaves(arguments)
-        if fast is not None and len(leaves) == len(fast[1]):  # no tensor came from a default
-            self._fast[fast[0]] = concrete
         if context.busy and context.recording_tapes():
             return calls.call_concrete(concrete, leaves)  # recorded by a tape
         values = [_as_value(v) for v in leaves]
+        if fast is not None and _same_values(values, fast[1]):  # none came from a default, and
+            self._fast[fast[0]] = concrete  # the fast path would pass what this call passes
         result = concrete.call(*values)
         if self._check or config.checking_functions():
             checking.check_call(self, concrete, args, kwargs, values, result)
         if self._options.numpy_results and not any(isinstance(v, Tensor) for v in leaves):
-            return nest.pack_sequence_as(result, [_as_numpy(v) for v in nest.flatten(result)])
+            return _numpy_results(result)
         return result
 
     def _key(self, arguments, guard_values=None):
@@ -202,6 +223,21 @@ def _as_tensor(value):
 
 def _as_numpy(value):
     return value.numpy() if isinstance(value, EagerTensor) else value
+
+
+def _numpy_results(result):
+    """A call's results as numpy values (`numpy_results=True`, numpy arguments)."""
+    return nest.pack_sequence_as(result, [_as_numpy(v) for v in nest.flatten(result)])
+
+
+def _same_values(values, fast_values) -> bool:
+    """Whether the fast path's values of a call (its arguments as they are) are the values the
+    general path passes: the same arrays, numpy scalars of the same type (a converted scalar is
+    an equal copy). An array the conversion changes (a dtype numpy has and tensors do not) or a
+    tensor from a default keeps the call off the fast path."""
+    return len(values) == len(fast_values) and all(
+        v is f or (type(v) is type(f) and type(v) is not np.ndarray)
+        for v, f in zip(values, fast_values))
 
 
 def _as_value(value):

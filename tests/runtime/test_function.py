@@ -375,3 +375,74 @@ def test_executors_are_registered_by_name_and_optional_ones_load_when_chosen():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"
+
+
+def _general_calls(f):
+    """How many calls of `f` took the general path (counted by wrapping it)."""
+    counter = collections.Counter()
+    general = f._call_general
+
+    def counted(*args, **kwargs):
+        counter["general"] += 1
+        return general(*args, **kwargs)
+
+    f._call_general = counted
+    return counter
+
+
+@pytest.mark.parametrize("numpy_results", [False, True])
+def test_numpy_arguments_take_the_fast_path_with_the_general_paths_results(numpy_results):
+    # A call with numpy arrays and scalars (what plain code passes) is cached like one with
+    # tensors: the second call skips binding and keying, and gives what the first gave.
+    f = rt.function(lambda x, s, n: x * s + n, numpy_results=numpy_results)
+    counter = _general_calls(f)
+    x, s = np.arange(4, dtype=np.float32), np.float32(2.5)
+    results = [f(x, s, 3) for _ in range(3)]
+    assert counter["general"] == 1 and f.experimental_get_tracing_count() == 1
+    for got in results:
+        assert type(got) is (np.ndarray if numpy_results else rt.EagerTensor)
+        np.testing.assert_array_equal(np.asarray(got), x * s + 3)
+    mixed = f(rt.constant(x), s, 3)  # a tensor among them: tensors out, as the general path
+    assert type(mixed) is rt.EagerTensor and f.experimental_get_tracing_count() == 1
+    x[0] = 10.0  # the array is read at each call, as plain code reads it
+    assert np.asarray(f(x, s, 3))[0] == 28.0
+    # numpy scalars of every numeric type, a 0-d array and an array view
+    for value in (np.int8(-3), np.uint8(7), np.float16(1.5), np.complex64(1j), np.bool_(True),
+                  np.array(2.0), np.arange(6.0)[::2]):
+        g = rt.function(lambda v: v * 2, numpy_results=numpy_results)
+        for _ in range(2):
+            got = g(value)
+            np.testing.assert_array_equal(np.asarray(got), value * 2)
+            assert np.asarray(got).dtype == (value * 2).dtype
+
+
+def test_numpy_arguments_the_conversion_changes_stay_on_the_general_path():
+    # An array whose dtype tensors lack is converted (or refused) on each call: never passed as
+    # it is by the fast path.
+    f = rt.function(lambda x: x + 1)
+    with pytest.raises(TypeError):
+        f(np.array([1.0], dtype=np.longdouble))
+    with pytest.raises(TypeError):
+        f(np.array([1.0], dtype=np.longdouble))
+    strings = np.array(["a", "b"])
+    g = rt.function(lambda x: x)
+    counter = _general_calls(g)
+    for _ in range(2):
+        assert g(strings).numpy().tolist() == [b"a", b"b"]
+    assert counter["general"] == 2
+
+
+def test_numpy_arguments_under_a_tape_and_while_tracing():
+    f = rt.function(lambda x, w: x * w)
+    x, w = np.float32(3.0), rt.Variable(2.0)
+    f(x, w.read_value())
+    with rt.GradientTape() as tape:
+        y = f(x, w.read_value())
+    assert tape.gradient(y, w).numpy() == 3.0
+
+    @rt.function
+    def outer(v):
+        return f(np.float32(4.0), v) + 1.0
+
+    assert outer(rt.constant(2.0)).numpy() == 9.0
+    assert outer(rt.constant(5.0)).numpy() == 21.0

@@ -20,7 +20,7 @@ from runtime.core.graph import Graph, Operation, provide_views
 from runtime.core.tensor import SymbolicTensor
 from runtime.ops import control_flow_ops as cf
 from runtime.ops.control_flow_ops import IF, WHILE
-from runtime.ops.list_ops import ListValue, own_item
+from runtime.ops.list_ops import LIST_PUSH_BACK, ListValue, own_item
 from runtime.ops.math_ops import ADD, LESS
 from runtime.ops.registry import CONST, FRESH_OUTPUT, PLACEHOLDER
 
@@ -43,7 +43,8 @@ class Emitter:
 
     free_temporaries = True  # `del` big temporaries after their last use
     counted_loops = True  # `while i < n: ...; i += step` as a `for` over a numpy range
-    python_history = True  # a While's gradient history on Python lists (`_History`)
+    python_history = True  # a While's gradient history on Python lists (`_History`), and the
+    # lists a loop only appends to (`_Appended`)
 
     def __init__(self, graph: Graph):
         self.graph = graph
@@ -53,6 +54,7 @@ class Emitter:
         self.names: dict[int, str] = {}  # id(tensor) -> local name
         self._taken: set[str] = set()  # every name defined so far, local or global
         self._loop_ids = itertools.count()
+        self._appends: dict[int, str] = {}  # id(ListPushBack op) -> the Python list it appends to
 
     def epilogue(self) -> str:
         """Source the module holds after the function (helpers its code calls): none here."""
@@ -109,7 +111,9 @@ class Emitter:
                 continue
             statement = _STATEMENTS.get(op.opdef)
             dead = dead_after.get(index)
-            if statement is not None:
+            if id(op) in self._appends:
+                _Appended.emit_append(self, op, indent)
+            elif statement is not None:
                 getattr(self, statement)(op, indent)
             else:
                 self._emit_kernel(op, indent, [t for t in dead or () if id(t) in unaliased])
@@ -174,17 +178,22 @@ class Emitter:
         loop_vars = [self._define(t) for t in op.outputs]
         history = _History.of(self, op, loop_vars, inputs) if self.python_history else None
         carried = n if history is None else history.h
+        appended = _Appended(self, op, loop_vars, inputs, carried) if self.python_history else None
         for i, (var, init) in enumerate(zip(loop_vars[:carried], inputs)):
-            if counted is None or i != counted[0]:
+            if (counted is None or i != counted[0]) and (appended is None or i not in appended):
                 self.emit(indent, f"{var} = {init}", op)
         if history is not None:
             history.before(indent)
+        if appended is not None:
+            appended.before(indent)
         if counted is not None:
             self._emit_counted_loop(op, indent, loop_vars, inputs, history, carried, *counted)
         else:
             self._emit_loop(op, indent, loop_vars, inputs, history, carried)
         if history is not None:
             history.after(indent)
+        if appended is not None:
+            appended.after(indent)
 
     def _emit_loop(self, op, indent, loop_vars, inputs, history, carried) -> None:
         """A `while True:` loop; `carried`: how many loop variables the body passes on (the
@@ -210,9 +219,11 @@ class Emitter:
         if history is not None:
             history.record(inner)
         self.body(body, inner, skip=history.ops if history is not None else ())
-        results = [self.name_of(t) for t in body.outputs[:carried]]
-        if results != loop_vars[:carried] and results:
-            self.emit(inner, f"{', '.join(loop_vars[:carried])} = {', '.join(results)}", op)
+        pairs = [(var, self.name_of(t)) for var, t in zip(loop_vars[:carried], body.outputs)
+                 if id(t.op) not in self._appends]
+        if any(var != value for var, value in pairs):
+            names, values = zip(*pairs)
+            self.emit(inner, f"{', '.join(names)} = {', '.join(values)}", op)
 
     def _emit_counted_loop(self, op, indent, loop_vars, inputs, history, carried, k, limit,
                            step, step_op) -> None:
@@ -244,7 +255,7 @@ class Emitter:
         pairs = [
             (var, self.name_of(t))
             for i, (var, t) in enumerate(zip(loop_vars[:carried], body.outputs))
-            if i != k and var != self.name_of(t)
+            if i != k and id(t.op) not in self._appends and var != self.name_of(t)
         ]
         if pairs:
             names, values = zip(*pairs)
@@ -299,6 +310,59 @@ class _History:
                      f"{self.start})", self.op)
         for var, buffer in zip(self.loop_vars[self.layout.lists], self.buffers):
             emit(indent, f"{var} = {wrap}({buffer}, len({buffer}))", self.op)
+
+
+class _Appended:
+    """The lists a While only appends to (`lst.append(x)` once an iteration, the list read
+    nowhere else in the loop), emitted as one Python list each: `append` in the body instead of
+    a ListPushBack kernel call, wrapped as a list value after the loop (as the kernel keeps
+    it: the item itself, an array's copy)."""
+
+    def __init__(self, emitter, op, loop_vars, inputs, carried):
+        self.emitter, self.op = emitter, op
+        cond, body = cf.loop_cond(op), cf.loop_body(op)
+        self.lists = {}  # loop variable index -> its Python list's name
+        for j in range(carried):
+            push = body.outputs[j].op
+            if push.opdef is LIST_PUSH_BACK and push.inputs[0] is body.inputs[j] and (
+                    _only_reader(body, body.inputs[j], push)
+                    and _only_reader(body, push.outputs[0], None)
+                    and _only_reader(cond, cond.inputs[j], None)):
+                buffer = emitter._fresh(f"{loop_vars[j]}_items")
+                self.lists[j] = buffer
+                emitter._appends[id(push)] = buffer
+        self.loop_vars, self.inputs = loop_vars, inputs
+
+    def __contains__(self, j: int) -> bool:
+        return j in self.lists
+
+    def before(self, indent) -> None:
+        for j, buffer in self.lists.items():  # (a new Python list: the items so far)
+            self.emitter.emit(indent, f"{buffer} = {self.inputs[j]}.items()", self.op)
+
+    def after(self, indent) -> None:
+        wrap = self.emitter._global("ListValue", ListValue)
+        for j, buffer in self.lists.items():
+            self.emitter.emit(indent, f"{self.loop_vars[j]} = {wrap}({buffer}, len({buffer}))",
+                              self.op)
+
+    @staticmethod
+    def emit_append(emitter, push: Operation, indent) -> None:
+        item = push.inputs[1]
+        value = emitter.name_of(item)
+        if len(item.shape):
+            value = f"{emitter._global('own_item', own_item)}({value})"
+        emitter.emit(indent, f"{emitter._appends[id(push)]}.append({value})", push)
+
+
+def _only_reader(graph: Graph, tensor: SymbolicTensor, reader) -> bool:
+    """Whether no op of `graph` but `reader` reads `tensor`, nor is it one of its outputs
+    (when `reader` is None: whether nothing reads it, but as an output once)."""
+    readers = [op for op in graph.operations if any(t is tensor for t in op.inputs)]
+    outputs = sum(t is tensor for t in graph.outputs)
+    if reader is None:
+        return not readers and outputs <= 1
+    return readers == [reader] and outputs == 0
 
 
 def counting_range(start, limit, step):

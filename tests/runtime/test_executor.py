@@ -295,3 +295,74 @@ def test_an_array_still_shared_by_a_live_value_is_never_overwritten(fn):
     got = rt.function(fn, autograph=False)(x)
     for a, b in zip(got, want):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def _appends_scalars(x, n):
+    out = []
+    level = x[0]
+    for s in x[:n]:
+        level = 0.5 * s + 0.5 * level
+        out.append(level)
+    return rt.stack(out) if out else rt.zeros([0])
+
+
+def _appends_arrays_it_then_overwrites(x, n):
+    rows = []
+    y = x
+    for _ in rt.range(n):
+        y = y * 2.0  # a fresh temporary each time: stored rows must be copies
+        rows.append(y)
+        y = y + 1.0
+    return rows
+
+
+def _appends_to_a_list_made_before(x, n):
+    out = [x]
+    for _ in rt.range(n):
+        out.append(x + 1.0)
+    for _ in rt.range(n):  # the first loop's list goes on growing
+        out.append(x - 1.0)
+    return out, len(out)
+
+
+def _reads_its_list_in_the_loop(x, n):
+    out = [x[0]]
+    for i in rt.range(n):
+        out.append(out[-1] * 0.5 + x[i])
+    return out
+
+
+def _appends_in_a_branch(x, n):
+    out = []
+    for i in rt.range(n):
+        if x[i] > 0.0:
+            out.append(x[i])
+    return out
+
+
+@pytest.mark.parametrize("fn, appended", [
+    (_appends_scalars, True), (_appends_arrays_it_then_overwrites, True),
+    (_appends_to_a_list_made_before, True), (_reads_its_list_in_the_loop, False),
+    (_appends_in_a_branch, False)])
+def test_a_list_a_loop_only_appends_to_is_a_python_list_with_the_kernels_values(fn, appended):
+    # `lst.append(x)` once an iteration, the list read nowhere else in the loop: the generated
+    # code appends to a Python list (no ListPushBack call); the values are the kernel's (the
+    # reference interpreter's), and plain Python's.
+    f = rt.function(fn)
+    x = np.array([0.5, -1.0, 2.0, 3.0, -0.25], np.float32)
+    for n in (0, 1, 4):
+        args = rt.constant(x), rt.constant(n)
+        concrete = f.get_concrete_function(*args)
+        source = concrete.graph.to_python()
+        assert ("_items.append(" in source) is appended
+        assert ("k_listpushback" in source) is not appended
+        compiled = rt.nest.flatten(f(*args))
+        interpreted = run_graph(concrete.graph, [x, np.int32(n)])
+        plain = rt.nest.flatten(fn(*args))  # eagerly: Python lists
+        assert len(compiled) == len(plain)
+        for got, want in zip(compiled, plain):
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+        flat_interpreted = [v for out in interpreted
+                            for v in (out.items() if hasattr(out, "items") else [out])]
+        for got, want in zip(compiled, flat_interpreted):
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))

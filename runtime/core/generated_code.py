@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import linecache
 import weakref
+from typing import NamedTuple
 
 
 def compile_function(source: str, filename: str, scope: dict, name: str):
@@ -16,6 +17,26 @@ def compile_function(source: str, filename: str, scope: dict, name: str):
     function = scope[name]
     weakref.finalize(function, linecache.cache.pop, filename, None)
     return function
+
+
+class InlineCall(NamedTuple):
+    """A call of compiled code that a caller's generated code can take in, instead of calling a
+    function that makes it (one Python call fewer): `lines`, statements that set `outs` from
+    the parameters `params` ("a0, a1, ..."); `results`, each output's value as an expression
+    over `outs`; `scope`, the globals they read (names starting with "native")."""
+
+    params: str
+    lines: tuple
+    results: tuple
+    scope: dict
+
+    def function(self, filename: str):
+        """The call as a function of its own: the parameters -> the tuple of results."""
+        source = (f"def call({self.params}):\n" + "".join(f"    {line}\n" for line in self.lines)
+                  + f"    return ({''.join(r + ', ' for r in self.results)})\n")
+        call = compile_function(source, filename, dict(self.scope), "call")
+        call.inline = self
+        return call
 
 
 def fresh_name(base: str, taken: set, suffix: str = "_{}") -> str:

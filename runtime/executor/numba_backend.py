@@ -13,12 +13,14 @@ negative dim, a failed assertion), the error names the op that can fail so, at t
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import numpy as np
 
 from runtime import config
 from runtime.core import dtypes
+from runtime.core.generated_code import InlineCall
 from runtime.errors import InvalidArgumentError, NoLoweringError, with_origin
 from runtime.executor import codegen, interpreter, numba_rules
 from runtime.ops import (
@@ -208,38 +210,40 @@ def compiled_on_disk(graph) -> bool:
 def _caller(compiled, graph, fallback=None):
     """`compiled` (which numba types on the first call) with its scalar results as numpy scalars
     of their dtypes (numba returns Python numbers): one generated function, as lean as the
-    call can be. A number becomes a numpy scalar by adding it to a numpy zero of the dtype
-    (numpy keeps the scalar's dtype next to a Python number, and the number fits it): 5x faster
-    than calling the type; the zero is -0.0 for floats, so a -0.0 stays -0.0."""
-    scope = {"compiled": compiled}
+    call can be, which a concrete function's caller takes in (`.inline`). A number becomes a
+    numpy scalar by adding it to a numpy zero of the dtype (numpy keeps the scalar's dtype next
+    to a Python number, and the number fits it): 5x faster than calling the type; the zero is
+    -0.0 for floats, so a -0.0 stays -0.0."""
+    scope = {"native": compiled}
     args = ", ".join(f"a{i}" for i in range(len(graph.inputs)))
     results = []
     for i, t in enumerate(graph.outputs):
         if len(t.shape) == 0 and t.dtype.is_bool:
-            scope[f"z{i}"] = np.False_
-            results.append(f"(z{i} | outs[{i}])")
+            scope[f"native_z{i}"] = np.False_
+            results.append(f"(native_z{i} | outs[{i}])")
         elif len(t.shape) == 0 and not t.dtype.is_string:
-            scope[f"z{i}"] = t.dtype.np_dtype.type(-0.0 if t.dtype.is_floating else 0)
+            scope[f"native_z{i}"] = t.dtype.np_dtype.type(-0.0 if t.dtype.is_floating else 0)
             if t.dtype.is_complex:
-                scope[f"z{i}"] = t.dtype.np_dtype.type(complex(-0.0, -0.0))
-            results.append(f"(z{i} + outs[{i}])")
+                scope[f"native_z{i}"] = t.dtype.np_dtype.type(complex(-0.0, -0.0))
+            results.append(f"(native_z{i} + outs[{i}])")
         else:
             results.append(f"outs[{i}]")
-    handlers = ""
+    handlers = []
     if fallback is not None:  # argument types numba did not compile for, or any failure: the
-        scope["fallback"] = fallback  # default executor gives its own result or located error
-        handlers += f"    except Exception:\n        return fallback({args})\n"
+        scope["native_fallback"] = fallback  # default executor's own result or located error
+        handlers += ["except Exception:", f"    outs = native_fallback({args})"]
     # numba's errors name no op: the op that can fail so did it (see _failing_ops)
     for i, (error, ops) in enumerate(_failing_ops(graph).items() if fallback is None else ()):
-        scope[f"failed{i}"] = _failed(ops, error)
-        handlers += (f"    except {error.__name__} as e:\n"
-                     f"        raise failed{i}(e) from None\n")
-    body = f"    outs = compiled({args})\n"
+        scope[f"native_failed{i}"] = _failed(ops, error)
+        handlers += [f"except {error.__name__} as e:", f"    raise native_failed{i}(e) from None"]
+    lines = [f"outs = native({args})"]
     if handlers:
-        body = f"    try:\n    {body}{handlers}"
-    source = f"def call({args}):\n{body}    return ({''.join(r + ', ' for r in results)})\n"
-    exec(compile(source, "<rt-numba-call>", "exec"), scope)  # noqa: S102
-    return scope["call"]
+        lines = ["try:", f"    {lines[0]}", *handlers]
+    return InlineCall(args, tuple(lines), tuple(results), scope).function(
+        f"<rt-numba-call {next(_caller_ids)}>")
+
+
+_caller_ids = itertools.count()
 
 
 def _failing_ops(graph) -> dict:

@@ -63,15 +63,24 @@ class CallPaths:
             # tokens: the value's type (a 0-d tensor: a numpy scalar or bytes), numpy's dtype
             # and the shape (an array), a Python type and a value; numpy's dtypes and types
             # hash in C. One eager tensor, the commonest call, has a key of its own.
-            if len(args) == 1 and type(args[0]) is EagerTensor and not self._guards.found:
-                v = args[0]._value
-                key = type(v) if type(v) is not np.ndarray else (v.dtype, v.shape)
-                concrete = self._fast.get(key)
-                if concrete is not None:
-                    if context.busy:  # a graph is built or a tape records, on some thread
-                        return self._call_busy(concrete, args)
-                    return concrete.call(v)
-                return self._call_general(args, kwargs, (key, [v]))
+            if len(args) == 1 and not self._guards.found:
+                v = args[0]
+                kind = type(v)
+                if kind is EagerTensor:
+                    v = v._value
+                    key = type(v) if type(v) is not np.ndarray else (v.dtype, v.shape)
+                    concrete = self._fast.get(key)
+                    if concrete is not None:
+                        if context.busy:  # a graph is built or a tape records, on some thread
+                            return self._call_busy(concrete, args)
+                        return concrete.call(v)
+                    return self._call_general(args, kwargs, (key, [v]))
+                if kind in _FAST_NUMPY_SCALARS:  # (the loop below, for one numpy scalar)
+                    concrete = self._fast.get((kind, _NUMPY_ARGUMENTS))
+                    if concrete is not None and not context.busy:
+                        if self._options.numpy_results:
+                            return _numpy_results(concrete.call(v))
+                        return concrete.call(v)
             key, values, arrays = [], [], 0
             for a in args:
                 kind = type(a)

@@ -220,19 +220,27 @@ def _make_caller(run, structure, pack, locate, copy_read_only=True):
     plain = all(isinstance(v, SymbolicTensor) and not v.dtype.is_list for v in leaves)
     scope = {"run": run, "locate": locate, "pack": pack, "EagerTensor": EagerTensor,
              "new": object.__new__, "raise_located": _raise_located}
-    lines = ["def call(*values):",
+    # A native executor's call (numba's) is taken in: its statements run here (InlineCall)
+    inline = getattr(run, "inline", None)
+    params, values = ("*values", None) if inline is None else (inline.params, inline.results)
+    if inline is not None:
+        scope.update(inline.scope)
+    lines = [f"def call({params}):",
              "    try:",
-             "        outs = run(*values)",
+             *(f"        {line}" for line in (["outs = run(*values)"] if inline is None
+                                              else inline.lines)),
              "    except Exception as e:  # every failure is raised again at the user's line",
              "        raise_located(e, locate)"]
     if not plain or (type(structure) in (tuple, list) and not structure):
+        if inline is not None:
+            lines.append(f"    outs = ({''.join(r + ', ' for r in inline.results)})")
         lines.append("    return pack(outs)")
     else:
         for i, leaf in enumerate(leaves):  # (EagerTensor(v, dtype), without its __init__ call)
             scope[f"d{i}"] = leaf.dtype
-            value = f"outs[{i}]"
+            value = f"outs[{i}]" if values is None else values[i]
             if len(leaf.shape) and copy_read_only:  # a constant of the graph (read-only: the
-                lines.append(f"    v{i} = outs[{i}]")  # same array every call) is copied
+                lines.append(f"    v{i} = {value}")  # same array every call) is copied
                 lines.append(f"    if not v{i}.flags.writeable:")
                 lines.append(f"        v{i} = v{i}.copy()")
                 value = f"v{i}"

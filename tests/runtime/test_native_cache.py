@@ -37,7 +37,7 @@ _PROGRAM = textwrap.dedent("""
     if mode == "numba":
         f = rt.function(scaled, jit_compile="numba")
         report["value"] = float(f(x))
-        dispatcher = f.get_concrete_function(x)._run.__globals__["compiled"]
+        dispatcher = f.get_concrete_function(x)._run.inline.scope["native"]
         report["hits"] = sum(dispatcher.stats.cache_hits.values())
         report["misses"] = sum(dispatcher.stats.cache_misses.values())
     else:

@@ -630,3 +630,33 @@ def test_bincount_on_numba_composes_with_tapes_and_grad():
         assert float(y) == 25.0
     for g in grads:
         np.testing.assert_array_equal(g, [1.0, 3.0, 2.0, 3.0])
+
+
+def test_the_call_of_a_numba_graph_is_one_generated_function_with_the_default_results():
+    # The concrete function's caller takes in numba's call (no function between them): results
+    # as the default executor gives them (numpy scalars of the dtype, -0.0 kept, bools, arrays;
+    # one tensor, a tuple, a list), and a failing op still located at the user's line.
+    import linecache
+
+    def several(x, y):
+        return -x * 0.0, x > y, [rt.stack([x, y]), x + y]
+
+    f, g = rt.function(several, jit_compile="numba"), rt.function(several)
+    for x, y in ((np.float32(2.0), np.float32(1.0)), (np.float32(-1.0), np.float32(3.0))):
+        got, want = rt.nest.flatten(f(x, y)), rt.nest.flatten(g(x, y))
+        for a, b in zip(got, want):
+            assert type(a.numpy()) is type(b.numpy()) and a.dtype is b.dtype
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+            assert np.all(np.signbit(a.numpy()) == np.signbit(b.numpy()))
+    concrete = f.get_concrete_function(np.float32(1.0), np.float32(1.0))
+    source = "".join(linecache.getlines(concrete.call.__code__.co_filename))
+    assert "outs = native(a0, a1)" in source and "run(" not in source
+
+    def picks(x, i):
+        return x[i]
+
+    h = rt.function(picks, jit_compile="numba")
+    assert h(np.arange(3.0), np.int32(2)).numpy() == 2.0
+    with pytest.raises(rt.errors.InvalidArgumentError, match="index out of bounds") as info:
+        h(np.arange(3.0), np.int32(5))
+    assert "return x[i]" in str(info.value)

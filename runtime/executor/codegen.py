@@ -132,9 +132,8 @@ class Emitter:
     def _emit_kernel(self, op: Operation, indent: str, dying=()) -> None:
         args = [self.name_of(t) for t in op.inputs]
         attrs = op.kernel_attrs()
-        if op.opdef.expression is not None and self._bind_all(op.opdef.expression_globals):
-            expr = op.opdef.expression(args, attrs)
-        else:
+        expr = self._expression(op, args, attrs)
+        if expr is None:
             kernel = _array_kernel(op) or op.opdef.kernel
             kernel = functools.partial(kernel, **attrs) if attrs else kernel
             expr = f"{self._global('k_' + op.name, kernel)}({', '.join(args)})"
@@ -150,6 +149,18 @@ class Emitter:
                 f"{', '.join(outs)}{',' if op.opdef.tuple_outputs else ''} = {expr}",
                 op,
             )
+
+    def _expression(self, op: Operation, args, attrs) -> str | None:
+        """The op's Python expression (for these input shapes, where it has one), or None:
+        the kernel is called."""
+        opdef = op.opdef
+        expr = None
+        if opdef.shaped_expression is not None and all(
+                t.shape.is_fully_defined() and not t.dtype.is_string for t in op.inputs):
+            expr = opdef.shaped_expression(args, attrs, [tuple(t.shape) for t in op.inputs])
+        if expr is None and opdef.expression is not None:
+            expr = opdef.expression(args, attrs)
+        return expr if expr is not None and self._bind_all(opdef.expression_globals) else None
 
     def _bind_inputs(self, sub: Graph, outer_names: list[str]) -> None:
         for placeholder, name in zip(sub.inputs, outer_names):

@@ -233,10 +233,21 @@ def _stack_infer(inputs, *, axis):
 def _stack_kernel(*xs, axis):
     if all(isinstance(x, np.generic) for x in xs):  # scalars (the common case): 5x faster
         return np.array(xs, dtype=xs[0].dtype)
+    if isinstance(xs[0], bytes):  # strings stay objects (numpy's bytes dtype drops trailing
+        xs = [np.array(x, dtype=object) for x in xs]  # zero bytes)
     return np.stack(xs, axis)
 
 
-STACK = define_op("Pack", infer=_stack_infer, kernel=_stack_kernel)
+def _stack_expression(names, attrs, shapes):
+    """Numbers of one shape stacked along a new first dim: np.array of them is np.stack's
+    result (1 us faster on scalars, 4 on small arrays)."""
+    if attrs["axis"] not in (0, -len(shapes[0]) - 1) or any(s != shapes[0] for s in shapes):
+        return None
+    return f"np_array_(({''.join(x + ', ' for x in names)}))"
+
+
+STACK = define_op("Pack", infer=_stack_infer, kernel=_stack_kernel,
+                  shaped_expression=_stack_expression, expression_globals={"np_array_": np.array})
 
 
 @register_rule(KNOWN_VALUE, STACK)

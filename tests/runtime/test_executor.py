@@ -260,6 +260,25 @@ def test_stacking_scalars_gives_what_np_stack_gives():
         values, flags = f(rt.constant(a), rt.constant(b))
         assert values.numpy().dtype == a.dtype and flags.numpy().dtype == np.bool_
         np.testing.assert_array_equal(values.numpy(), np.stack([a, b, a]))
+    assert "np_array_((a, b, a, ))" in f.get_concrete_function(
+        rt.constant(np.float32(1)), rt.constant(np.float32(1))).graph.to_python()
+    # every dtype (numbers as numpy builds their array; strings by the kernel), and 0-d arrays
+    g = rt.function(lambda a, b: rt.stack([a, b]), autograph=False)
+    for a, b in ((np.float16(1.5), np.float16(-0.0)), (np.complex64(1j), np.complex64(2)),
+                 (np.uint8(255), np.uint8(0)), (np.bool_(True), np.bool_(False)),
+                 (np.array(2.5), np.float64(3.0)), (b"ab\0", b"c")):
+        got = g(a, b).numpy()
+        want = np.stack([a, b]) if not isinstance(a, bytes) else np.array([a, b], dtype=object)
+        assert got.dtype == want.dtype and got.shape == (2,)
+        np.testing.assert_array_equal(got, want)
+        assert list(np.signbit(got)) == list(np.signbit(want)) if got.dtype.kind == "f" else True
+    # arrays of one known shape along a new first dim: np.array too; other axes: the kernel
+    for axis, expressed in ((0, True), (-3, True), (1, False), (-1, False)):
+        h = rt.function(lambda a, b, axis=axis: rt.stack([a, b * 2.0], axis=axis))
+        a, b = np.arange(6.0).reshape(2, 3), np.ones((2, 3))
+        np.testing.assert_array_equal(h(a, b).numpy(), np.stack([a, b * 2.0], axis=axis))
+        source = h.get_concrete_function(a, b).graph.to_python()
+        assert ("np_array_((a, mul_" in source) is expressed
 
 
 def _views_kept_while_their_array_dies():

@@ -131,10 +131,10 @@ def _same(a, b) -> bool:
             return False
         x, y = np.asarray(a.numpy()), np.asarray(b.numpy())
         return x.shape == y.shape and (np.array_equal(x, y) or (
-            x.dtype.kind == "f" and np.array_equal(x, y, equal_nan=True)))
+            x.dtype.kind in "fc" and np.array_equal(x, y, equal_nan=True)))
     if isinstance(b, (np.ndarray, np.generic)):  # a numpy value the function returned as is
         return (type(a) is type(b) and a.dtype == b.dtype and np.shape(a) == np.shape(b)
-                and np.array_equal(a, b, equal_nan=b.dtype.kind == "f"))
+                and np.array_equal(a, b, equal_nan=b.dtype.kind in "fc"))
     if isinstance(b, float) and math.isnan(b):
         return isinstance(a, float) and math.isnan(a)
     return type(a) is type(b) and a == b

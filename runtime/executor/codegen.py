@@ -155,9 +155,8 @@ class Emitter:
         the kernel is called."""
         opdef = op.opdef
         expr = None
-        if opdef.shaped_expression is not None and all(
-                t.shape.is_fully_defined() and not t.dtype.is_string for t in op.inputs):
-            expr = opdef.shaped_expression(args, attrs, [tuple(t.shape) for t in op.inputs])
+        if opdef.typed_expression is not None:
+            expr = opdef.typed_expression(args, attrs, op.inputs)
         if expr is None and opdef.expression is not None:
             expr = opdef.expression(args, attrs)
         return expr if expr is not None and self._bind_all(opdef.expression_globals) else None

@@ -21,7 +21,10 @@ def _axis_attr(axis):
     return axes if isinstance(axis, (list, tuple)) or np.ndim(axis) else axes[0]
 
 
-def _reduction(name, kernel, dtype=None):
+def _reduction(name, kernel, dtype=None, ufunc=None, keeps=()):
+    """A reduction op running `kernel` (np.sum, ...); with `ufunc`, the ufunc whose `reduce`
+    the kernel calls for an array: the executor calls it itself for the input dtypes `keeps`
+    (those it does not widen: np.sum adds int32 in int64), 2 us less than np.sum's wrapper."""
     def infer(inputs, *, axis, keepdims):
         x = inputs[0]
         return [(dtype or x.dtype, shapes.reduce(x.shape, axis, keepdims))]
@@ -32,14 +35,26 @@ def _reduction(name, kernel, dtype=None):
             out = out.astype(x.dtype)
         return normalize(out)
 
-    return define_op(name, infer=infer, kernel=run, groups=[REDUCTION])
+    reduce = f"np_{ufunc}_reduce_"
+
+    def expression(names, attrs, inputs):
+        if inputs[0].dtype not in keeps:
+            return None
+        return f"{reduce}({names[0]}, axis={attrs['axis']!r}, keepdims={attrs['keepdims']!r})"
+
+    return define_op(name, infer=infer, kernel=run, groups=[REDUCTION],
+                     typed_expression=expression if ufunc else None,
+                     expression_globals={reduce: getattr(np, ufunc).reduce} if ufunc else None)
 
 
-SUM = _reduction("Sum", np.sum)
+_WIDE = frozenset({dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64,
+                   dtypes.complex128, dtypes.int64})  # (sums and products keep these)
+_ORDERED = frozenset(d for d in dtypes.ALL if d.is_integer or d.is_floating)
+SUM = _reduction("Sum", np.sum, ufunc="add", keeps=_WIDE)
 MEAN = _reduction("Mean", np.mean)
-MAX = _reduction("Max", np.max)
-MIN = _reduction("Min", np.min)
-PROD = _reduction("Prod", np.prod)
+MAX = _reduction("Max", np.max, ufunc="maximum", keeps=_ORDERED)
+MIN = _reduction("Min", np.min, ufunc="minimum", keeps=_ORDERED)
+PROD = _reduction("Prod", np.prod, ufunc="multiply", keeps=_WIDE)
 ANY = _reduction("Any", np.any, dtypes.bool_)
 ALL = _reduction("All", np.all, dtypes.bool_)
 

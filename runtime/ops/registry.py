@@ -78,9 +78,9 @@ class OpDef:
     may hold None); kernel(*numpy_values, **attrs) -> value (or a tuple for several outputs);
     expression(input_names, attrs) -> a Python expression string, when the op has one that is
     faster than calling the kernel (e.g. `a + b` on numpy scalars), which may use the names of
-    `expression_globals` (bound as globals of the generated code); `shaped_expression(input_names,
-    attrs, input_shapes)`, one for inputs of numbers whose shapes are all known (or None: not for
-    these shapes); verify(inputs, attrs, specs)
+    `expression_globals` (bound as globals of the generated code); `typed_expression(input_names,
+    attrs, inputs)`, one for these input tensors (their static dtypes and shapes), or None (not
+    for them); verify(inputs, attrs, specs)
     raises ValueError when attrs that inference does not read (sub-graphs) do not fit the op.
     `elementwise` declares what an elementwise op computes (or is None). `rules` maps a rule
     kind to the op's rule; `lacking` maps a kind to why the op has none.
@@ -93,7 +93,7 @@ class OpDef:
     groups: frozenset = field(default_factory=frozenset)
     expression: Callable | None = None
     expression_globals: dict = field(default_factory=dict)
-    shaped_expression: Callable | None = None
+    typed_expression: Callable | None = None
     tuple_outputs: bool = False  # the kernel returns a tuple (ops with a variable output count)
     verify: Callable | None = None
     elementwise: Elementwise | None = None
@@ -119,13 +119,13 @@ DERIVED_RULES: dict[str, Callable] = {}
 
 def define_op(
     name, *, infer, kernel, stateful=False, groups=(), expression=None, expression_globals=None,
-    tuple_outputs=False, verify=None, elementwise=None, rules=None, shaped_expression=None,
+    tuple_outputs=False, verify=None, elementwise=None, rules=None, typed_expression=None,
 ) -> OpDef:
     """Defines and registers an op type; `rules` maps rule kinds to the op's rules."""
     if name in REGISTRY:
         raise argument_error(ValueError, f"Op {name!r} is defined twice.")
     opdef = OpDef(name, infer, kernel, stateful, frozenset(groups), expression,
-                  dict(expression_globals or {}), shaped_expression, tuple_outputs, verify,
+                  dict(expression_globals or {}), typed_expression, tuple_outputs, verify,
                   elementwise)
     for kind, rule in (rules or {}).items():
         register_rule(kind, opdef)(rule)

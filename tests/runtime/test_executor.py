@@ -385,3 +385,36 @@ def test_a_list_a_loop_only_appends_to_is_a_python_list_with_the_kernels_values(
                             for v in (out.items() if hasattr(out, "items") else [out])]
         for got, want in zip(compiled, flat_interpreted):
             np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+@pytest.mark.parametrize("reduction, numpy_fn, ufunc", [
+    (rt.reduce_sum, np.sum, "add"), (rt.reduce_prod, np.prod, "multiply"),
+    (rt.reduce_max, np.max, "maximum"), (rt.reduce_min, np.min, "minimum")])
+def test_reductions_call_the_ufuncs_reduce_where_it_keeps_the_dtype(reduction, numpy_fn, ufunc):
+    # The generated code calls np.<ufunc>.reduce itself (np.sum's wrapper costs 2 us) for the
+    # dtypes it keeps; the others (np.sum widens int32) take the kernel: the same values and
+    # dtypes as numpy and as eager ops, nan and -0.0 included.
+    rng = np.random.default_rng(5)
+    base = rng.normal(size=(3, 4)) * 4
+    base[0, 0], base[1, 2] = -0.0, np.nan
+    for dtype in (np.float16, np.float32, np.float64, np.complex128, np.int8, np.int32,
+                  np.int64, np.uint8):
+        if dtype is np.complex128 and ufunc in ("maximum", "minimum"):
+            continue
+        x = base.astype(dtype) if np.dtype(dtype).kind in "fc" else np.nan_to_num(base).astype(
+            dtype)
+        for axis in (None, 0, -1, (0, 1)):
+            for keepdims in (False, True):
+                f = rt.function(lambda v: reduction(v, axis=axis, keepdims=keepdims))
+                with np.errstate(all="ignore"):
+                    got = f(x).numpy()
+                    eager = reduction(rt.constant(x), axis=axis, keepdims=keepdims).numpy()
+                    want = numpy_fn(x, axis=axis, keepdims=keepdims).astype(dtype)
+                for value in (got, eager):
+                    assert np.asarray(value).dtype == want.dtype and np.shape(value) == want.shape
+                    np.testing.assert_array_equal(value, want)
+                    if want.dtype.kind == "f":
+                        assert np.array_equal(np.signbit(value), np.signbit(want))
+                source = f.get_concrete_function(x).graph.to_python()
+                widened = ufunc in ("add", "multiply") and dtype in (np.int8, np.int32, np.uint8)
+                assert (f"np_{ufunc}_reduce_(v" in source) is not widened

@@ -53,7 +53,7 @@ def _true_division(dtype):
 
 
 def _elementwise(name, ufunc=None, expression=None, *, accepts, result=None, onnx=None, exact=True,
-                 kernel=None, rules=None, expression_globals=None):
+                 kernel=None, rules=None, expression_globals=None, typed_expression=None):
     """Defines an elementwise op with numpy broadcasting on operands of one dtype from
     `accepts`; it returns that dtype, or `result` (a dtype, or a function of the operands'
     dtype). tests/runtime/test_op_dtypes.py checks each rule against numpy.
@@ -85,7 +85,7 @@ def _elementwise(name, ufunc=None, expression=None, *, accepts, result=None, onn
     return define_op(
         name, infer=infer, kernel=kernel or getattr(np, ufunc), groups=[ELEMENTWISE, FRESH_OUTPUT],
         expression=expression, expression_globals=expression_globals, elementwise=declared,
-        rules=rules,
+        rules=rules, typed_expression=typed_expression,
     )
 
 
@@ -134,7 +134,19 @@ def _power(x, y):
     return np.power(x, y)
 
 
-POW = _elementwise("Pow", "power", accepts=_NUMBERS, onnx="Pow", exact=False, kernel=_power)
+def _power_expression(names, attrs, inputs):
+    """`**` of two scalars written out (the kernel's call costs more than its work on a loop's
+    numbers), with the kernel for what is an array when it runs (a 0-d one)."""
+    if any(len(t.shape) for t in inputs):
+        return None
+    a, b = names
+    return f"({a} ** {b} if isinstance({a}, generic_) and isinstance({b}, generic_) " \
+           f"else power_({a}, {b}))"
+
+
+POW = _elementwise("Pow", "power", accepts=_NUMBERS, onnx="Pow", exact=False, kernel=_power,
+                   typed_expression=_power_expression,
+                   expression_globals={"generic_": np.generic, "power_": _power})
 lacks(FUSED, "np.power is not fused yet (the power pass rewrites x**2 and x**0.5 first)", POW)
 MAXIMUM = _elementwise("Maximum", "maximum", accepts=_NUMBERS, onnx="Max")
 MINIMUM = _elementwise("Minimum", "minimum", accepts=_NUMBERS, onnx="Min")

@@ -111,6 +111,14 @@ def test_a_power_of_arrays_writes_into_a_dying_buffer_and_of_scalars_rounds_as_n
     assert ", out=mul_" in f.get_concrete_function(rt.constant(x), e).graph.to_python()
     np.testing.assert_array_equal(out.numpy(), np.power(x * np.float32(2.0), np.float32(1.5)))
     assert f(rt.constant(np.float32(1.5)), e).numpy() == (np.float32(3.0) ** np.float32(1.5))
+    # of scalars it is written out; a 0-d array (a reshape's) still rounds as the scalars
+    bases = np.float32(np.linspace(0.1, 9.0, 200))
+    g = rt.function(lambda x, e: (x ** e, rt.reshape(rt.reshape(x, [1]), []) ** e),
+                    autograph=False)
+    assert "isinstance(x, generic_)" in g.get_concrete_function(bases[0], e).graph.to_python()
+    for b in bases:
+        want = b ** np.float32(1.5)
+        assert [v.numpy() for v in g(b, e)] == [want, want]
 
 
 def test_values_are_bound_by_identity_not_by_op_name():

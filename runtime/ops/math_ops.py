@@ -615,11 +615,20 @@ def _where_kernel(cond, x, y):
     return normalize(np.where(cond, x, y))
 
 
+def _where_expression(names, attrs, inputs):
+    """np.where itself where its result is an array (of rank 1 or more: the kernel makes a 0-d
+    result a scalar)."""
+    shape = shapes.broadcast(*(t.shape for t in inputs))
+    return f"np_where_({', '.join(names)})" if len(shape) else None
+
+
 WHERE = define_op(
     "Select",
     infer=lambda inputs: [(inputs[1].dtype, shapes.broadcast(*(t.shape for t in inputs)))],
     kernel=_where_kernel,
     groups=[ELEMENTWISE],
+    typed_expression=_where_expression,
+    expression_globals={"np_where_": np.where},
 )
 lacks(FUSED, "np.where picks between operands: not a ufunc step yet", WHERE)
 

@@ -55,8 +55,8 @@ MEAN = _reduction("Mean", np.mean)
 MAX = _reduction("Max", np.max, ufunc="maximum", keeps=_ORDERED)
 MIN = _reduction("Min", np.min, ufunc="minimum", keeps=_ORDERED)
 PROD = _reduction("Prod", np.prod, ufunc="multiply", keeps=_WIDE)
-ANY = _reduction("Any", np.any, dtypes.bool_)
-ALL = _reduction("All", np.all, dtypes.bool_)
+ANY = _reduction("Any", np.any, dtypes.bool_, ufunc="logical_or", keeps={dtypes.bool_})
+ALL = _reduction("All", np.all, dtypes.bool_, ufunc="logical_and", keeps={dtypes.bool_})
 
 
 def _reduce(opdef, x, axis, keepdims, bool_only=False):

@@ -413,7 +413,7 @@ def test_reductions_call_the_ufuncs_reduce_where_it_keeps_the_dtype(reduction, n
             dtype)
         for axis in (None, 0, -1, (0, 1)):
             for keepdims in (False, True):
-                f = rt.function(lambda v: reduction(v, axis=axis, keepdims=keepdims))
+                f = rt.function(lambda v, r=reduction, a=axis, k=keepdims: r(v, axis=a, keepdims=k))
                 with np.errstate(all="ignore"):
                     got = f(x).numpy()
                     eager = reduction(rt.constant(x), axis=axis, keepdims=keepdims).numpy()
@@ -426,3 +426,24 @@ def test_reductions_call_the_ufuncs_reduce_where_it_keeps_the_dtype(reduction, n
                 source = f.get_concrete_function(x).graph.to_python()
                 widened = ufunc in ("add", "multiply") and dtype in (np.int8, np.int32, np.uint8)
                 assert (f"np_{ufunc}_reduce_(v" in source) is not widened
+
+
+def test_any_all_and_where_written_out_give_the_kernels_values():
+    flags = np.array([[True, False, False], [False, False, False]])
+    for reduction, numpy_fn, ufunc in ((rt.reduce_any, np.any, "logical_or"),
+                                       (rt.reduce_all, np.all, "logical_and")):
+        for x in (flags, ~flags, np.zeros((0, 3), bool)):
+            for axis in (None, 0, -1):
+                f = rt.function(lambda v, r=reduction, a=axis: r(v, axis=a, keepdims=False))
+                got, want = f(x).numpy(), numpy_fn(x, axis=axis)
+                assert type(got) is type(want) and np.array_equal(got, want)
+                assert f"np_{ufunc}_reduce_(v" in f.get_concrete_function(x).graph.to_python()
+    g = rt.function(lambda c, x, y: rt.where(c, x, y))
+    for c, x, y in ((flags, np.ones((2, 3)), np.float64(-0.0)), (np.True_, np.float32(1),
+                                                                 np.float32(2))):
+        got, want = g(c, x, y).numpy(), np.where(c, x, y)
+        want = want[()] if want.ndim == 0 else want  # (a 0-d result is a scalar)
+        assert type(got) is type(want) and np.array_equal(got, want)
+        assert list(np.signbit(np.ravel(got))) == list(np.signbit(np.ravel(want)))
+        assert ("np_where_(c, x, y)" in g.get_concrete_function(c, x, y).graph.to_python()) is (
+            np.ndim(want) > 0)

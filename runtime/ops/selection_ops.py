@@ -139,16 +139,19 @@ def _bincount_infer(inputs, *, minlength):
 
 
 def _bincount_kernel(x, *weights, minlength):
-    if np.size(x) and np.min(x) < 0:
-        raise argument_error(
-            ValueError, "x holds negative values; bincount counts non-negative integers"
-        )
-    if weights and np.shape(weights[0]) != np.shape(x):
-        raise argument_error(
-            ValueError,
-            f"weights have shape {list(np.shape(weights[0]))}, x has {list(np.shape(x))}",
-        )
-    return np.bincount(x, weights[0] if weights else None, minlength)
+    try:
+        return np.bincount(x, weights[0] if weights else None, minlength)
+    except ValueError:  # (numpy's words name its own arguments: said in ours)
+        if np.size(x) and np.min(x) < 0:
+            raise argument_error(
+                ValueError, "x holds negative values; bincount counts non-negative integers"
+            ) from None
+        if weights and np.shape(weights[0]) != np.shape(x):
+            raise argument_error(
+                ValueError,
+                f"weights have shape {list(np.shape(weights[0]))}, x has {list(np.shape(x))}",
+            ) from None
+        raise
 
 
 BINCOUNT = define_op("Bincount", infer=_bincount_infer, kernel=_bincount_kernel)

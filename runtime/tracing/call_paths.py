@@ -35,9 +35,10 @@ from runtime.tracing.signature import float_token, is_tensor_leaf
 # Python argument types the fast call path keys by value (as the general path does).
 _FAST_PYTHON_TYPES = frozenset({int, float, bool, str})
 # numpy scalar types the fast call path passes as they are (keyed by type, as a tensor holding
-# one is): the numeric ones, which become a graph input unchanged.
+# one is): those the general path takes as graph inputs (signature.is_tensor_leaf: a complex
+# scalar is a constant of the graph, keyed by its value).
 _FAST_NUMPY_SCALARS = frozenset(
-    np.dtype(code).type for code in "?bBhHiIlLqQefdgFDG" if np.dtype(code).kind in "biufc")
+    np.dtype(code).type for code in "?bBhHiIlLqQefdg" if np.dtype(code).kind in "biuf")
 # A key token after the arguments of a call with a numpy argument (its results may be numpy's).
 _NUMPY_ARGUMENTS = "numpy arguments"
 

@@ -446,3 +446,15 @@ def test_numpy_arguments_under_a_tape_and_while_tracing():
 
     assert outer(rt.constant(2.0)).numpy() == 9.0
     assert outer(rt.constant(5.0)).numpy() == 21.0
+
+
+def test_a_complex_scalar_argument_is_a_constant_on_every_call_path():
+    # A numpy complex scalar is keyed by its value (a constant of the graph, as the general path
+    # takes it), never passed by the fast path in place of another argument's tensor.
+    def rotate(z, phase=np.array(1j)):
+        return z * phase
+
+    f = rt.function(rotate)
+    for z in (np.complex128(1), np.complex128(2), np.complex128(3), np.complex128(2)):
+        assert f(z).numpy() == rotate(z)
+    assert f.experimental_get_tracing_count() == 3

@@ -18,6 +18,7 @@ import numpy as np
 from runtime.core.generated_code import compile_function, fresh_name
 from runtime.core.graph import Graph, Operation, provide_views
 from runtime.core.tensor import SymbolicTensor
+from runtime.executor import break_chains
 from runtime.ops import control_flow_ops as cf
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.list_ops import LIST_PUSH_BACK, ListValue, own_item
@@ -45,6 +46,7 @@ class Emitter:
     counted_loops = True  # `while i < n: ...; i += step` as a `for` over a numpy range
     python_history = True  # a While's gradient history on Python lists (`_History`), and the
     # lists a loop only appends to (`_Appended`)
+    jump_out_of_chains = True  # an unrolled loop's `break` skips its later iterations
 
     def __init__(self, graph: Graph):
         self.graph = graph
@@ -55,6 +57,8 @@ class Emitter:
         self._taken: set[str] = set()  # every name defined so far, local or global
         self._loop_ids = itertools.count()
         self._appends: dict[int, str] = {}  # id(ListPushBack op) -> the Python list it appends to
+        self._loops = 0  # loops open where code is emitted now (Python allows 20 nested blocks)
+        self._exits: dict[int, tuple] = {}  # id(If of a break chain) -> (results, exit values)
 
     def epilogue(self) -> str:
         """Source the module holds after the function (helpers its code calls): none here."""
@@ -106,19 +110,39 @@ class Emitter:
         """Emits the ops of `graph` (but the ops in `skip`, which others emit their own way)."""
         dead_after = _arrays_dead_after(graph) if self.free_temporaries else {}
         unaliased = _unaliased_arrays(graph) if dead_after else set()
+        chains = (break_chains.find(graph) if self.jump_out_of_chains and self._loops < 15
+                  else {})
+        chain_ends: dict[int, tuple] = {}  # index of a chain's last op -> (chain, its indent)
         for index, op in enumerate(graph.operations):
             if op.opdef is PLACEHOLDER or any(op is s for s in skip):
                 continue
+            chain = chains.get(index)
+            if chain is not None:  # `while True:` ... `break`, left at its first else branch
+                self.emit(indent, "while True:")
+                self._loops += 1
+                chain_ends[index + len(chain.ops) - 1] = (chain, indent)
+                for t in chain.levels[-1][1].outputs:  # (the names each exit sets)
+                    self._define(t)
+                indent += "    "
             statement = _STATEMENTS.get(op.opdef)
             dead = dead_after.get(index)
             if id(op) in self._appends:
                 _Appended.emit_append(self, op, indent)
+            elif op.opdef is IF and self._exits.get(id(op)) is not None:
+                self._emit_if(op, indent, self._exits.pop(id(op)))
             elif statement is not None:
                 getattr(self, statement)(op, indent)
             else:
                 self._emit_kernel(op, indent, [t for t in dead or () if id(t) in unaliased])
             if dead:
                 self.emit(indent, f"del {', '.join(self.name_of(t) for t in dead)}")
+            if chain is not None:
+                for (_, level), values in zip(chain.levels, chain.exits):
+                    self._exits[id(level)] = (chain.levels[-1][1].outputs, values)
+            if index in chain_ends:
+                chain, indent = chain_ends.pop(index)
+                self.emit(indent + "    ", "break")
+                self._loops -= 1
 
     def _emit_const(self, op: Operation, indent: str) -> None:
         value = op.attrs["value"]
@@ -165,14 +189,23 @@ class Emitter:
         for placeholder, name in zip(sub.inputs, outer_names):
             self.names[id(placeholder)] = name
 
-    def _emit_if(self, op: Operation, indent: str) -> None:
+    def _emit_if(self, op: Operation, indent: str, exit_values=None) -> None:
+        """`if`/`else` with both branches inlined; with `exit_values` (an If of a break chain
+        but its last), the else branch sets the chain's results to them and leaves it."""
         pred = self.name_of(cf.predicate(op))
         captured = [self.name_of(t) for t in cf.captured(op)]
-        outs = [self._define(t) for t in op.outputs]
+        outs = [self.names.get(id(t)) or self._define(t) for t in op.outputs]
         self.emit(indent, f"if {pred}:", op)
         for i, branch in enumerate(cf.branches(op)):
             if i:
                 self.emit(indent, "else:")
+            if i and exit_values is not None:
+                results, values = exit_values
+                if results:
+                    self.emit(indent + "    ", f"{', '.join(self.name_of(t) for t in results)} = "
+                              f"{', '.join(self.name_of(t) for t in values)}", op)
+                self.emit(indent + "    ", "break")
+                continue
             self._bind_inputs(branch, captured)
             start = len(self.lines)
             self.body(branch, indent + "    ")
@@ -196,10 +229,12 @@ class Emitter:
             history.before(indent)
         if appended is not None:
             appended.before(indent)
+        self._loops += 1
         if counted is not None:
             self._emit_counted_loop(op, indent, loop_vars, inputs, history, carried, *counted)
         else:
             self._emit_loop(op, indent, loop_vars, inputs, history, carried)
+        self._loops -= 1
         if history is not None:
             history.after(indent)
         if appended is not None:

@@ -451,7 +451,7 @@ def test_numpy_arguments_under_a_tape_and_while_tracing():
 def test_a_complex_scalar_argument_is_a_constant_on_every_call_path():
     # A numpy complex scalar is keyed by its value (a constant of the graph, as the general path
     # takes it), never passed by the fast path in place of another argument's tensor.
-    def rotate(z, phase=np.array(1j)):
+    def rotate(z, phase=np.array(1j)):  # noqa: B008 - the default is the point
         return z * phase
 
     f = rt.function(rotate)

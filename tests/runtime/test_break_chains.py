@@ -2,23 +2,19 @@
 iteration) runs as a chain the generated code leaves at the break (runtime/executor/
 break_chains.py): the values are plain Python's, for a break at every iteration or none."""
 
+import importlib.util
+
 import numpy as np
 import pytest
 
 import runtime as rt
 from runtime.executor import break_chains
 from runtime.executor.interpreter import run_graph
+from tests import numpy_programs
 
 
 def newton(c, x, tol):
-    steps = 0
-    for _ in range(12):
-        step = (x ** 3 - x - c) / (3 * x ** 2 - 1)
-        x = x - step
-        steps += 1
-        if np.abs(step) < tol:
-            break
-    return x, steps
+    return numpy_programs.newton(c, x, tol, max_iter=12)
 
 
 def swaps(a, b, limit):
@@ -116,28 +112,16 @@ def test_a_chain_is_not_taken_where_a_value_leaves_it_early():
         assert got == list(kept(np.float64(a)))
 
 
-def test_loops_nested_twenty_deep_still_compile():
-    def deep(x):
-        for _ in rt.range(1):
-            for _ in rt.range(1):
-                for _ in rt.range(1):
-                    for _ in rt.range(1):
-                        for _ in rt.range(1):
-                            for _ in rt.range(1):
-                                for _ in rt.range(1):
-                                    for _ in rt.range(1):
-                                        for _ in rt.range(1):
-                                            for _ in rt.range(1):
-                                                for _ in rt.range(1):
-                                                    for _ in rt.range(1):
-                                                        for _ in rt.range(1):
-                                                            for _ in rt.range(1):
-                                                                for _ in rt.range(1):
-                                                                    for _ in rt.range(1):
-                                                                        for _ in range(6):
-                                                                            x = x * 2.0
-                                                                            if x > 5.0:
-                                                                                break
-        return x
-
-    assert rt.function(deep)(np.float64(1.0)).numpy() == deep(np.float64(1.0))
+def test_loops_nested_twenty_deep_still_compile(tmp_path):
+    # Python allows 20 nested loops: a chain's `while True:` is not added past 15
+    lines = ["import runtime as rt", "", "", "def deep(x):"]
+    for level in range(16):
+        lines.append("    " * (level + 1) + "for _ in rt.range(1):")
+    inner = "    " * 17
+    lines += [inner + "for _ in range(6):", inner + "    x = x * 2.0",
+              inner + "    if x > 5.0:", inner + "        break", "    return x", ""]
+    (tmp_path / "deep_loops.py").write_text("\n".join(lines))
+    spec = importlib.util.spec_from_file_location("deep_loops", tmp_path / "deep_loops.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert rt.function(module.deep)(np.float64(1.0)).numpy() == module.deep(np.float64(1.0))

@@ -35,6 +35,9 @@ import numpy as np
 from runtime.core.generated_code import compile_function
 from runtime.ops.registry import GRADIENT, define_op, lacks
 
+# Elementwise chains on arrays smaller than this stay unfused (the fusion pass), or run as the
+# unfused ops would (a fused kernel of unknown shape, given a small array when it runs).
+MIN_ELEMENTS = 1 << 15
 # Arrays at least this big are shared out block by block between the calling thread and a
 # helper thread (numpy releases the GIL inside ufunc loops, so both run at once on two cores),
 # but only while another core is idle: a helper thread that has to wait for a core holds up the
@@ -111,15 +114,29 @@ def compile_program(program, slot_dtypes, results, array_inputs, shape, block):
 
 
 def program_source(program, slot_dtypes, results, array_inputs, shape, block) -> str:
-    """The source of `fused(in0, in1, ...)` for a program (see the module docstring)."""
-    size = math.prod(shape)
-    block = max(1, min(block, size))
+    """The source of `fused(in0, in1, ...)` for a program (see the module docstring). A shape
+    with unknown dims (a graph traced for any length) is read from the arrays when it runs:
+    arrays of one shape and at least MIN_ELEMENTS elements run block by block, others (small,
+    or of shapes that broadcast) as the unfused ops ran, step by step on whole arrays."""
     buffers, scratch_dtypes = _assign_buffers(program, slot_dtypes, results)
     params = [f"in{i}" for i in range(len(array_inputs))]
     lines = [f"def fused({', '.join(params)}):"]
+    arrays = [f"in{i}" for i, arr in enumerate(array_inputs) if arr]
+    if None in shape:
+        lines.append(f"    shape = {arrays[0]}.shape")
+        same = "".join(f" or {a}.shape != shape" for a in arrays[1:])
+        lines.append(f"    if {arrays[0]}.size < {MIN_ELEMENTS}{same}:")
+        lines.append(f"        return whole({', '.join(params)})")
+        lines.append(f"    size = {arrays[0]}.size")
+        size, shape_text = "size", "shape"
+        block_text = f"min({block}, size)"
+    else:
+        size = math.prod(shape)
+        block = max(1, min(block, size))
+        shape_text, block_text = repr(tuple(shape)), str(block)
     lines += [f"    x{i} = in{i}.reshape(-1)" for i, arr in enumerate(array_inputs) if arr]
     for k, slot in enumerate(results):
-        lines.append(f"    out{k} = np.empty({tuple(shape)!r}, np.{slot_dtypes[slot]})")
+        lines.append(f"    out{k} = np.empty({shape_text}, np.{slot_dtypes[slot]})")
         lines.append(f"    o{k} = out{k}.reshape(-1)")
     lines.append("    def work(claim, block):")
     lines += [f"        {t} = np.empty(block, np.{d})" for t, d in scratch_dtypes.items()]
@@ -134,9 +151,22 @@ def program_source(program, slot_dtypes, results, array_inputs, shape, block) ->
     for name, args, dest in program:
         operands = ", ".join(_operand(a, buffers, array_inputs) for a in args)
         lines.append(f"            {name}({operands}, out={_view(buffers[dest])})")
-    lines.append(f"    run_blocks(work, {size}, {block})")
+    lines.append(f"    run_blocks(work, {size}, {block_text})")
     lines.append(f"    return ({''.join(f'out{k}, ' for k in range(len(results)))})")
+    if None in shape:
+        lines += ["", "", _whole_source(program, results, params)]
     return "\n".join(lines) + "\n"
+
+
+def _whole_source(program, results, params) -> str:
+    """`whole(in0, ...)`: the steps on whole values, as the unfused ops compute them."""
+    lines = [f"def whole({', '.join(params)}):"]
+    for name, args, dest in program:
+        operands = ", ".join(repr(v) if kind == "lit" else f"in{v}" if kind == "in" else f"s{v}"
+                             for kind, v in args)
+        lines.append(f"    s{dest} = {name}({operands})")
+    lines.append(f"    return ({''.join(f's{slot}, ' for slot in results)})")
+    return "\n".join(lines)
 
 
 def _assign_buffers(program, slot_dtypes, results):

@@ -4,9 +4,11 @@ Guarantees after this pass: in every graph and sub-graph, each maximal run of `M
 fusable ops that the greedy sweep below can merge is one `FusedElementwise` op
 (runtime/ops/fused_ops.py), which evaluates the chain block by block with `out=` buffers.
 
-Fusable: an op with a FUSED rule (its ufunc form, registered next to the op) whose output
-shape is fully known with at least `MIN_ELEMENTS` elements, and whose every input is either of
-that exact shape or a scalar (rank 0). Scalar and small-array code stays on the fast `a + b` path.
+Fusable: an op with a FUSED rule (its ufunc form, registered next to the op) whose output is
+an array of at least `MIN_ELEMENTS` elements, or of dims not known while tracing (a graph
+relaxed to any length: the kernel checks the size, and that the arrays have one shape, when it
+runs, and runs the steps unfused otherwise), and whose every input is either of the output's
+static shape or a scalar (rank 0). Scalar and small-array code stays on the fast `a + b` path.
 
 The sweep (in graph order) adds a fusable op to the groups of its inputs' producers that have
 its shape and are still open, merging them. A group closes as soon as an op outside it reads
@@ -22,11 +24,10 @@ from typing import Any
 
 from runtime.core.graph import Graph, Operation
 from runtime.core.tensor import SymbolicTensor
-from runtime.ops.fused_ops import FUSED_ELEMENTWISE
+from runtime.ops.fused_ops import FUSED_ELEMENTWISE, MIN_ELEMENTS
 from runtime.ops.registry import FUSED
 from runtime.passes.rewrite import graphs_outer_first, is_pure
 
-MIN_ELEMENTS = 1 << 15
 # Two-op chains stay unfused: the executor computes the second op in place in the first one's
 # fresh buffer (codegen's `out=` reuse), which measured faster than a blockwise kernel (W3b).
 MIN_OPS = 3
@@ -58,7 +59,8 @@ def _fusable(op: Operation) -> bool:
     if op.opdef.rule(FUSED) is None or not is_pure(op) or len(op.outputs) != 1:
         return False
     out = op.outputs[0]
-    if not out.shape.is_fully_defined() or _size(out.shape) < MIN_ELEMENTS or out.dtype.is_string:
+    if len(out.shape) == 0 or out.dtype.is_string or (
+            out.shape.is_fully_defined() and _size(out.shape) < MIN_ELEMENTS):
         return False
     return all(
         not t.dtype.is_string and (tuple(t.shape) == tuple(out.shape) or len(t.shape) == 0)

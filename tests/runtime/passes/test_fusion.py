@@ -17,6 +17,7 @@ def fuse_small_arrays(patch):
     """Fusion of small arrays, shared with the helper thread in blocks of 3 elements, so tests
     exercise blocks, tails and threads."""
     patch.setattr(fusion, "MIN_ELEMENTS", 2)
+    patch.setattr(fused_ops, "MIN_ELEMENTS", 2)
     patch.setattr(fusion, "BLOCK_ELEMENTS", 3)
     patch.setattr(fused_ops, "PARALLEL_MIN_ELEMENTS", 2)
     patch.setattr(fused_ops, "_idle_core", lambda: True)
@@ -90,3 +91,31 @@ def test_fused_kernel_source_reuses_buffers_in_place():
     source = fused_ops.program_source(**attrs)
     assert source.count(" = np.empty(") == 2  # 10 steps: the output and one scratch buffer
     assert "tanh(o0_, out=o0_)" in source  # intermediates live in the output block, in place
+
+
+def _chain_of_two(x, y):
+    d = x - y
+    return rt.tanh(d * 1.5) + d, d * d
+
+
+@pytest.mark.parametrize("small", [False, True])
+def test_a_graph_of_unknown_length_keeps_its_fusion(small, monkeypatch):
+    # A graph relaxed to any length (an input_signature of None dims, or the third shape it
+    # was called with) fuses as a static one does; the kernel reads the shape when it runs, and
+    # runs the steps unfused for small arrays or for arrays that broadcast: the same bits as the
+    # unfused ops in every case.
+    if small:
+        fuse_small_arrays(monkeypatch)
+    spec = rt.TensorSpec([None], rt.float32)
+    f = rt.function(_chain_of_two, input_signature=[spec, spec])
+    plain = rt.function(_chain_of_two, input_signature=[spec, spec], optimize=False)
+    rng = np.random.default_rng(3)
+    for n, m in ((1, 1), (5, 5), (1 << 15, 1 << 15), (40_001, 40_001), (40_001, 1), (1, 7)):
+        x = (rng.standard_normal(n) * 4).astype(np.float32)
+        y = (rng.standard_normal(m) * 4).astype(np.float32)
+        for got, want in zip(f(x, y), plain(x, y)):
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+    concrete = f.get_concrete_function()
+    assert "FusedElementwise" in [op.type for op in concrete.graph.operations]
+    with pytest.raises(rt.errors.InvalidArgumentError):
+        f(np.ones(3, np.float32), np.ones(4, np.float32))  # (as the unfused ops: no broadcast)

@@ -7,7 +7,8 @@ function or lambda reads (late binding: it must see the current value), or that 
 
 Annotates every FunctionDef under the tree with `Anno.SHARED`, a `Shared`: `kinds` maps the
 shared variables to "nonlocal" or "global"; `called_writes` are those that nested functions
-assign (through `nonlocal`), so any call in a branch or loop body may change them.
+assign (through `nonlocal`), so any call in a branch or loop body may change them: the nested
+functions that a call can reach (all but a `def` without decorators whose name nothing loads).
 """
 
 from __future__ import annotations
@@ -56,11 +57,23 @@ def _shared(fn_node) -> Shared:
     kinds.update({name: "nonlocal" for name in own.nonlocals})
     local = own.bound - own.globals - own.nonlocals
     written = set()
+    loaded = own.loads.union(*(_free(inner) for inner in own.inner_scopes))
     for inner in own.inner_scopes:
         for name in _free(inner) & local:
             kinds[name] = "nonlocal"
-        written |= _nonlocal_writes(inner) & local
+        if _callable_later(inner, loaded):
+            written |= _nonlocal_writes(inner) & local
     return Shared(kinds, frozenset(written))
+
+
+def _callable_later(scope_node, loaded: set) -> bool:
+    """Whether a call can reach the nested scope: a lambda or class, a decorated function (its
+    decorator has it), or a function whose name the enclosing function or one of its nested
+    scopes loads; also any, where `locals`, `vars`, `eval` or `exec` are loaded."""
+    if not isinstance(scope_node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+        return True
+    return bool(scope_node.decorator_list) or scope_node.name in loaded or bool(
+        loaded & {"locals", "vars", "eval", "exec"})
 
 
 def _nonlocal_writes(scope_node) -> set:

@@ -275,3 +275,60 @@ def test_an_attribute_whose_getter_raises_can_still_be_set_while_tracing():
         return x + 1.0
 
     assert set_then_add(rt.constant(1.0)).numpy() == 2.0 and holder.value == 3
+
+
+def _registered(fn):
+    return fn
+
+
+def writer_never_called(x, n):
+    count = x * 0.0
+
+    def bump():
+        nonlocal count
+        count = count + 1.0
+
+    k = 0
+    while k < n:  # no call here can reach `bump` (nothing loads its name): count is not loop state
+        x = abs(x) * 0.5
+        k += 1
+    return x, count
+
+
+def writer_called_in_the_loop(x, n):
+    count = x * 0.0
+
+    def bump():
+        nonlocal count
+        count = count + 1.0
+
+    for _ in rt.range(n):
+        bump()
+        x = x * 0.5
+    return x, count
+
+
+def writer_reachable_through_a_decorator(x, n):
+    count = x * 0.0
+
+    @_registered
+    def bump():
+        nonlocal count
+        count = count + 1.0
+
+    steps = [bump]
+    for _ in rt.range(n):
+        steps[0]()
+    return count
+
+
+@pytest.mark.parametrize("fn", [writer_never_called, writer_called_in_the_loop,
+                                writer_reachable_through_a_decorator])
+def test_a_nested_function_writing_a_variable_makes_it_loop_state_where_a_call_can_reach_it(fn):
+    # A nested function that writes a variable of its function (nonlocal) makes every loop
+    # that calls anything carry it, unless nothing can call the nested function (a plain def
+    # whose name nothing loads): then a loop does not carry it (and a decorated callee's
+    # closure no longer made the loop's write of it look like outside state).
+    assert_agree(fn, F32(3.0), np.int32(4))
+    loop = autograph.to_code(fn).split("def bump")[1]  # (bump's own loop is not the point)
+    assert ("Nonlocal('count')" in loop.split("\n    ", 1)[1]) is (fn is not writer_never_called)

@@ -66,7 +66,7 @@ def find(graph: Graph) -> dict[int, Chain]:
 def _levels_at(ops, i, readers, outputs) -> list:
     """The longest chain starting at ops[i] (a list of (LogicalNot, If) pairs; maybe empty)."""
     levels: list = []
-    flag = None  # the flag the level before negated
+    flag: SymbolicTensor | None = None  # the flag the level before negated
     while i + 1 < len(ops):
         negate, branch = ops[i], ops[i + 1]
         if not (negate.opdef is LOGICAL_NOT and branch.opdef is IF
@@ -102,7 +102,7 @@ def _else_value(op: Operation, index: int) -> SymbolicTensor:
     return cf.captured(op)[position]
 
 
-def _stays(op: Operation, flag: SymbolicTensor, before: SymbolicTensor) -> bool:
+def _stays(op: Operation, flag: SymbolicTensor, before: SymbolicTensor | None) -> bool:
     """Whether `flag` is an output of the If `op` that its else branch sets to `before` (the
     flag whose negation picks the branch): once true, it stays true."""
     return any(t is flag and _else_value(op, i) is before for i, t in enumerate(op.outputs))

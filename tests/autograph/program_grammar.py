@@ -528,6 +528,9 @@ class Scope:
     in_loop: bool = False
     frozen: tuple = ()  # lists a `for` iterates: not lengthened or shortened in place
     product_loop: bool = False  # in the body of a PRODUCT_LOOPS loop (a graph loop)
+    # in a `finally:` block: no return, break or continue (they discard exceptions, PEP 765;
+    # autograph refuses them with a located ConversionError, tests/autograph)
+    in_finally: bool = False
 
     def lists(self, kinds=LISTS, mutable=False):
         """(kind, name) of the readable (or changeable) lists of `kinds`."""
@@ -1165,7 +1168,7 @@ class _Writer:
 
     def statement(self, scope):
         """The lines of one statement, and the scope of the statements after it."""
-        kinds = {"assign", "augassign", "return"}
+        kinds = {"assign", "augassign"} | (set() if scope.in_finally else {"return"})
         # No `append` yet: a list appended to under graph control flow (also where jump
         # lowering moves code under a flag test) becomes a stacked tensor; issue 9, "staged
         # lists are lists", adds it back.
@@ -1191,7 +1194,7 @@ class _Writer:
                 kinds |= {"while", "for"}
             if self.features.try_:
                 kinds.add("try")
-        if scope.in_loop:
+        if scope.in_loop and not scope.in_finally:
             kinds |= {"break", "continue"}
         if self.helper_kinds(scope):
             kinds.add("call")
@@ -1432,7 +1435,8 @@ class _Writer:
         if self.draw(st.booleans()):
             lines += ["else:", *_indent(self.block(inner))]
         if self.draw(st.booleans()):
-            lines += ["finally:", *_indent(self.block(inner))]
+            lines += ["finally:", *_indent(self.block(dataclasses.replace(inner,
+                                                                        in_finally=True)))]
         return lines, scope
 
 

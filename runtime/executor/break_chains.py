@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from runtime.core.graph import Graph, Operation
 from runtime.core.tensor import SymbolicTensor
 from runtime.ops import control_flow_ops as cf
-from runtime.ops.control_flow_ops import IF
+from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.math_ops import LOGICAL_NOT
 from runtime.ops.registry import PLACEHOLDER
 
@@ -41,6 +41,17 @@ class Chain:
     @property
     def ops(self) -> list:
         return [op for level in self.levels for op in level]
+
+    def loops_inside(self) -> int:
+        """How deep graph loops nest in the chain's branches (Python allows 20 nested blocks;
+        the chain's `while True:` is one more around them)."""
+        return max(_loop_depth(op) for op in self.ops)
+
+
+def _loop_depth(op: Operation) -> int:
+    """The deepest nesting of While ops in `op` (itself included)."""
+    inner = max((_loop_depth(o) for sub in op.subgraphs() for o in sub.operations), default=0)
+    return inner + (op.opdef is WHILE)
 
 
 def find(graph: Graph) -> dict[int, Chain]:

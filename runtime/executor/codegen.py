@@ -57,7 +57,7 @@ class Emitter:
         self._taken: set[str] = set()  # every name defined so far, local or global
         self._loop_ids = itertools.count()
         self._appends: dict[int, str] = {}  # id(ListPushBack op) -> the Python list it appends to
-        self._loops = 0  # loops open where code is emitted now (Python allows 20 nested blocks)
+        self._loops = 0  # loops open where code is emitted now (at most _MAX_BLOCKS)
         self._exits: dict[int, tuple] = {}  # id(If of a break chain) -> (results, exit values)
 
     def epilogue(self) -> str:
@@ -110,8 +110,9 @@ class Emitter:
         """Emits the ops of `graph` (but the ops in `skip`, which others emit their own way)."""
         dead_after = _arrays_dead_after(graph) if self.free_temporaries else {}
         unaliased = _unaliased_arrays(graph) if dead_after else set()
-        chains = (break_chains.find(graph) if self.jump_out_of_chains and self._loops < 15
-                  else {})
+        chains = {i: c for i, c in break_chains.find(graph).items()
+                  if self._loops + 1 + c.loops_inside() <= _MAX_BLOCKS
+                  } if self.jump_out_of_chains else {}
         chain_ends: dict[int, tuple] = {}  # index of a chain's last op -> (chain, its indent)
         for index, op in enumerate(graph.operations):
             if op.opdef is PLACEHOLDER or any(op is s for s in skip):
@@ -538,6 +539,7 @@ def _arrays_dead_after(graph: Graph) -> dict[int, list[SymbolicTensor]]:
     return dead
 
 
+_MAX_BLOCKS = 20  # Python's limit on statically nested loops (and try/with) in a function
 _NOT_TEMPORARY = (PLACEHOLDER, CONST)  # arguments and constants outlive every op
 # Ops that the executor writes as statements of its own rather than as a kernel call.
 _STATEMENTS = {CONST: "_emit_const", IF: "_emit_if", WHILE: "_emit_while"}

@@ -112,16 +112,32 @@ def test_a_chain_is_not_taken_where_a_value_leaves_it_early():
         assert got == list(kept(np.float64(a)))
 
 
-def test_loops_nested_twenty_deep_still_compile(tmp_path):
-    # Python allows 20 nested loops: a chain's `while True:` is not added past 15
-    lines = ["import runtime as rt", "", "", "def deep(x):"]
-    for level in range(16):
-        lines.append("    " * (level + 1) + "for _ in rt.range(1):")
-    inner = "    " * 17
-    lines += [inner + "for _ in range(6):", inner + "    x = x * 2.0",
-              inner + "    if x > 5.0:", inner + "        break", "    return x", ""]
-    (tmp_path / "deep_loops.py").write_text("\n".join(lines))
-    spec = importlib.util.spec_from_file_location("deep_loops", tmp_path / "deep_loops.py")
+def _load(tmp_path, name, lines):
+    (tmp_path / f"{name}.py").write_text("\n".join(lines) + "\n")
+    spec = importlib.util.spec_from_file_location(name, tmp_path / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    assert rt.function(module.deep)(np.float64(1.0)).numpy() == module.deep(np.float64(1.0))
+    return module.deep
+
+
+def test_loops_nested_twenty_deep_still_compile(tmp_path):
+    # Python allows 20 nested loops: a chain's `while True:` is added only where the loops
+    # around it and inside it leave room (a chain holding loops 6 deep, 14 loops down, has none)
+    lines = ["import runtime as rt", "", "", "def deep(x):"]
+    lines += ["    " * (level + 1) + "for _ in rt.range(1):" for level in range(16)]
+    inner = "    " * 17
+    lines += [inner + "for _ in range(6):", inner + "    x = x * 2.0",
+              inner + "    if x > 5.0:", inner + "        break", "    return x"]
+    deep = _load(tmp_path, "deep_loops", lines)
+    assert rt.function(deep)(np.float64(1.0)).numpy() == deep(np.float64(1.0))
+    lines = ["import runtime as rt", "", "", "def deep(x):"]
+    lines += ["    " * (level + 1) + "for _ in rt.range(1):" for level in range(14)]
+    at = "    " * 15
+    lines.append(at + "done = x > 100.0")
+    for _ in range(3):  # (three `if not done:` blocks: a chain)
+        lines.append(at + "if not done:")
+        lines += [at + "    " * (level + 1) + "for _ in rt.range(1):" for level in range(6)]
+        lines += [at + "    " * 7 + "x = x * 2.0", at + "    done = x > 5.0"]
+    lines.append("    return x")
+    deep = _load(tmp_path, "deep_chain", lines)
+    assert rt.function(deep)(np.float64(1.0)).numpy() == deep(np.float64(1.0)) == 8.0

@@ -6,9 +6,10 @@ fusable ops that the greedy sweep below can merge is one `FusedElementwise` op
 
 Fusable: an op with a FUSED rule (its ufunc form, registered next to the op) whose output is
 an array of at least `MIN_ELEMENTS` elements, or of dims not known while tracing (a graph
-relaxed to any length: the kernel checks the size, and that the arrays have one shape, when it
-runs, and runs the steps unfused otherwise), and whose every input is either of the output's
-static shape or a scalar (rank 0). Scalar and small-array code stays on the fast `a + b` path.
+relaxed to any length: then the group must read one array from outside, and the kernel checks
+its size when it runs, running the steps unfused on small arrays), and whose every input is
+either of the output's static shape or a scalar (rank 0). Scalar and small-array code stays on
+the fast `a + b` path.
 
 The sweep (in graph order) adds a fusable op to the groups of its inputs' producers that have
 its shape and are still open, merging them. A group closes as soon as an op outside it reads
@@ -95,10 +96,22 @@ def _find_groups(graph: Graph) -> list[_Group]:
             producer = group_of.get(id(t.op))
             if producer is not None and producer is not group:
                 producer.open = False
-    fused = [g for g in groups if len(g.members) >= MIN_OPS]
+    fused = [g for g in groups if len(g.members) >= MIN_OPS and (
+        None not in g.shape or _one_array_input(g))]
     for g in fused:
         g.members.sort(key=lambda op: position[id(op)])
     return fused
+
+
+def _one_array_input(group: _Group) -> bool:
+    """Whether the group reads one array from outside (the rest are scalars): then its arrays
+    all have that array's shape, so the kernel cannot fail where an unfused op would (shapes
+    that do not broadcast), which for a shape known only when the graph runs it could not
+    rule out; the error would name another line, after the ops between ran."""
+    inside = {id(t) for op in group.members for t in op.outputs}
+    arrays = {id(t) for op in group.members for t in op.inputs
+              if id(t) not in inside and len(t.shape)}
+    return len(arrays) <= 1
 
 
 def _merge(into: _Group, other: _Group, group_of: dict) -> _Group:

@@ -93,6 +93,11 @@ def test_fused_kernel_source_reuses_buffers_in_place():
     assert "tanh(o0_, out=o0_)" in source  # intermediates live in the output block, in place
 
 
+def _chain_of_one(x, s):
+    d = x - s
+    return rt.tanh(d * 1.5) + d, d * d
+
+
 def _chain_of_two(x, y):
     d = x - y
     return rt.tanh(d * 1.5) + d, d * d
@@ -101,21 +106,30 @@ def _chain_of_two(x, y):
 @pytest.mark.parametrize("small", [False, True])
 def test_a_graph_of_unknown_length_keeps_its_fusion(small, monkeypatch):
     # A graph relaxed to any length (an input_signature of None dims, or the third shape it
-    # was called with) fuses as a static one does; the kernel reads the shape when it runs, and
-    # runs the steps unfused for small arrays or for arrays that broadcast: the same bits as the
-    # unfused ops in every case.
+    # was called with) fuses a chain that reads one array (and scalars) as a static one does;
+    # the kernel reads the length when it runs and runs the steps unfused for small arrays:
+    # the same bits as the unfused ops.
     if small:
         fuse_small_arrays(monkeypatch)
+    spec, scalar = rt.TensorSpec([None], rt.float32), rt.TensorSpec([], rt.float32)
+    f = rt.function(_chain_of_one, input_signature=[spec, scalar])
+    plain = rt.function(_chain_of_one, input_signature=[spec, scalar], optimize=False)
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 5, 1 << 15, 40_001):
+        x = (rng.standard_normal(n) * 4).astype(np.float32)
+        for got, want in zip(f(x, np.float32(0.5)), plain(x, np.float32(0.5))):
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert "FusedElementwise" in [op.type for op in f.get_concrete_function().graph.operations]
+
+
+def test_a_chain_of_unknown_length_reading_two_arrays_stays_unfused():
+    # Two arrays of unknown length may not broadcast when the graph runs: the unfused ops
+    # raise at their own line (`d = x - y`), before the ops after them run.
     spec = rt.TensorSpec([None], rt.float32)
     f = rt.function(_chain_of_two, input_signature=[spec, spec])
-    plain = rt.function(_chain_of_two, input_signature=[spec, spec], optimize=False)
-    rng = np.random.default_rng(3)
-    for n, m in ((1, 1), (5, 5), (1 << 15, 1 << 15), (40_001, 40_001), (40_001, 1), (1, 7)):
-        x = (rng.standard_normal(n) * 4).astype(np.float32)
-        y = (rng.standard_normal(m) * 4).astype(np.float32)
-        for got, want in zip(f(x, y), plain(x, y)):
-            np.testing.assert_array_equal(got.numpy(), want.numpy())
-    concrete = f.get_concrete_function()
-    assert "FusedElementwise" in [op.type for op in concrete.graph.operations]
-    with pytest.raises(rt.errors.InvalidArgumentError):
-        f(np.ones(3, np.float32), np.ones(4, np.float32))  # (as the unfused ops: no broadcast)
+    assert "FusedElementwise" not in [op.type for op in f.get_concrete_function().graph.operations]
+    x = np.arange(40_001, dtype=np.float32)
+    for got, want in zip(f(x, x[::-1].copy()), _chain_of_two(x, x[::-1])):
+        np.testing.assert_array_equal(got.numpy(), want)
+    with pytest.raises(rt.errors.InvalidArgumentError, match="d = x - y"):
+        f(np.ones(3, np.float32), np.ones(4, np.float32))

@@ -102,6 +102,7 @@ class _Scope(traversal.Visitor):
         self.loads, self.bound = set(), set()
         self.globals, self.nonlocals = set(), set()
         self.inner_scopes = []
+        self.comprehension = isinstance(node, gast.GeneratorExp)
         if isinstance(node, _FUNCTIONS):
             args = node.args
             for arg in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
@@ -116,16 +117,25 @@ class _Scope(traversal.Visitor):
             self.generic_visit(node)
 
     def _nested(self, node):
+        """A nested scope: what of it this scope evaluates (defaults, annotations, decorators,
+        bases and class keywords) is this scope's."""
         self.inner_scopes.append(node)
         if isinstance(node, _FUNCTIONS):
             args = node.args
             for default in args.defaults + [d for d in args.kw_defaults if d is not None]:
                 self.visit(default)
+            for arg in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+                if arg is not None and arg.annotation is not None:
+                    self.visit(arg.annotation)
+            if getattr(node, "returns", None) is not None:
+                self.visit(node.returns)
         for decorator in getattr(node, "decorator_list", []):
             self.visit(decorator)
         if isinstance(node, gast.ClassDef):
             for base in node.bases:
                 self.visit(base)
+            for keyword in node.keywords:
+                self.visit(keyword.value)
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             self.bound.add(node.name)
 
@@ -136,6 +146,14 @@ class _Scope(traversal.Visitor):
 
     def visit_Name(self, node):
         (self.loads if isinstance(node.ctx, gast.Load) else self.bound).add(node.id)
+
+    def visit_NamedExpr(self, node):
+        """`(n := ...)` in a generator expression assigns `n` of the enclosing function."""
+        if self.comprehension and isinstance(node.target, gast.Name):
+            self.nonlocals.add(node.target.id)
+            self.visit(node.value)
+        else:
+            self.generic_visit(node)
 
     def visit_Global(self, node):
         self.globals.update(node.names)

@@ -205,12 +205,12 @@ class _ControlFlow(traversal.StatementTransformer):
 
     def _shared(self, node, modified) -> list:
         """The shared variables that `node`'s blocks change in place: those among `modified`,
-        and those that nested functions assign, if the blocks call anything."""
+        and those that nested functions assign, if the blocks call anything (a call, or what
+        calls code without one: a class statement, a decorator, `with`, a Python `for`)."""
         shared = self.shared[-1]
         names = modified & shared.kinds.keys()
         if shared.called_writes - names and any(
-                isinstance(n, gast.Call) for s in traversal.block_children(node)
-                for n in traversal.walk(s)):
+                _calls(n) for s in traversal.block_children(node) for n in traversal.walk(s)):
             names |= shared.called_writes
         return self._ordered(names)
 
@@ -346,6 +346,12 @@ def _function(name, params, body, origin):
     body = [s for s in body if not isinstance(s, gast.Pass)] or [gast.Pass()]
     return templates.replace("def fn(params):\n    body", origin, fn=name, params=list(params),
                              body=body)
+
+
+def _calls(node) -> bool:
+    """Whether `node` calls code: a call, or a statement that calls without one."""
+    return isinstance(node, (gast.Call, gast.ClassDef, gast.With, gast.For)) or (
+        isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and bool(node.decorator_list))
 
 
 def _declarations(shared, kinds) -> list:

@@ -115,8 +115,7 @@ class CallPaths:
             concrete = self._fast.get(key)
             if concrete is not None:
                 if context.busy:
-                    return self._call_busy(concrete, args) if not arrays else \
-                        self._call_general(args, kwargs)
+                    return self._call_busy(concrete, args)
                 if arrays == len(values) and self._options.numpy_results:
                     return _numpy_results(concrete.call(*values))
                 return concrete.call(*values)
@@ -125,9 +124,11 @@ class CallPaths:
             raise traceback_filtering.filtered(e)
 
     def _call_busy(self, concrete, args):
-        """A fast-path call (positional eager tensors and Python scalars) while a graph is
-        built or a tape records on some thread: on this one, it is inlined or recorded."""
-        if context.current_graph() is not None:
+        """A fast-path call while a graph is built or a tape records on some thread: on this
+        one, it is inlined or recorded (numpy arguments, which a tape would not see as the
+        tensors the general path makes of them, take the general path)."""
+        if context.current_graph() is not None or any(
+                type(a) is np.ndarray or type(a) in _FAST_NUMPY_SCALARS for a in args):
             return self._call_general(args, {})
         tensors = [a for a in args if type(a) is EagerTensor]
         if context.recording_tapes():

@@ -14,6 +14,7 @@ class _State(threading.local):
         self.staged_writes = []
         self.tapes = []
         self.functions = []
+        self.dim_reads = []
 
 
 _state = _State()
@@ -113,6 +114,24 @@ def note_staged_write(record) -> None:
     runtime/tracing/outside_state.py) to the innermost trace."""
     if _state.staged_writes:
         _state.staged_writes[-1].append(record)
+
+
+def watching_dim_reads(reads: list):
+    """Appends to `reads` the user's origin of every unknown dim the user's code reads inside
+    the block (this trace's, and those of the traces around it)."""
+    return _innermost(_state.dim_reads, reads)
+
+
+def dims_watched() -> bool:
+    """Whether a trace on this thread watches for reads of unknown dims."""
+    return bool(_state.dim_reads)
+
+
+def note_dim_read(origin) -> None:
+    """Reports that the user's code at `origin` read an unknown dim of a static shape (None
+    where plain Python would see a number) to every trace being made on this thread."""
+    for reads in _state.dim_reads:
+        reads.append(origin)
 
 
 def recording_tapes() -> list:

@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 import numpy as np
 
-from runtime.core import dtypes
-from runtime.core.source_info import unconverted_reason, user_origin
+from runtime.core import context, dtypes
+from runtime.core.source_info import origin_of_frame, unconverted_reason, user_origin
 from runtime.errors import OperatorNotAllowedInGraphError, a_or_an, with_origin
 
 
 class TensorShape(tuple):
-    """A tuple of dimensions; a dimension is an int, or None when unknown (only in graphs)."""
+    """A tuple of dimensions; a dimension is an int, or None when unknown (only in graphs).
+    It prints as the tuple it is, as a numpy array's shape does."""
 
     __slots__ = ()
 
@@ -46,8 +47,65 @@ class TensorShape(tuple):
             a is None or b is None or a == b for a, b in zip(self, other)
         )
 
-    def __repr__(self) -> str:
-        return f"TensorShape({list(self)})"
+
+class _WatchedShape(TensorShape):
+    """The static shape the user's code reads (at `origin`) while a trace watches for unknown
+    dims: reading a None from it (an index, iteration, comparison, text) is reported to the
+    trace, which then knows it saw None where plain Python sees a number
+    (runtime/tracing/function_tracing.py traces such a function with exact shapes)."""
+
+    def __new__(cls, dims, origin):
+        shape = super().__new__(cls, dims)
+        shape.origin = origin
+        return shape
+
+    def _read(self):
+        if tuple.__contains__(self, None):
+            context.note_dim_read(self.origin)
+
+    def __getitem__(self, index):
+        dim = tuple.__getitem__(self, index)
+        if isinstance(index, slice):
+            return _WatchedShape(dim, self.origin)
+        if dim is None:
+            context.note_dim_read(self.origin)
+        return dim
+
+    def __iter__(self):
+        self._read()
+        return tuple.__iter__(self)
+
+    def __add__(self, other):
+        return _WatchedShape(tuple.__add__(self, other), self.origin)
+
+    def __radd__(self, other):
+        return _WatchedShape(tuple.__add__(other, self), self.origin)
+
+    def __mul__(self, count):
+        return _WatchedShape(tuple.__mul__(self, count), self.origin)
+
+    __rmul__ = __mul__
+
+    def __reduce__(self):
+        return TensorShape, (tuple.__getitem__(self, slice(None)),)
+
+
+def _reading(name: str):
+    """tuple's method `name`, which reveals the dims (`==`, `in`, hash, text): the reads of a
+    _WatchedShape noted first."""
+    method = getattr(tuple, name)
+
+    def read(self, *args):
+        self._read()
+        return method(self, *args)
+
+    read.__name__ = name
+    return read
+
+
+for _name in ("__contains__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
+              "__hash__", "__repr__", "count", "index"):
+    setattr(_WatchedShape, _name, _reading(_name))
 
 
 def shape_str(shape) -> str:
@@ -321,15 +379,25 @@ class SymbolicTensor(Tensor):
     (see runtime.core.tensor_conversion).
     """
 
-    __slots__ = ("op", "index", "dtype", "shape", "weak")
-    shape: TensorShape
+    __slots__ = ("op", "index", "dtype", "_shape", "weak")
 
     def __init__(self, op, index: int, dtype: dtypes.DType, shape):
         self.op = op
         self.index = index
         self.dtype = dtype
-        self.shape = TensorShape(shape)
+        self._shape = TensorShape(shape)
         self.weak = False
+
+    @property
+    def shape(self) -> TensorShape:
+        """The static shape: a dim is None where it is known only when the graph runs (read by
+        the user's code while a trace watches, a None is reported: see `_WatchedShape`)."""
+        shape = self._shape
+        if None in shape and context.dims_watched():
+            origin = origin_of_frame(sys._getframe(1))
+            if origin is not None:
+                return _WatchedShape(shape, origin)
+        return shape
 
     @property
     def name(self) -> str:
@@ -378,9 +446,16 @@ class SymbolicTensor(Tensor):
         )
 
     def __len__(self):
-        if self.shape and self.shape[0] is not None:
-            return self.shape[0]
+        if self._shape and self._shape[0] is not None:
+            return self._shape[0]
+        self.note_unknown_length()
         self._not_allowed("Taking len() of {}", "Use rt.shape(x)[0] or rt.size(x).")
+
+    def note_unknown_length(self) -> None:
+        """Reports to the traces watching for unknown dims that the user's code asked for the
+        number of rows of this tensor (len, iteration, unpacking) when that dim is unknown."""
+        if self._shape and context.dims_watched():
+            context.note_dim_read(user_origin(2))
 
     def __index__(self):
         if _caller_opcode() in _SUBSCRIPT_OPCODES:  # `items[t]` of a Python sequence

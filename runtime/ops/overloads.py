@@ -89,6 +89,7 @@ def _iter_eager(self):
 def _iter_symbolic(self):
     if self.shape and self.shape[0] is not None:
         return iter(array_ops.unstack(self))
+    self.note_unknown_length()
     self._not_allowed("Iterating over {}",
                       "Let autograph convert the `for` loop, or use rt.while_loop.")
 

@@ -217,6 +217,8 @@ class CallPaths:
             with self._lock:
                 concrete = self._traces.exact(key) or self._tracer.trace(
                     self, arguments, key, exact=True)
+        elif concrete.unknown_dim_read is not None:  # (as tracing it now would report)
+            context.note_dim_read(concrete.unknown_dim_read)
         return concrete
 
 

@@ -50,6 +50,9 @@ class ConcreteFunction:
         # For an rt.function's trace: runs its Python function on new input tensors, in the
         # graph being built (for a callee whose custom gradients only a new trace can give).
         self.retrace = None
+        # Where the traced Python code read a dim the trace did not know (an Origin), or None:
+        # such a trace serves only the shapes it was traced with.
+        self.unknown_dim_read = None
         self.name = name
         self.arg_names = arg_names  # the parameter names, in order
         self.structured_input_signature = arg_specs

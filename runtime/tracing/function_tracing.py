@@ -45,27 +45,55 @@ class FunctionTracer:
     def trace(self, function, arguments, key, exact=False):
         """Traces a new concrete function of `function` (the Function) for `key` (the caller
         holds its lock); `exact`: for a caller being traced, which takes in the graph (these
-        shapes exactly, compiled only when it is called itself)."""
+        shapes exactly, compiled only when it is called itself).
+
+        A relaxed trace (the dims that changed between calls made unknown) in which the Python
+        code reads one of its unknown dims (`x.shape[0]`, `len(x)`) would see None where plain
+        Python sees a number: it is dropped, and the function traces each shape exactly from
+        then on."""
         input_signature = self._options.input_signature
         if input_signature is not None:
             # Trace with the signature's specs (unknown dims stay unknown), not the call's shapes.
             arguments = [(name, spec) for (name, _), spec in zip(arguments, input_signature)]
         elif not exact:
-            key, arguments = self._traces.relaxed(key, arguments)
+            relaxed_key, relaxed_arguments = self._traces.relaxed(key, arguments)
+            if relaxed_key != key:
+                reads: list = []
+                try:
+                    concrete = self._trace_key(function, relaxed_arguments, relaxed_key, exact,
+                                               reads)
+                except Exception:
+                    if not reads:
+                        raise
+                if not reads:
+                    return concrete
+                self._traces.stop_relaxing(reads[0])
+        return self._trace_key(function, arguments, key, exact)
+
+    def _trace_key(self, function, arguments, key, exact, relaxed_reads=None):
+        """The new concrete function for `key`, traced with `arguments` and added to the trace
+        cache. For a relaxed `key`, `relaxed_reads` gets where the code read an unknown dim,
+        and a trace with such reads is not added."""
         if not exact:  # (traces for callers are part of their traces, not retraces)
             self._policy.check(self._traces.traced_keys, key, arguments, self._guards)
         arguments = [(name, nest.map_with_paths(lambda v, _: spec_of(v), value, name))
                      for name, value in arguments]  # (specs: keep no tensor alive)
-        with context.tapes_paused():  # (a tape open around the call records the call)
+        reads = [] if relaxed_reads is None else relaxed_reads
+        # (a tape open around the call records the call)
+        with context.tapes_paused(), context.watching_dim_reads(reads):
             concrete, created, adopted = self._trace_once(function, arguments, exact)
-        if created:
-            if self._variables_created or self._traces.traced_keys:
-                self._raise_variable_creation(created)
-            self._variables_created = True
-            with context.tapes_paused():  # (the second must create none)
-                concrete, created, adopted = self._trace_once(function, arguments, exact)
             if created:
-                self._raise_variable_creation(created)
+                if self._variables_created or self._traces.traced_keys:
+                    self._raise_variable_creation(created)
+                self._variables_created = True
+                # (the second must create none)
+                concrete, created, adopted = self._trace_once(function, arguments, exact)
+                if created:
+                    self._raise_variable_creation(created)
+        if reads:
+            concrete.unknown_dim_read = reads[0]
+            if relaxed_reads is not None:
+                return concrete  # (the caller drops it)
         if adopted:  # the key holds the values the callees were traced with
             key = with_captured(key, tuple(adopted))
         concrete.retrace = _retracer(function, arguments)

@@ -32,6 +32,9 @@ class TraceCache:
         self.traces: dict = {}  # key of each trace -> ConcreteFunction (replaced when added)
         self._relaxed: dict = {}  # key -> the ConcreteFunction of a more general key
         self.traced_keys: list = []  # (key, arguments) of each trace, in the order traced
+        # Where the Python code read a dim a relaxed trace did not know (then every shape is
+        # traced exactly), or None.
+        self.unknown_dim_read = None
 
     def key(self, arguments, guarded: tuple) -> tuple:
         """The signature key of bound `arguments`, `guarded` (the guarded values' part, or
@@ -50,7 +53,7 @@ class TraceCache:
 
     def _find_relaxed(self, key):
         for general, concrete in self.traces.items():
-            if matches(general, key):
+            if concrete.unknown_dim_read is None and matches(general, key):
                 self._relaxed[key] = concrete
                 return concrete
         return None
@@ -75,7 +78,7 @@ class TraceCache:
         default: from the second retrace that only shapes caused), the dims that differ from
         an earlier trace become None."""
         reduce_retracing = self._reduce_retracing
-        if not (reduce_retracing or (reduce_retracing is None
+        if self.unknown_dim_read is not None or not (reduce_retracing or (reduce_retracing is None
                                      and self._shape_only_retraces(key) >= 2)):
             return key, arguments
         relaxed, arguments = self._relax(key, arguments)
@@ -88,6 +91,18 @@ class TraceCache:
                 "(reduce_retracing=False traces each shape exactly).",
                 self._name, changed)
         return relaxed, arguments
+
+    def stop_relaxing(self, origin) -> None:
+        """From now on every shape is traced exactly: the code at `origin` read a dim that a
+        relaxed trace did not know."""
+        self.unknown_dim_read = origin
+        where = f" ({origin.filename}:{origin.lineno})" if origin is not None else ""
+        (logger.warning if self._reduce_retracing else logger.info)(
+            "rt.function '%s' reads the static shape of an argument whose shape changes "
+            "between calls%s: a graph with unknown dims would give it None where Python gives "
+            "a number, so each shape is traced exactly (read a changing dim as a tensor, "
+            "rt.shape(x)[0] or np.shape(x)[0], for one graph that serves every shape).",
+            self._name, where)
 
     def _shape_only_retraces(self, key) -> int:
         """How many earlier traces differ from `key` only in the dims of tensors."""

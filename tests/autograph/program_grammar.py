@@ -1,7 +1,7 @@
 """Hypothesis strategies that write random programs over the language users write.
 
 `cases()` draws a `Case`: the source of a module that defines `f(x, y, u, p, n)`, and two or
-three argument tuples (x, y: int scalars; u: a float scalar; p: a float32 vector of 2-3
+four argument tuples (x, y: int scalars; u: a float scalar; p: a float32 vector of 2-4
 elements; n: a loop bound 0-4). The function mixes assignments to variables, dict items, list
 items and attributes (`=`, `+=`, `-=`); `if`/`elif`/`else`; bounded `while` loops (`while k <
 n and cond`, `while True` left by `break`) and `for` loops (over `range(k)`,
@@ -285,6 +285,14 @@ FLOAT_POWER_OVERFLOW = True
 # computes `**` with the C library's pow and np.power's vectorized loop rounds some results
 # otherwise (`np.float32(3.0) ** 1.5`); eager tensors and graphs used np.power; fixed.
 TENSOR_POWERS = True
+# Static dims read as Python ints: `p.shape[0]`, `len(p)`, `p.size`, `p.shape[-1]`, `p.ndim`,
+# `int(p.shape == (3,))`, `(2 if p.shape[0] == 3 else -1)`, with p's length (2-4) changing
+# between the calls of one rt.function (boundary mode), which relaxes to unknown dims from
+# the third length (found by a new-user trial: `if x.shape[0] == 8` took the other branch in
+# the relaxed graph, whose x.shape[0] was None; fixed: such a function traces each shape).
+STATIC_DIMS = True
+DIM_READS = ("p.shape[0]", "len(p)", "p.size", "p.shape[-1]", "(p.ndim * 3)",
+             "int(p.shape == (3,))", "(2 if p.shape[0] == 3 else -1)")
 
 def _override_flags(text):
     """FUZZ_FLAGS=NAME,NAME=0,...: turns flags of this module on (`NAME`, `NAME=1`) or off
@@ -359,11 +367,11 @@ CALLS = {INT: ("g()", "inner({arg})", "size()", "hi"), FLOAT: ("g()", "hf"), VEC
 NUMBER_FORMS = ("abs", "pow", "round", "divmod", "max", "min", "sum", "list_max", "list_sum",
                 "int", "floor", "ceil", "floor_exp", "fabs", "sqrt", "trunc", "bool", "invert") + (
     ("python_int", "python_int") if PYTHON_INTS else ()) + (
-    ("power", "power") if FLOAT_POWERS else ())
+    ("power", "power") if FLOAT_POWERS else ()) + (("dim",) if STATIC_DIMS else ())
 CONDITION_FORMS = ("all", "any", "list_any", "bool", "bool_compare", "truth", "not_", "round")
 _NUMBER_FLAGS = (INT64_VALUES, INT_CONVERSION, BOOL_ARITHMETIC, MIN_MAX, SUM_ALL_ANY,
                  LIST_BUILTINS, BITWISE, ABS_POW, ROUND, DIVMOD, MATH_FUNCTIONS, MATH_TRUNC,
-                 PYTHON_INTS, FLOAT_POWERS)
+                 PYTHON_INTS, FLOAT_POWERS, STATIC_DIMS)
 _CONDITION_FLAGS = (SUM_ALL_ANY, LIST_BUILTINS, BOOL_COMPARE, OPERATOR_TRUTH, ROUND_DIGITS)
 EXPRESSIONS = ("atom", "atom", "binary", "binary", "ifexp", "boolop", "call", "item", "len",
                "reduce", "pack") + (("number",) * 2 if any(_NUMBER_FLAGS) else ())
@@ -783,7 +791,8 @@ class _Writer:
               "bool": BOOL_ARITHMETIC and kind in (INT, I64),
               "invert": BITWISE and kind in (INT, I64),
               "python_int": PYTHON_INTS and kind in (INT, I64) and bool(scope.atoms[PINT]),
-              "power": FLOAT_POWERS and kind == FLOAT and bool(scope.atoms[PFLOAT])}
+              "power": FLOAT_POWERS and kind == FLOAT and bool(scope.atoms[PFLOAT]),
+              "dim": STATIC_DIMS and kind == INT and "p" in scope.atoms[VEC]}
         return [form for form in NUMBER_FORMS if on[form]]
 
     def listed(self, scope, kind):
@@ -863,6 +872,8 @@ class _Writer:
             if kind == I64 and PYTHON_INTS_COMPARED and self.chance(3):
                 return self.atom(scope, PINT)  # as it is (maybe past int64)
             return f"({_wrap(self.python_int(scope, depth + 1), kind)})"
+        if form == "dim":  # STATIC_DIMS: a Python int
+            return self.pick(DIM_READS)
         return f"(~{value()})"  # invert
 
     # ---- Python ints past int32 and int64, powers of Python floats -------------------------
@@ -1674,11 +1685,11 @@ def programs(draw):
 quarters = st.integers(-16, 16).map(lambda k: k / 4) | st.just(-0.0)
 arguments = st.tuples(
     st.integers(-6, 6), st.integers(-6, 6), quarters,
-    st.lists(quarters, min_size=2, max_size=3).map(lambda v: np.array(v, np.float32)),
+    st.lists(quarters, min_size=2, max_size=4).map(lambda v: np.array(v, np.float32)),
     st.integers(0, 4))
 
 
 @st.composite
 def cases(draw):
-    """A program and 2-3 argument tuples (x, y, u, p, n) to run it on."""
-    return Case(draw(programs()), draw(st.lists(arguments, min_size=2, max_size=3)))
+    """A program and 2-4 argument tuples (x, y, u, p, n) to run it on."""
+    return Case(draw(programs()), draw(st.lists(arguments, min_size=2, max_size=4)))

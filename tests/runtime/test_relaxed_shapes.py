@@ -1,0 +1,167 @@
+"""Relaxed traces (a shape that keeps changing makes one graph with unknown dims) against plain
+Python: code that reads a dim the relaxed graph does not know (`x.shape[0]`, unpacking
+`x.shape`, `len` of a tensor in unconverted code) would see None where Python sees a number, so
+such a function is traced for each shape exactly; reading only known dims keeps one graph."""
+
+import logging
+
+import numpy as np
+import pytest
+
+import autograph
+import runtime as rt
+
+LENGTHS = (4, 6, 8, 8, 10, 3, 8, 5)
+
+
+def branch_on_length(x):
+    if x.shape[0] == 8:
+        return x.sum() * 100.0
+    return x.sum()
+
+
+def unpack_shape(x):
+    n, d = x.shape
+    return x.sum() * n + d
+
+
+def python_range_over_length(x):
+    total = 0.0
+    for i in range(x.shape[0] // 2):
+        total = total + x[i, 0]
+    return total
+
+
+def zeros_of_length(x):
+    return np.zeros(x.shape[0]) + x[:, 0]
+
+
+def compare_shape(x):
+    return x.sum() if x.shape == (8, 3) else -x.sum()
+
+
+def shape_in_text(x):
+    return f"{x.shape}"
+
+
+def shape_is_none(x):
+    return x.sum() if x.shape[0] is None else x.sum() + 1.0
+
+
+def shape_slice_product(x):
+    lead = x.shape[:1]
+    return x.sum() * int(np.prod(lead))
+
+
+READERS = [branch_on_length, unpack_shape, python_range_over_length, zeros_of_length,
+           compare_shape, shape_in_text, shape_is_none, shape_slice_product]
+
+
+def _inputs():
+    return [np.arange(n * 3, dtype=np.float64).reshape(n, 3) for n in LENGTHS]
+
+
+def _same(actual, expected):
+    if isinstance(expected, str):
+        assert actual == expected  # (text made when tracing, from the static shape)
+        return
+    actual = actual.numpy() if hasattr(actual, "numpy") else actual
+    np.testing.assert_array_equal(np.asarray(actual), np.asarray(expected))
+
+
+@pytest.mark.parametrize("reduce_retracing", [None, True])
+@pytest.mark.parametrize("fn", READERS, ids=lambda f: f.__name__)
+def test_a_function_reading_a_changing_dim_matches_python(fn, reduce_retracing):
+    graph = rt.function(fn, reduce_retracing=reduce_retracing)
+    converted = autograph.to_graph(fn)
+    for x in _inputs():
+        expected = fn(x)
+        _same(converted(rt.constant(x)), expected)
+        _same(graph(x), expected)
+    assert all(c.graph.inputs[0].shape.is_fully_defined() for c in graph.concrete_functions())
+
+
+def _scale_memo():
+    memo = {(8, 3): 100.0}
+
+    def scaled(x):
+        return x.sum() * memo.get(x.shape, 1.0)  # (a dict lookup hashes the shape)
+
+    return scaled
+
+
+def test_a_memo_keyed_by_shape_sees_the_shapes_python_sees():
+    python, graph = _scale_memo(), rt.function(_scale_memo())
+    for x in _inputs():
+        _same(graph(x), python(x))
+
+
+def test_reading_only_known_dims_keeps_one_relaxed_graph():
+    def scale_by_width(x):
+        rows, width = x.shape[0:1], x.shape[-1]
+        return x.sum(axis=0) * width + len(rows) + x.ndim
+
+    graph = rt.function(scale_by_width)
+    for x in _inputs():
+        _same(graph(x), scale_by_width(x))
+    assert graph.experimental_get_tracing_count() == 3  # two exact, then one [?, 3]
+    assert any(c.graph.inputs[0].shape[0] is None for c in graph.concrete_functions())
+
+
+def test_the_fallback_is_logged_at_the_users_line(caplog):
+    graph = rt.function(branch_on_length)
+    with caplog.at_level(logging.INFO, logger="runtime.function"):
+        for x in _inputs()[:3]:
+            graph(x)
+    assert "reads the static shape of an argument whose shape changes" in caplog.text
+    assert f"{__file__}:" in caplog.text
+    explicit = rt.function(unpack_shape, reduce_retracing=True)
+    with caplog.at_level(logging.WARNING, logger="runtime.function"):
+        caplog.clear()
+        for x in _inputs()[:2]:
+            explicit(x)
+    assert any(r.levelno == logging.WARNING for r in caplog.records)
+
+
+@rt.function
+def _inner_reads_length(x):
+    if x.shape[0] == 8:
+        return x.sum() * 100.0
+    return x.sum()
+
+
+def test_a_decorated_callee_reading_the_dim_inside_a_relaxed_caller():
+    outer = rt.function(lambda x: _inner_reads_length(x) + 1.0)
+    other = rt.function(lambda x: _inner_reads_length(x) * 2.0)
+    for x in _inputs():
+        expected = branch_on_length(x)
+        _same(outer(x), expected + 1.0)
+        # The callee's trace for unknown dims (made for a relaxed caller) is cached: a second
+        # relaxed caller reusing it learns of the read, and a direct call never takes it.
+        _same(other(x), expected * 2.0)
+        _same(_inner_reads_length(x), expected)
+    for f in (outer, other):
+        assert all(c.graph.inputs[0].shape.is_fully_defined() for c in f.concrete_functions())
+
+
+def test_len_and_iteration_of_an_unknown_length_in_unconverted_code():
+    def rows_sum(x):
+        return sum(row.sum() for row in x) * len(x)  # a generator: runs unconverted
+
+    graph = rt.function(rows_sum)
+    for x in _inputs():
+        _same(graph(x), rows_sum(x))
+
+
+def test_an_input_signature_keeps_its_unknown_dims():
+    graph = rt.function(lambda x: x.sum() if x.shape[0] is None else -x.sum(),
+                        input_signature=[rt.TensorSpec([None, 3], rt.float64)])
+    for x in _inputs()[:3]:
+        _same(graph(x), x.sum())
+    assert graph.experimental_get_tracing_count() == 1
+
+
+def test_shapes_print_as_numpy_shapes():
+    x = np.zeros((2, 3))
+    assert str(rt.constant(x).shape) == str(x.shape) == "(2, 3)"
+    assert repr(rt.TensorShape([None, 3])) == "(None, 3)"

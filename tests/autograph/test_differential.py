@@ -318,21 +318,34 @@ def boundary_outcomes(module):
 
 
 class Reused(NamedTuple):
-    """A decorated run that traced nothing (every rt.function it called reused a graph):
-    the Python side effects of tracing (outside state written with Python values) did not run
-    again, as documented (README: they happen once, while tracing)."""
+    """A decorated run in which an rt.function traced before did not trace again (it reused
+    a graph, maybe inside a caller's new trace): the Python side effects of tracing it
+    (outside state written with Python values) did not run again, as documented (README: they
+    happen once, while tracing)."""
 
     result: object
     outside: dict
 
 
+def _functions_in(module) -> list:
+    """The rt.functions a module defines, also under Python decorators (`__wrapped__`)."""
+    found = []
+    for value in vars(module).values():
+        for _ in range(4):
+            if isinstance(value, Function):
+                found.append(value)
+                break
+            value = getattr(value, "__wrapped__", None)
+    return found
+
+
 def _reused(module, graph_fn, call):
-    functions = [graph_fn] + [v for v in vars(module).values()
-                              if isinstance(v, Function) and v is not graph_fn]
-    before = sum(f.experimental_get_tracing_count() for f in functions)
+    functions = [graph_fn] + [v for v in _functions_in(module) if v is not graph_fn]
+    before = [f.experimental_get_tracing_count() for f in functions]
     outcome = call()
-    traced = sum(f.experimental_get_tracing_count() for f in functions) != before
-    return Reused(*outcome) if isinstance(outcome, WithState) and not traced else outcome
+    reused = any(count and f.experimental_get_tracing_count() == count
+                 for f, count in zip(functions, before))
+    return Reused(*outcome) if isinstance(outcome, WithState) and reused else outcome
 
 
 # Documented limits of the decorated program run as converted code on eager tensors, where the

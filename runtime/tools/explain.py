@@ -221,8 +221,8 @@ def _describe_ops(counts) -> str:
 
 def _captured(fn, guards_on: bool) -> list[str]:
     """The outside Python values `fn` reads: name, what it is, and what the graph made of it
-    (numbers, strings and tuples of them are guarded, unless capture_guards=False: a change
-    makes the function trace again)."""
+    (numbers, strings, arrays and containers of them are guarded, unless capture_guards=False:
+    a change, also in place, makes the function trace again)."""
     guarded = guarding.guarded_names(fn) if guards_on else set()
     values = {}
     if fn.__closure__:

@@ -10,6 +10,7 @@ key as Python would, for the retrace log.
 
 from __future__ import annotations
 
+import array
 import dis
 import inspect
 import re
@@ -18,16 +19,30 @@ import types
 from collections.abc import Callable
 from typing import Any, cast
 
+import numpy as np
+
 from autograph.frames import is_library_code
+from runtime.core.tensor import Tensor
 from runtime.errors import a_or_an
 
 _GUARDED_TYPES = (bool, int, float, str, type(None))
+_CONTAINERS = (tuple, list, dict, set, frozenset)
 
 
 def _guardable(value) -> bool:
-    if type(value) is tuple:
+    """Whether `value` is plain data a graph may bake in: a Python constant, a numpy number
+    or array, a tensor, or a tuple, list, dict or set of those (guarded by content: a list
+    or dict changed in place, or an array written into, changes its key)."""
+    kind = type(value)
+    if kind in _GUARDED_TYPES or issubclass(kind, (np.generic, Tensor)):
+        return True  # (never isinstance: it reads __class__, which may run the user's code)
+    if kind is np.ndarray:
+        return value.dtype.kind in "biufcSU"
+    if kind is dict:
+        return all(_guardable(k) and _guardable(v) for k, v in value.items())
+    if kind in _CONTAINERS:
         return all(_guardable(v) for v in value)
-    return type(value) in _GUARDED_TYPES
+    return False
 
 
 def guards_of(fn) -> list:
@@ -55,7 +70,8 @@ def _collect(fn, guards: dict, seen: set, via: str, depth: int) -> None:
         return
     seen.add((id(code), id(owner)))
     self_name = code.co_varnames[0] if owner is not None and code.co_argcount else None
-    reads, written, chains = _scan(code, self_name)
+    reads, written, chains, mutated = _scan(code, self_name)
+    written = written | {root for root, path in mutated if not path}
     names = getattr(func, "__globals__", {})
     cells = dict(zip(code.co_freevars, func.__closure__ or ()))
     # name -> (what it is, getter of its current value)
@@ -94,7 +110,8 @@ def _collect(fn, guards: dict, seen: set, via: str, depth: int) -> None:
         _, get = roots[root]
         value = get()
         for k, attribute in enumerate(path):
-            if not _followable(value) or attribute in written and root == self_name:
+            if not _followable(value) or attribute in written and root == self_name or (
+                    root, path[:k + 1]) in mutated:
                 break
             value = _body_of(_plain_attribute(value, attribute))
             if value is _MISSING:
@@ -128,31 +145,57 @@ def _module_state(value):
 
 
 def _scan(code, self_name):
-    """(names read by kind, names written, attribute chains read: (root name, (attr, ...))) of
-    `code` and the code objects defined in it."""
+    """(names read by kind, names written, attribute chains read: (root name, (attr, ...)),
+    what the code changes in place: chains (a name's is `(name, ())`) whose value a mutating
+    method is called on (`log.append(v)`, `self.cache.clear()`) or that are read on a line
+    that assigns or deletes an item (`d[k] = v`, `del self.items[0]`)) of `code` and the code
+    objects defined in it."""
     reads, written, chains = {"LOAD_GLOBAL": set(), "LOAD_DEREF": set()}, set(), set()
+    mutated: set = set()
     codes = [code]
     for c in codes:  # grows: nested code objects
         codes.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
-        chain = None
+        chain, line, on_line = None, None, []
         for instruction in dis.get_instructions(c):
             name, value = instruction.opname, instruction.argval
+            at = _line_of(instruction)
+            if at is not None and at != line:
+                line, on_line = at, []
+            if name in _ITEM_WRITES:
+                mutated.update(on_line)
             if name in _WRITES:
                 written.add(value)
             elif name in reads:
                 reads[name].add(value)
             if name in _ATTRIBUTE_READS and chain is not None:
+                if value in _MUTATORS:
+                    mutated.add(chain)
                 chain = (chain[0], (*chain[1], value))
                 chains.add(chain)
+                on_line.append(chain)
                 if name != "LOAD_ATTR":
                     chain = None  # a method: what it is called with is not an attribute
                 continue
             chain = None
             if name in reads or name == "LOAD_FAST" and value == self_name and c is code:
                 chain = (value, ())
-    return reads, written, chains
+                on_line.append(chain)
+    return reads, written, chains, mutated
 
 
+# Methods of lists, dicts and sets that change them in place.
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
+                       "update", "setdefault", "popitem", "add", "discard",
+                       "intersection_update", "difference_update",
+                       "symmetric_difference_update", "__setitem__", "__delitem__",
+                       "__iadd__", "fill", "put", "resize", "itemset", "setfield"})
+_ITEM_WRITES = frozenset({"STORE_SUBSCR", "DELETE_SUBSCR", "STORE_SLICE"})
+
+
+def _line_of(instruction):
+    """The source line of an instruction (None where it has none)."""
+    positions = getattr(instruction, "positions", None)  # (Python 3.11+)
+    return positions.lineno if positions is not None else instruction.starts_line
 _ATTRIBUTE_READS = frozenset({"LOAD_ATTR", "LOAD_METHOD"})
 
 
@@ -254,14 +297,26 @@ _MISSING = ("<missing>",)
 
 def guard_key(value):
     """A guarded value as it goes into the signature: typed (1, 1.0 and True differ; floats by
-    their bits, so -0.0 and nan are told apart), and other objects by identity."""
+    their bits, so -0.0 and nan are told apart), containers and numpy arrays by content (a
+    list or dict changed in place, an array written into, is a new key), other objects
+    (tensors, which never change, among them) by identity."""
     kind = type(value)
-    if kind is tuple:
-        return (tuple, tuple(guard_key(v) for v in value))
     if kind is float:
         return (float, value.hex())
     if kind in _GUARDED_TYPES:
         return (kind, value)
+    if kind is tuple or kind is list:
+        if kind is list and value and all(type(v) is float for v in value):
+            return (list, float, array.array("d", value).tobytes())  # (a long list of floats)
+        return (kind, tuple(guard_key(v) for v in value))
+    if kind is dict:
+        return (dict, tuple((guard_key(k), guard_key(v)) for k, v in value.items()))
+    if kind is set or kind is frozenset:
+        return (kind, frozenset(guard_key(v) for v in value))
+    if kind is np.ndarray and value.dtype.kind in "biufcSU":
+        return (np.ndarray, value.dtype.str, value.shape, value.tobytes())
+    if issubclass(kind, np.generic):
+        return (kind, value.tobytes())
     return _Identity(value)
 
 
@@ -286,14 +341,32 @@ class _Identity:
 
 
 def shown(key) -> str:
-    """A guard key as its value is written in Python."""
-    if isinstance(key, tuple) and len(key) == 2 and key[0] is tuple:
-        return "(" + ", ".join(shown(k) for k in key[1]) + ("," if len(key[1]) == 1 else "") + ")"
-    if isinstance(key, tuple) and len(key) == 2 and key[0] is float:
-        return repr(float.fromhex(key[1]))
-    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], type):
-        return repr(key[1])
-    return repr(key)
+    """A guard key as its value is written in Python (long ones cut short)."""
+    text = _shown(key)
+    return text if len(text) <= 60 else text[:56] + " ..."
+
+
+def _shown(key) -> str:
+    if not (isinstance(key, tuple) and len(key) >= 2 and isinstance(key[0], type)):
+        return repr(key)
+    kind, parts = key[0], key[1]
+    if kind is float:
+        return repr(float.fromhex(parts))
+    if kind is np.ndarray:
+        return f"an array of {np.dtype(parts).name}{list(key[2])} of other contents"
+    if kind is list and parts is float:
+        return repr(array.array("d", key[2]).tolist())
+    if kind is dict:
+        return "{" + ", ".join(f"{_shown(k)}: {_shown(v)}" for k, v in parts) + "}"
+    if kind in (tuple, list, set, frozenset):
+        items = [_shown(v) for v in parts]
+        if kind is tuple:
+            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        text = ", ".join(items)
+        return f"[{text}]" if kind is list else f"{{{text}}}" if items else f"{kind.__name__}()"
+    if issubclass(kind, np.generic):
+        return repr(np.frombuffer(parts, kind)[0])
+    return repr(parts)
 
 
 def _cell_set(cell) -> bool:

@@ -11,7 +11,6 @@ import autograph
 from runtime import nest
 from runtime.core import context
 from runtime.errors import with_origin
-from runtime.tracing.function_guards import with_captured
 from runtime.tracing.retrace_policy import RetracePolicy
 from runtime.tracing.signature import is_tensor_leaf
 from runtime.tracing.trace import spec_of, trace
@@ -79,6 +78,7 @@ class FunctionTracer:
         arguments = [(name, nest.map_with_paths(lambda v, _: spec_of(v), value, name))
                      for name, value in arguments]  # (specs: keep no tensor alive)
         reads = [] if relaxed_reads is None else relaxed_reads
+        guarded = self._guards.values() if self._guards.found else None
         # (a tape open around the call records the call)
         with context.tapes_paused(), context.watching_dim_reads(reads):
             concrete, created, adopted = self._trace_once(function, arguments, exact)
@@ -94,8 +94,7 @@ class FunctionTracer:
             concrete.unknown_dim_read = reads[0]
             if relaxed_reads is not None:
                 return concrete  # (the caller drops it)
-        if adopted:  # the key holds the values the callees were traced with
-            key = with_captured(key, tuple(adopted))
+        key = self._guards.traced_key(key, adopted, guarded)
         concrete.retrace = _retracer(function, arguments)
         self._traces.add(key, arguments, concrete)
         return concrete

@@ -322,3 +322,128 @@ def test_get_concrete_function_of_an_input_signature_keys_the_guarded_values_too
     assert shifted(rt.constant(1.0)).numpy() == 3.0
     assert shifted.experimental_get_tracing_count() == 1  # (the call used the same trace)
     assert shifted.get_concrete_function() is concrete
+
+
+# ---- containers and arrays, by content -------------------------------------------------------
+
+CONFIG = {"max_iter": 3, "scale": 2.0, "sub": {"shift": 1.0}}
+COEFFS = [1.0, 2.0]
+TABLE = np.array([1.0, 2.0, 3.0])
+
+
+def iterate(x):
+    for _ in range(CONFIG["max_iter"]):
+        x = x * CONFIG["scale"]
+    return x + CONFIG["sub"]["shift"] + COEFFS[0] * len(COEFFS) + TABLE[0] + (x * TABLE).sum()
+
+
+@pytest.mark.parametrize("jit_compile", [None, "numba"])
+def test_lists_dicts_and_arrays_changed_in_place_are_followed(jit_compile, caplog):
+    if jit_compile == "numba":
+        pytest.importorskip("numba")
+    f = rt.function(iterate, jit_compile=jit_compile)
+    saved = (dict(CONFIG, sub=dict(CONFIG["sub"])), list(COEFFS), TABLE.copy())
+    changes = [lambda: None, lambda: CONFIG.__setitem__("max_iter", 5),
+               lambda: CONFIG["sub"].__setitem__("shift", -0.0),
+               lambda: COEFFS.__setitem__(0, 10.0), lambda: COEFFS.append(1.0),
+               lambda: TABLE.__setitem__(0, 100.0), lambda: CONFIG.__setitem__("scale", 1.5)]
+    try:
+        with caplog.at_level(logging.INFO, logger="runtime.function"):
+            for change in changes:
+                change()
+                x = np.float64(1.0)
+                assert f(x).numpy() == iterate(x)
+                assert f(x).numpy() == iterate(x)  # (the new graph, or the old one: no retrace)
+        assert f.experimental_get_tracing_count() == len(changes)
+        assert ("the global 'CONFIG' changed from {'max_iter': 3, 'scale': 2.0, 'sub': "
+                "{'shift': 1.0}} to {'max_iter': 5, ") in caplog.text
+        assert "the global 'COEFFS' changed from [1.0, 2.0] to [10.0, 2.0]" in caplog.text
+        assert "the global 'TABLE' changed from an array of float64[3]" in caplog.text
+    finally:
+        CONFIG.clear()
+        CONFIG.update(saved[0])
+        COEFFS[:] = saved[1]
+        TABLE[:] = saved[2]
+
+
+def test_a_list_put_back_as_it_was_reuses_the_first_graph():
+    values = [0.5, -0.0, float("nan")]
+
+    @rt.function
+    def total(x):
+        return x + sum(values[:2]) + (1.0 if values[2] != values[2] else 0.0)
+
+    expected = []
+    for change in (lambda: None, lambda: values.__setitem__(1, 0.0),
+                   lambda: values.__setitem__(1, -0.0)):
+        change()
+        expected.append(float(1.0 + sum(values[:2]) + 1.0))
+        assert total(rt.constant(1.0)).numpy() == expected[-1]
+    # -0.0 and 0.0 are told apart; nan equals itself by its bits: two graphs, not three
+    assert total.experimental_get_tracing_count() == 2
+
+
+def test_closure_attribute_set_and_tensor_containers_are_followed():
+    weights = {"w": rt.constant(2.0)}
+    names = {"a"}
+
+    class Model:
+        def __init__(self):
+            self.sizes = [1, 2]
+
+        @rt.function
+        def __call__(self, x):
+            return x * weights["w"] * len(self.sizes) + (1.0 if "b" in names else 0.0)
+
+    model = Model()
+    x = rt.constant(1.0)
+    assert model(x).numpy() == 4.0
+    model.sizes.append(3)
+    assert model(x).numpy() == 6.0
+    weights["w"] = rt.constant(3.0)  # a tensor replaced: guarded by identity
+    assert model(x).numpy() == 9.0
+    names.add("b")
+    assert model(x).numpy() == 10.0
+
+
+def test_a_list_the_function_itself_appends_to_is_its_state_not_a_guard():
+    log = []
+
+    @rt.function
+    def f(x):
+        log.append(len(log))  # a Python side effect while tracing
+        return x * (len(log) + 1.0)
+
+    for _ in range(4):
+        assert f(rt.constant(1.0)).numpy() == 2.0  # the value it was traced with
+    assert f.experimental_get_tracing_count() == 1 and log == [0]
+    log.append(5)  # not guarded any more: the function changes it itself
+    assert f(rt.constant(1.0)).numpy() == 2.0 and f.experimental_get_tracing_count() == 1
+
+
+def test_a_changed_list_warns_with_capture_guards_warn():
+    steps = [1.0]
+    f = rt.function(lambda x: x * steps[0], capture_guards="warn")
+    assert f(rt.constant(1.0)).numpy() == 1.0
+    steps[0] = 2.0
+    with pytest.warns(rt.errors.StaleCaptureWarning, match=r"'steps' changed from \[1.0\]"):
+        assert f(rt.constant(1.0)).numpy() == 1.0
+
+
+def test_state_a_graph_changes_when_it_runs_is_not_guarded():
+    stats = {"calls": 0}
+    seen = []
+
+    def count(a):
+        stats["calls"] += 1  # run by the graph, at every call
+        seen.append(float(a))
+        return a
+
+    @rt.function
+    def f(x):
+        return rt.numpy_function(count, [x], rt.float32, stateful=True, shape=[]) + 1.0
+
+    for i in range(4):
+        assert float(f(rt.constant(float(i)))) == i + 1.0
+    assert stats == {"calls": 4} and seen == [0.0, 1.0, 2.0, 3.0]
+    assert f.experimental_get_tracing_count() == 1

@@ -140,8 +140,8 @@ def _uses_a_list(x):
 
 def test_explain_says_which_outside_values_are_guarded():
     report = str(rt.explain(_uses_a_list, rt.constant(1.0)))
-    assert ("WEIGHTS (a list: a constant in the graph; changing it later does not change the "
-            "graph)") in report
+    assert ("WEIGHTS (a list: a constant in the graph; the function traces again if it "
+            "changes)") in report
     unguarded = str(rt.explain(rt.function(examples.collatz, capture_guards=False),
                                rt.constant(6)))
     assert "SCALE (an int: a constant in the graph; changing it later" in unguarded

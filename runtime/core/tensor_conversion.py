@@ -169,11 +169,12 @@ def packed_dtype(value) -> dtypes.DType:
 
 
 def weak_target(weak: dtypes.DType, strong: dtypes.DType) -> dtypes.DType:
-    """The dtype of a weak value next to a strong tensor: the tensor's, except float32 for a
-    weak float next to an integer or bool tensor and int64 for a weak int next to a bool tensor
-    (as numpy: `np.True_ + 1` is an int64, and `np.True_ == -1` is False)."""
+    """The dtype of a weak value next to a strong tensor: the tensor's, except for a weak float
+    next to an integer or bool tensor what a Python float there gives (float32, or float64
+    with numpy's promotion), and int64 for a weak int next to a bool tensor (as numpy:
+    `np.True_ + 1` is an int64, and `np.True_ == -1` is False)."""
     if weak.is_floating and (strong.is_integer or strong.is_bool):
-        return dtypes.float32
+        return dtypes.float64 if config.dtype_promotion() == "numpy" else dtypes.float32
     if weak.is_integer and strong.is_bool:
         return dtypes.int64
     return strong

@@ -391,6 +391,23 @@ def test_a_loop_variable_that_numpy_promotes_is_a_located_error():
         "float64 after an iteration" in str(graph) and "for s in signal" in str(graph)
 
 
+def running_mean(xs):
+    m = 0.0
+    for x in xs:
+        m = m + (x - m) / 2
+    return m, m / len(xs)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, np.bool_, np.float32])
+def test_a_python_float_carried_by_a_loop_over_an_integer_array(dtype):
+    """`m = 0.0` is a weak float in the graph loop: next to an integer tensor it becomes what
+    a Python float there gives (float64 with numpy's promotion; it became float32, and the
+    loop then refused `m` turning float64 in its second trace)."""
+    python, _, graph = outcomes(running_mean, np.arange(6).astype(dtype))
+    assert python[0].dtype == (F32 if dtype is np.float32 else F64)
+    assert_agree(running_mean, np.arange(6).astype(dtype))
+
+
 def test_the_unsupported_function_error_names_numpys_function():
     assert "rt.numpy_function(np.linalg.pinv," in str(rnp.dispatch.unsupported(np.linalg.pinv))
 

@@ -113,9 +113,12 @@ def _check(function, args, kwargs, expected) -> None:
         raise RoundTripMismatch(
             f"{function.__name__}: the function raised {expected!r}, the loaded copy returned "
             f"{actual!r}")
-    if function._options.numpy_results:  # a loaded function returns tensors (no options)
-        actual = nest.pack_sequence_as(actual, [v.numpy() if isinstance(v, rt.Tensor) else v
-                                                for v in nest.flatten(actual)])
+    if function._options.numpy_results:  # a loaded function returns tensors (no options);
+        # (the loaded graph's outputs that stand for Python numbers: as numpy_results gives them)
+        numbers = loaded.get_concrete_function(*args, **kwargs).python_number_outputs
+        actual = nest.pack_sequence_as(actual, [
+            (v.numpy().item() if number else v.numpy()) if isinstance(v, rt.Tensor) else v
+            for v, number in zip(nest.flatten(actual), numbers)])
     if not _same(actual, expected):
         raise RoundTripMismatch(
             f"{function.__name__}: the loaded copy returned {actual!r}, the function returned "

@@ -14,7 +14,7 @@ import numpy as np
 
 from runtime.core import dtypes
 from runtime.core.source_info import user_origin
-from runtime.core.tensor import Tensor
+from runtime.core.tensor import SymbolicTensor, Tensor
 from runtime.core.tensor_conversion import convert_to_tensor, is_python_int, is_python_scalar
 from runtime.errors import NumpyUnsupportedError, argument_error, with_origin
 from runtime.numpy.dtype_rules import accumulator, as_numpy_dtype, inexact, operands
@@ -431,12 +431,20 @@ UFUNC_REDUCTIONS = {"add": sum, "multiply": prod, "maximum": max, "minimum": min
 # ---- shapes ---------------------------------------------------------------------------------
 
 def shape(a, /):
-    """numpy.shape: a tuple of ints (an unknown dim is a scalar int64 tensor)."""
+    """numpy.shape: a tuple of ints (an unknown dim is a scalar int64 tensor standing for a
+    Python int: weak)."""
     x = _tensor(a)
     if builtins.all(d is not None for d in x.shape):
         return tuple(x.shape)
     dynamic = array_ops.shape(x, out_type=dtypes.int64)
-    return tuple(d if d is not None else dynamic[i] for i, d in enumerate(x.shape))
+    return tuple(d if d is not None else _python_int(dynamic[i]) for i, d in enumerate(x.shape))
+
+
+def _python_int(tensor):
+    """A new int64 scalar tensor as the stand-in of a Python int (weak, in a graph)."""
+    if isinstance(tensor, SymbolicTensor):
+        tensor.weak = True
+    return tensor
 
 
 def ndim(a, /):
@@ -452,7 +460,7 @@ def size(a, /, axis=None):
         return dims[axis]
     if builtins.all(isinstance(d, int) for d in dims):
         return int(np.prod(dims, dtype=np.int64))
-    return array_ops.size(_tensor(a), out_type=dtypes.int64)
+    return _python_int(array_ops.size(_tensor(a), out_type=dtypes.int64))
 
 
 def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):

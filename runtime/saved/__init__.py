@@ -68,8 +68,8 @@ from runtime.variables import Variable
 
 _DOCUMENT_KEYS = {"format", "version", "arrays_sha256", "name", "parameters",
                   "converts_python_values", "variables", "functions"}
-_FUNCTION_KEYS = {"name", "arg_names", "inputs", "outputs", "optimize", "custom_gradients",
-                  "graph"}
+_FUNCTION_KEYS = {"name", "arg_names", "inputs", "outputs", "python_numbers", "optimize",
+                  "custom_gradients", "graph"}
 _VARIABLE_KEYS = {"name", "dtype", "shape", "value", "trainable"}
 _PARAMETER_KINDS = {k.name: k for k in (
     inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD,
@@ -167,7 +167,8 @@ def _encode_concrete(concrete, encoder: GraphEncoder, arrays) -> dict:
     except SaveError as e:
         raise SaveError(f"{concrete.name}: its return value cannot be saved: {e}") from None
     return {"name": concrete.name, "arg_names": list(concrete.arg_names), "inputs": inputs,
-            "outputs": outputs, "optimize": concrete.optimized,
+            "outputs": outputs, "python_numbers": list(concrete.python_number_outputs),
+            "optimize": concrete.optimized,
             "custom_gradients": list(concrete.traced_graph.custom_gradients),
             "graph": encoder.encode(_portable_graph(concrete))}
 
@@ -303,9 +304,12 @@ def _decode_leaf(tag, payload):
 
 
 def _decode_concrete(entry, decoder: GraphDecoder, arrays) -> ConcreteFunction:
-    older = isinstance(entry, dict) and "custom_gradients" not in entry  # (saved before it)
-    expect_keys(entry, _FUNCTION_KEYS - ({"custom_gradients"} if older else set()), "a function")
-    custom = [] if older else expect_list(entry["custom_gradients"], "custom_gradients")
+    # (files saved before "custom_gradients" or "python_numbers" lack them)
+    optional = {key for key in ("custom_gradients", "python_numbers")
+                if isinstance(entry, dict) and key not in entry}
+    expect_keys(entry, _FUNCTION_KEYS - optional, "a function")
+    custom = ([] if "custom_gradients" in optional
+              else expect_list(entry["custom_gradients"], "custom_gradients"))
     if not all(isinstance(c, str) for c in custom):
         raise LoadError("malformed 'custom_gradients' list.")
     name, arg_names = entry["name"], expect_list(entry["arg_names"], "arg_names")
@@ -331,11 +335,18 @@ def _decode_concrete(entry, decoder: GraphDecoder, arrays) -> ConcreteFunction:
     structure = decode(entry["outputs"], arrays, _decode_leaf)
     if not outputs_match(structure, graph.outputs):
         raise LoadError(f"function {name!r}: its output structure does not match its graph.")
+    python_numbers = entry.get("python_numbers")
+    if python_numbers is not None and (
+            type(python_numbers) is not list or len(python_numbers) != len(nest.flatten(structure))
+            or not all(type(v) is bool for v in python_numbers)):
+        raise LoadError(f"function {name!r}: malformed 'python_numbers' list.")
     try:
         compiled = compile_ready(graph, fuse=entry["optimize"])
         outputs = unmark_outputs(structure, compiled.outputs)
-        concrete = ConcreteFunction(compiled, name, arg_names, inputs, outputs,
-                                    traced_graph=graph, optimized=entry["optimize"])
+        concrete = ConcreteFunction(
+            compiled, name, arg_names, inputs, outputs, traced_graph=graph,
+            optimized=entry["optimize"],
+            python_numbers=None if python_numbers is None else tuple(python_numbers))
         concrete.saved_graph = graph
         return concrete
     except Exception as e:  # noqa: BLE001 - a graph that does not compile is a bad file

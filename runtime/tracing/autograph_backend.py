@@ -273,7 +273,9 @@ class RuntimeBackend(autograph.Backend):
             return x.size()
         if x.shape and x.shape[0] is not None:
             return x.shape[0]
-        return array_ops.shape(x)[0]
+        length = array_ops.shape(x, out_type=dtypes.int64)[0]
+        length.weak = True  # (a new graph tensor: the stand-in of the Python int len() gives)
+        return length
 
     def cast(self, x, python_type):
         if python_type is bool:  # (a Python bool: weak, `bool(x) + 1` is an int)

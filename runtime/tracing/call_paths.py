@@ -80,7 +80,7 @@ class CallPaths:
                     concrete = self._fast.get((kind, _NUMPY_ARGUMENTS))
                     if concrete is not None and not context.busy:
                         if self._options.numpy_results:
-                            return _numpy_results(concrete.call(v))
+                            return _numpy_results(concrete, concrete.call(v))
                         return concrete.call(v)
             key, values, arrays = [], [], 0
             for a in args:
@@ -117,7 +117,7 @@ class CallPaths:
                 if context.busy:
                     return self._call_busy(concrete, args)
                 if arrays == len(values) and self._options.numpy_results:
-                    return _numpy_results(concrete.call(*values))
+                    return _numpy_results(concrete, concrete.call(*values))
                 return concrete.call(*values)
             return self._call_general(args, kwargs, (key, values), now)
         except Exception as e:  # noqa: BLE001 - re-raised, showing the user's frames
@@ -156,7 +156,7 @@ class CallPaths:
         if self._check or config.checking_functions():
             checking.check_call(self, concrete, args, kwargs, values, result)
         if self._options.numpy_results and not any(isinstance(v, Tensor) for v in leaves):
-            return _numpy_results(result)
+            return _numpy_results(concrete, result)
         return result
 
     def _key(self, arguments, guard_values=None):
@@ -238,9 +238,15 @@ def _as_numpy(value):
     return value.numpy() if isinstance(value, EagerTensor) else value
 
 
-def _numpy_results(result):
-    """A call's results as numpy values (`numpy_results=True`, numpy arguments)."""
-    return nest.pack_sequence_as(result, [_as_numpy(v) for v in nest.flatten(result)])
+def _numpy_results(concrete, result):
+    """A call's results as numpy values (`numpy_results=True`, numpy arguments); those that
+    stand for Python numbers (see ConcreteFunction.python_number_outputs) as Python numbers."""
+    if type(result) is EagerTensor:
+        value = result._value
+        return value.item() if concrete.python_number_outputs[0] else value
+    return nest.pack_sequence_as(result, [
+        _as_numpy(v).item() if number and type(v) is EagerTensor else _as_numpy(v)
+        for v, number in zip(nest.flatten(result), concrete.python_number_outputs)])
 
 
 def _same_values(values, fast_values) -> bool:

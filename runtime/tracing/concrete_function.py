@@ -40,6 +40,7 @@ class ConcreteFunction:
         optimized: bool | None = None,
         jit_compile=None,
         deferred: bool = False,
+        python_numbers: tuple | None = None,
     ):
         """With `deferred`, `graph` is the traced graph, optimized (when `optimized`) and
         compiled at the first use of `graph`, `generated` or `call`: a trace that callers only
@@ -57,6 +58,12 @@ class ConcreteFunction:
         self.arg_names = arg_names  # the parameter names, in order
         self.structured_input_signature = arg_specs
         self.structured_outputs = structured_outputs
+        # Which flat outputs stand for Python numbers (weak: a counter a loop carries from
+        # `n = 0`; `python_numbers`, else read from the outputs): numpy_results gives them as
+        # Python numbers, as plain Python would.
+        self.python_number_outputs = python_numbers if python_numbers is not None else tuple(
+            isinstance(leaf, SymbolicTensor) and leaf.weak
+            for leaf in nest.flatten(structured_outputs))
         self.jit_compile = jit_compile
         self._copy_read_only = jit_compile != "xla"  # XLA's results are read-only by design
         self._pack = _make_packer(structured_outputs, self._copy_read_only)

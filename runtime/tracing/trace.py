@@ -85,6 +85,8 @@ def _trace(fn, name, arguments, bind, optimize, jit_compile, defer):
     concrete = ConcreteFunction(
         optimized, name, names, specs, translate_outputs(outputs, graph, optimized),
         traced_graph=graph, jit_compile=jit_compile,
+        python_numbers=tuple(isinstance(leaf, SymbolicTensor) and leaf.weak
+                             for leaf in nest.flatten(outputs)),
     )
     return concrete, created
 

@@ -416,6 +416,33 @@ def test_numpy_arguments_take_the_fast_path_with_the_general_paths_results(numpy
             assert np.asarray(got).dtype == (value * 2).dtype
 
 
+def _counts(xs):
+    n, total, flag = 0, 0.0, False
+    for x in xs:
+        if x > 0:
+            n += 1
+            total += 0.5
+            flag = True
+    return n, total, flag, len(xs), np.shape(xs)[0], xs.size, xs.sum()
+
+
+def test_numpy_results_give_python_numbers_where_python_does():
+    """A counter, a Python float and a bool a graph loop carries, and len()/np.shape/.size of a
+    dim a relaxed graph does not know, stand for Python numbers: with numpy_results they come
+    back as Python numbers (json.dumps takes them), the other results as numpy values."""
+    import json
+
+    f = rt.function(_counts, numpy_results=True)
+    for n in (3, 4, 5, 6, 7):  # (from the third length: one relaxed graph)
+        xs = np.arange(n, dtype=np.float64) - 2.0
+        got, expected = f(xs), _counts(xs)
+        assert got == expected and [type(v) for v in got] == [type(v) for v in expected]
+        json.dumps(got[:-1])
+    assert f.experimental_get_tracing_count() == 3
+    one = rt.function(lambda xs: len(xs) + 0, numpy_results=True)
+    assert [type(one(np.zeros(k))) for k in (1, 2, 3)] == [int] * 3
+
+
 def test_numpy_arguments_the_conversion_changes_stay_on_the_general_path():
     # An array whose dtype tensors lack is converted (or refused) on each call: never passed as
     # it is by the fast path.

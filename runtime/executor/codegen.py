@@ -36,6 +36,9 @@ class Generated:
     globals: dict
     line_ops: dict = field(default_factory=dict)
     filename: str = "<graph>"
+    # What the caller passes after the input values, one per extra parameter of `run` (an
+    # executor's: numba's compiled graphs take the random generators they draw from).
+    extra_arguments: tuple = ()
 
 
 class Emitter:
@@ -59,6 +62,8 @@ class Emitter:
         self._appends: dict[int, str] = {}  # id(ListPushBack op) -> the Python list it appends to
         self._loops = 0  # loops open where code is emitted now (at most _MAX_BLOCKS)
         self._exits: dict[int, tuple] = {}  # id(If of a break chain) -> (results, exit values)
+        # Parameters of `run` after the inputs: name -> what the caller passes for it.
+        self.extra_parameters: dict[str, object] = {}
 
     def epilogue(self) -> str:
         """Source the module holds after the function (helpers its code calls): none here."""
@@ -554,10 +559,12 @@ def generate(graph: Graph, function_name: str = "run", emitter_class=None) -> Ge
     emitter.body(graph, "    ")
     outputs = [emitter.name_of(t) for t in graph.outputs]
     emitter.emit("    ", f"return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
+    params += emitter.extra_parameters
     source = (f"def {function_name}({', '.join(params)}):\n" + "\n".join(emitter.lines) + "\n"
               + emitter.epilogue())
     filename = f"<rt-graph {graph.name} #{next(_file_ids)}>"
-    return Generated(source, emitter.globals, emitter.line_ops, filename)
+    return Generated(source, emitter.globals, emitter.line_ops, filename,
+                     tuple(emitter.extra_parameters.values()))
 
 
 def compile_graph(graph: Graph, emitter_class=None):

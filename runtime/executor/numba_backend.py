@@ -26,6 +26,7 @@ from runtime.executor import codegen, interpreter, numba_rules
 from runtime.ops import (
     array_ops,
     io_ops,
+    random_ops,
 )
 from runtime.ops.registry import NUMBA
 
@@ -52,10 +53,24 @@ class NumbaEmitter(codegen.Emitter):
             raise NoLoweringError(with_origin(
                 f"jit_compile='numba' cannot compile the {op.type} op ({reason}). Use the default "
                 "executor (jit_compile=None) for this function.", op.origin))
-        expr = rule(op, [self.name_of(t) for t in op.inputs], self.typed)
+        names = [self.name_of(t) for t in op.inputs]
+        if op.opdef in numba_rules.DRAWS:  # (its input: the generator it draws from)
+            names = [self._generator(op.attrs["seed"])]
+        expr = rule(op, names, self.typed)
         self._add_helpers(expr)
         outs = [self._define(t) for t in op.outputs]
         self.emit(indent, f"{', '.join(outs)} = {expr}" if outs else expr, op)
+
+    def _generator(self, seed) -> str:
+        """The parameter holding the numpy Generator that ops with `seed` draw from (the caller
+        passes random_ops.generator(seed) at each call: set_seed replaces it)."""
+        for name, known in self.extra_parameters.items():
+            if known == seed:
+                return name
+        name = self._fresh(f"rng_{len(self.extra_parameters)}")
+        self._taken.add(name)
+        self.extra_parameters[name] = seed
+        return name
 
     def _add_helpers(self, code: str) -> None:
         """The helpers `code` calls, and those they call."""
@@ -105,9 +120,11 @@ def compile_graph(graph, example_values=None, fallback=None):
     # gives (numba's default, Python's, raises ZeroDivisionError)
     compiled = numba.njit(run, cache=on_disk, boundscheck=checked, error_model=_ERROR_MODEL)
     if example_values is not None:
+        example_values = (*example_values,
+                          *(random_ops.generator(seed) for seed in generated.extra_arguments))
         compiled.compile(tuple(numba.typeof(v) for v in example_values))
         compiled.disable_compile()
-    return _caller(compiled, graph, fallback), generated
+    return _caller(compiled, graph, generated.extra_arguments, fallback), generated
 
 
 _CACHED = "tracegraph_numba_"  # the module name prefix of graphs kept on disk
@@ -207,15 +224,18 @@ def compiled_on_disk(graph) -> bool:
                                        f"{glob.escape(file[:-3])}.*.{python}.nbi")))
 
 
-def _caller(compiled, graph, fallback=None):
+def _caller(compiled, graph, seeds=(), fallback=None):
     """`compiled` (which numba types on the first call) with its scalar results as numpy scalars
     of their dtypes (numba returns Python numbers): one generated function, as lean as the
     call can be, which a concrete function's caller takes in (`.inline`). A number becomes a
     numpy scalar by adding it to a numpy zero of the dtype (numpy keeps the scalar's dtype next
     to a Python number, and the number fits it): 5x faster than calling the type; the zero is
-    -0.0 for floats, so a -0.0 stays -0.0."""
-    scope = {"native": compiled}
+    -0.0 for floats, so a -0.0 stays -0.0. `seeds`: of the generators `compiled` takes after
+    the inputs (the current ones, at each call)."""
+    scope = {"native": compiled, "native_generator": random_ops.generator}
     args = ", ".join(f"a{i}" for i in range(len(graph.inputs)))
+    passed = ", ".join([*(f"a{i}" for i in range(len(graph.inputs))),
+                        *(f"native_generator({seed!r})" for seed in seeds)])
     results = []
     for i, t in enumerate(graph.outputs):
         if len(t.shape) == 0 and t.dtype.is_bool:
@@ -236,7 +256,7 @@ def _caller(compiled, graph, fallback=None):
     for i, (error, ops) in enumerate(_failing_ops(graph).items() if fallback is None else ()):
         scope[f"native_failed{i}"] = _failed(ops, error)
         handlers += [f"except {error.__name__} as e:", f"    raise native_failed{i}(e) from None"]
-    lines = [f"outs = native({args})"]
+    lines = [f"outs = native({passed})"]
     if handlers:
         lines = ["try:", f"    {lines[0]}", *handlers]
     return InlineCall(args, tuple(lines), tuple(results), scope).function(

@@ -758,6 +758,30 @@ MAY_RAISE_VALUE_ERROR = {
     math_ops.MATMUL: lambda op: op.outputs[0].dtype.is_integer and (
         op.inputs[0].shape[-1] is None or op.inputs[1].shape[0] is None),
 }
+def _random(draw):
+    """The rule of a random op: numpy's Generator method `draw` called by numba on the generator
+    the op draws from (its one input name: the emitter passes the generator as a parameter),
+    which gives numpy's numbers and moves numpy's state: the default executor's draws, bit for
+    bit. `draw(op)` -> (method, first, second): `normal(mean, stddev)`, `uniform(minval,
+    maxval)`, `integers(minval, maxval)` (int64 numbers, then the op's dtype, as the kernel)."""
+
+    def rule(op, a, typed):
+        method, first, second = draw(op)
+        shape, dtype = op.attrs["shape"], op.outputs[0].dtype
+        kind = dtypes.int64 if method == "integers" else dtypes.float64
+        call = f"{a[0]}.{method}({typed(first, kind)}, {typed(second, kind)}"
+        if not shape:
+            return f"{_numpy_name(dtype)}({call}))"
+        size = "(" + "".join(f"{d}, " for d in shape) + ")"
+        return f"{call}, size={size}).astype({_numpy_name(dtype)})"
+
+    return rule
+
+
+# The ops whose input (for the emitter) is the numpy Generator they draw from.
+DRAWS = frozenset({random_ops.UNIFORM, random_ops.NORMAL})
+
+
 derive_rules(NUMBA, _ufunc)  # the rule of every op declared as a ufunc, unless written here
 register_rules(NUMBA, {
     # Python operators (as the default executor writes them); a division by zero gives what
@@ -824,6 +848,11 @@ register_rules(NUMBA, {
     creation_ops.FILL: _fill,
     creation_ops.RANGE: _range,
     io_ops.ASSERT: _assert,
+    # numpy's draws from numpy's generator: exact
+    random_ops.NORMAL: _random(lambda op: ("normal", op.attrs["mean"], op.attrs["stddev"])),
+    random_ops.UNIFORM: _random(lambda op: (
+        "integers" if op.outputs[0].dtype.is_integer else "uniform", op.attrs["minval"],
+        op.attrs["maxval"])),
 })
 # The ops numba does not compile: a graph holding one is a located NoLoweringError (and
 # jit_compile="auto" keeps it on the default executor).
@@ -840,9 +869,9 @@ lacks(NUMBA, "staged lists are not lowered (the emitter writes no Python lists)"
       list_ops.LIST_CONCAT_LISTS, list_ops.LIST_STACK, list_ops.LIST_CONCAT,
       list_ops.LIST_ZEROS_LIKE, list_ops.LIST_ADD, list_ops.LIST_UNSTACK, list_ops.LIST_SPLIT_AT,
       list_ops.LIST_SPLIT_LIKE)
-lacks(NUMBA, "random numbers come from numpy's generator; numba's has a state of its own and "
-      "would give other numbers", random_ops.UNIFORM, random_ops.NORMAL,
-      random_ops.DYNAMIC_UNIFORM, random_ops.DYNAMIC_NORMAL)
+lacks(NUMBA, "not lowered yet: its shape and parameters are tensors, checked when the graph "
+      "runs (random numbers with a static shape are)", random_ops.DYNAMIC_UNIFORM,
+      random_ops.DYNAMIC_NORMAL)
 lacks(NUMBA, "variables are Python objects, which numba cannot read or write", variables.READ,
       variables.ASSIGN, variables.ASSIGN_ADD, variables.ASSIGN_SUB)
 lacks(NUMBA, "made by the fusion pass, which does not run for numba (jit_compile='auto' keeps a "

@@ -49,7 +49,7 @@ def take_epochs(key: int, count: int = 1) -> int:
 def draw_seed() -> int:
     """A seed for a dataset shuffled without one, from rt.random's process-wide generator (so
     rt.random.set_seed makes it repeat)."""
-    return int(random_ops._generator(None).integers(2**63))
+    return int(random_ops.generator(None).integers(2**63))
 
 
 def order_rng(seed: int, epoch: int) -> np.random.Generator:

@@ -28,26 +28,28 @@ def set_seed(seed: int) -> None:
     _seeded_generators.clear()
 
 
-def _generator(seed):
+def generator(seed):
+    """The numpy Generator that ops with `seed` (None: no seed) draw from now (numba's compiled
+    graphs are given it at each call: its draws are numpy's, from the same state)."""
     if seed is None:
         return _default_generator
-    generator = _seeded_generators.get(seed)
-    if generator is None:
-        generator = _seeded_generators[seed] = np.random.default_rng(seed)
-    return generator
+    found = _seeded_generators.get(seed)
+    if found is None:
+        found = _seeded_generators[seed] = np.random.default_rng(seed)
+    return found
 
 
 def _uniform_kernel(*, shape, dtype, minval, maxval, seed):
-    generator = _generator(seed)
+    drawn_from = generator(seed)
     if dtype.is_integer:
-        values = generator.integers(minval, maxval, size=shape)
+        values = drawn_from.integers(minval, maxval, size=shape)
     else:
-        values = generator.uniform(minval, maxval, size=shape)
+        values = drawn_from.uniform(minval, maxval, size=shape)
     return normalize(np.asarray(values, dtype=dtype.np_dtype))
 
 
 def _normal_kernel(*, shape, dtype, mean, stddev, seed):
-    values = _generator(seed).normal(mean, stddev, size=shape)
+    values = generator(seed).normal(mean, stddev, size=shape)
     return normalize(np.asarray(values, dtype=dtype.np_dtype))
 
 

@@ -660,3 +660,45 @@ def test_the_call_of_a_numba_graph_is_one_generated_function_with_the_default_re
     with pytest.raises(rt.errors.InvalidArgumentError, match="index out of bounds") as info:
         h(np.arange(3.0), np.int32(5))
     assert "return x[i]" in str(info.value)
+
+
+def _draws(x, n):
+    a = rt.random.normal([3]) + x
+    b = rt.random.uniform([2, 2], 1.0, 3.0, dtype=rt.float64)
+    c = rt.random.uniform([4], -5, 10, dtype=rt.int32)
+    d = rt.random.uniform([2], 0, 2**40, dtype=rt.int64, seed=3)
+    s = rt.random.normal([], mean=2.0, stddev=0.5, seed=7)
+    t = rt.zeros([2])
+    for _ in rt.range(n):  # draws inside a loop, in its order
+        t = t + rt.random.uniform([]) * rt.random.normal([2])
+    e = rt.random.normal([0, 3])
+    return a, b, c, d, s, t, e
+
+
+@pytest.mark.parametrize("jit_compile", ["numba", "auto"])
+def test_random_numbers_are_numpys_draws_from_the_same_generator(jit_compile):
+    """numba draws from numpy's Generator itself (given to the compiled graph at each call):
+    the default executor's numbers, bit for bit, and the generator's state moves as numpy's
+    does, so set_seed restarts both and draws eagerly continue where the graph stopped."""
+    runs = {}
+    for executor in (None, jit_compile):
+        rt.random.set_seed(11)
+        f = rt.function(_draws, jit_compile=executor)
+        calls = [f(rt.constant(1.0), rt.constant(n)) for n in (3, 0, 2)]
+        rt.random.set_seed(11)  # a new default generator: the compiled graph takes it
+        calls.append(f(rt.constant(1.0), rt.constant(1)))
+        calls.append((rt.random.normal([2]),))  # eagerly, after the graph's draws
+        runs[executor] = calls
+    for expected, got in zip(runs[None], runs[jit_compile]):
+        for a, b in zip(expected, got):
+            _same(a, b)
+    if jit_compile == "numba":
+        source = rt.function(_draws, jit_compile="numba").get_concrete_function(
+            rt.constant(1.0), rt.constant(1)).generated.source
+        assert ".normal(" in source and ".integers(" in source
+
+
+def test_random_numbers_with_tensor_shapes_are_not_lowered_yet():
+    with pytest.raises(rt.errors.NoLoweringError, match="DynamicRandomNormal"):
+        rt.function(lambda n: rt.random.normal(rt.stack([n, 2])), jit_compile="numba")(
+            rt.constant(3))

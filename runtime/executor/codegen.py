@@ -47,8 +47,8 @@ class Emitter:
 
     free_temporaries = True  # `del` big temporaries after their last use
     counted_loops = True  # `while i < n: ...; i += step` as a `for` over a numpy range
-    python_history = True  # a While's gradient history on Python lists (`_History`), and the
-    # lists a loop only appends to (`_Appended`)
+    python_history = True  # a While's gradient history on Python lists (`_History`)
+    appended_lists = True  # the lists a loop only appends to as the executor's own (`_Appended`)
     jump_out_of_chains = True  # an unrolled loop's `break` skips its later iterations
 
     def __init__(self, graph: Graph):
@@ -68,6 +68,19 @@ class Emitter:
     def epilogue(self) -> str:
         """Source the module holds after the function (helpers its code calls): none here."""
         return ""
+
+    # ---- a list a loop only appends to (`_Appended`) ----
+    def list_buffer(self, lst: str) -> str:
+        """The executor's own list of the items of the list value `lst` (a new one)."""
+        return f"{lst}.items()"
+
+    def list_value(self, buffer: str) -> str:
+        """The list value of the executor's list `buffer` after the loop."""
+        return f"{self._global('ListValue', ListValue)}({buffer}, len({buffer}))"
+
+    def appended(self, item: SymbolicTensor, value: str) -> str:
+        """What the loop appends for the item `item` (named `value`): an array's copy."""
+        return f"{self._global('own_item', own_item)}({value})" if len(item.shape) else value
 
     # ---- names ----
     def name_of(self, tensor: SymbolicTensor) -> str:
@@ -227,7 +240,7 @@ class Emitter:
         loop_vars = [self._define(t) for t in op.outputs]
         history = _History.of(self, op, loop_vars, inputs) if self.python_history else None
         carried = n if history is None else history.h
-        appended = _Appended(self, op, loop_vars, inputs, carried) if self.python_history else None
+        appended = _Appended(self, op, loop_vars, inputs, carried) if self.appended_lists else None
         for i, (var, init) in enumerate(zip(loop_vars[:carried], inputs)):
             if (counted is None or i != counted[0]) and (appended is None or i not in appended):
                 self.emit(indent, f"{var} = {init}", op)
@@ -365,45 +378,53 @@ class _History:
 
 class _Appended:
     """The lists a While only appends to (`lst.append(x)` once an iteration, the list read
-    nowhere else in the loop), emitted as one Python list each: `append` in the body instead of
-    a ListPushBack kernel call, wrapped as a list value after the loop (as the kernel keeps
-    it: the item itself, an array's copy)."""
+    nowhere else in the loop), emitted as one list of the executor's each (`Emitter.list_buffer`:
+    a Python list here): `append` in the body instead of a ListPushBack kernel call, a list
+    value after the loop (as the kernel keeps it: the item itself, an array's copy)."""
 
     def __init__(self, emitter, op, loop_vars, inputs, carried):
         self.emitter, self.op = emitter, op
-        cond, body = cf.loop_cond(op), cf.loop_body(op)
-        self.lists = {}  # loop variable index -> its Python list's name
-        for j in range(carried):
-            push = body.outputs[j].op
-            if push.opdef is LIST_PUSH_BACK and push.inputs[0] is body.inputs[j] and (
-                    _only_reader(body, body.inputs[j], push)
-                    and _only_reader(body, push.outputs[0], None)
-                    and _only_reader(cond, cond.inputs[j], None)):
-                buffer = emitter._fresh(f"{loop_vars[j]}_items")
-                self.lists[j] = buffer
-                emitter._appends[id(push)] = buffer
+        self.lists = {}  # loop variable index -> its list's name
+        for j, push in append_only(op, carried).items():
+            buffer = emitter._fresh(f"{loop_vars[j]}_items")
+            self.lists[j] = buffer
+            emitter._appends[id(push)] = buffer
         self.loop_vars, self.inputs = loop_vars, inputs
 
     def __contains__(self, j: int) -> bool:
         return j in self.lists
 
     def before(self, indent) -> None:
-        for j, buffer in self.lists.items():  # (a new Python list: the items so far)
-            self.emitter.emit(indent, f"{buffer} = {self.inputs[j]}.items()", self.op)
+        for j, buffer in self.lists.items():  # (a new list: the items so far)
+            self.emitter.emit(indent, f"{buffer} = {self.emitter.list_buffer(self.inputs[j])}",
+                              self.op)
 
     def after(self, indent) -> None:
-        wrap = self.emitter._global("ListValue", ListValue)
         for j, buffer in self.lists.items():
-            self.emitter.emit(indent, f"{self.loop_vars[j]} = {wrap}({buffer}, len({buffer}))",
+            self.emitter.emit(indent, f"{self.loop_vars[j]} = {self.emitter.list_value(buffer)}",
                               self.op)
 
     @staticmethod
     def emit_append(emitter, push: Operation, indent) -> None:
         item = push.inputs[1]
-        value = emitter.name_of(item)
-        if len(item.shape):
-            value = f"{emitter._global('own_item', own_item)}({value})"
+        value = emitter.appended(item, emitter.name_of(item))
         emitter.emit(indent, f"{emitter._appends[id(push)]}.append({value})", push)
+
+
+def append_only(op: Operation, carried: int | None = None) -> dict:
+    """{loop variable index: its ListPushBack op} of the lists the While `op` only appends to:
+    once an iteration, the list read nowhere else in the loop (of its first `carried` loop
+    variables, default all)."""
+    cond, body = cf.loop_cond(op), cf.loop_body(op)
+    found = {}
+    for j in range(cf.loop_count(op) if carried is None else carried):
+        push = body.outputs[j].op
+        if push.opdef is LIST_PUSH_BACK and push.inputs[0] is body.inputs[j] and (
+                _only_reader(body, body.inputs[j], push)
+                and _only_reader(body, push.outputs[0], None)
+                and _only_reader(cond, cond.inputs[j], None)):
+            found[j] = push
+    return found
 
 
 def _only_reader(graph: Graph, tensor: SymbolicTensor, reader) -> bool:

@@ -36,9 +36,15 @@ class NumbaEmitter(codegen.Emitter):
 
     free_temporaries = False  # numba manages its own memory
     counted_loops = False  # a numpy range of int32 would be typed int64 by numba
-    python_history = False  # lists are not lowered
+    python_history = False  # a gradient history is a list of lists: not lowered
 
     def __init__(self, graph):
+        for t in graph.outputs:
+            if t.dtype.is_list:
+                raise NoLoweringError(with_origin(
+                    "jit_compile='numba' does not return a staged list (numba's typed list is "
+                    "not the runtime's list value); return np.stack(xs) or use the default "
+                    "executor.", t.op.origin))
         super().__init__(graph)
         self.globals["np"] = np
         self._taken.update(("np", "numba_", *numba_rules.HELPERS))
@@ -60,6 +66,16 @@ class NumbaEmitter(codegen.Emitter):
         self._add_helpers(expr)
         outs = [self._define(t) for t in op.outputs]
         self.emit(indent, f"{', '.join(outs)} = {expr}" if outs else expr, op)
+
+    # a list a loop only appends to: a typed List (runtime/executor/numba_lists.py)
+    def list_buffer(self, lst: str) -> str:
+        return f"{lst}.copy()"
+
+    def list_value(self, buffer: str) -> str:
+        return buffer
+
+    def appended(self, item, value: str) -> str:
+        return f"{value}.copy()" if len(item.shape) else value
 
     def _generator(self, seed) -> str:
         """The parameter holding the numpy Generator that ops with `seed` draw from (the caller

@@ -22,6 +22,7 @@ import numpy as np
 from runtime import variables
 from runtime.core import dtypes
 from runtime.errors import NoLoweringError, with_origin
+from runtime.executor import codegen, numba_lists
 from runtime.ops import (
     array_ops,
     creation_ops,
@@ -372,7 +373,8 @@ def _bincount(op, a, typed):
 
 # How the errors of the helpers begin, by the op whose rule calls them (numba_backend._failed
 # blames a ValueError on the op its message names).
-HELPER_ERRORS = {math_ops.MATMUL: "matmul:", selection_ops.BINCOUNT: "bincount:"}
+HELPER_ERRORS = {math_ops.MATMUL: "matmul:", selection_ops.BINCOUNT: "bincount:",
+                 list_ops.LIST_STACK: "stack"}
 # Functions the rules' code calls, written after the graph's function in its module (see
 # numba_backend.NumbaEmitter.epilogue): name -> source.
 HELPERS = {
@@ -413,6 +415,7 @@ HELPERS = {
         out[np.int64(x[i])] += np.float64(weights[i])
     return out
 """,
+    **numba_lists.HELPERS,
 }
 
 
@@ -700,7 +703,11 @@ def why_not_lowered_exactly(graph) -> str | None:
 def not_lowered_exactly(graph):
     """(op, why) for each op of `graph` that numba does not compute bit for bit as the default
     executor does (see lowers_exactly)."""
+    appends = {id(push) for op in graph.walk() if op.opdef is WHILE
+               for push in codegen.append_only(op).values()}  # (the emitter writes them)
     for op in graph.walk():
+        if id(op) in appends:
+            continue
         if any(t.dtype is dtypes.float16 for t in (*op.inputs, *op.outputs)):
             yield op, FLOAT16
             continue
@@ -754,6 +761,7 @@ MAY_RAISE_VALUE_ERROR = {
     array_ops.DYNAMIC_TILE: lambda op: True,  # a negative multiple
     array_ops.DYNAMIC_RESHAPE: lambda op: True,
     selection_ops.BINCOUNT: lambda op: True,  # a negative value, weights of another length
+    list_ops.LIST_STACK: lambda op: True,  # an empty list, items of two shapes
     # an integer matmul whose inner dims are known only when the graph runs (int_matmul_)
     math_ops.MATMUL: lambda op: op.outputs[0].dtype.is_integer and (
         op.inputs[0].shape[-1] is None or op.inputs[1].shape[0] is None),
@@ -848,6 +856,7 @@ register_rules(NUMBA, {
     creation_ops.FILL: _fill,
     creation_ops.RANGE: _range,
     io_ops.ASSERT: _assert,
+    **numba_lists.RULES,  # staged lists: numba's typed lists
     # numpy's draws from numpy's generator: exact
     random_ops.NORMAL: _random(lambda op: ("normal", op.attrs["mean"], op.attrs["stddev"])),
     random_ops.UNIFORM: _random(lambda op: (
@@ -863,12 +872,14 @@ lacks(NUMBA, "numba's shifts are undefined for counts past the width, numpy's gi
 lacks(NUMBA, "strings are numpy object arrays, which numba does not compile",
       math_ops.STRING_EQUAL, math_ops.STRING_NOT_EQUAL, string_ops.STRING_JOIN,
       string_ops.STRING_FORMAT)
-lacks(NUMBA, "staged lists are not lowered (the emitter writes no Python lists)",
-      list_ops.LIST_FROM_ITEMS, list_ops.LIST_PUSH_BACK, list_ops.LIST_POP_BACK,
-      list_ops.LIST_LENGTH, list_ops.LIST_GET_ITEM, list_ops.LIST_SET_ITEM,
-      list_ops.LIST_CONCAT_LISTS, list_ops.LIST_STACK, list_ops.LIST_CONCAT,
-      list_ops.LIST_ZEROS_LIKE, list_ops.LIST_ADD, list_ops.LIST_UNSTACK, list_ops.LIST_SPLIT_AT,
-      list_ops.LIST_SPLIT_LIKE)
+lacks(NUMBA, "lowered where a graph loop appends to a list once an iteration and reads it "
+      "nowhere else: the emitter writes that append (runtime/executor/numba_lists.py)",
+      list_ops.LIST_PUSH_BACK)
+lacks(NUMBA, "not lowered: numba lowers the lists numeric loops build (made, appended to, "
+      "stacked, counted; runtime/executor/numba_lists.py)", list_ops.LIST_POP_BACK,
+      list_ops.LIST_GET_ITEM, list_ops.LIST_SET_ITEM, list_ops.LIST_CONCAT_LISTS,
+      list_ops.LIST_CONCAT, list_ops.LIST_ZEROS_LIKE, list_ops.LIST_ADD, list_ops.LIST_UNSTACK,
+      list_ops.LIST_SPLIT_AT, list_ops.LIST_SPLIT_LIKE)
 lacks(NUMBA, "not lowered yet: its shape and parameters are tensors, checked when the graph "
       "runs (random numbers with a static shape are)", random_ops.DYNAMIC_UNIFORM,
       random_ops.DYNAMIC_NORMAL)

@@ -702,3 +702,78 @@ def test_random_numbers_with_tensor_shapes_are_not_lowered_yet():
     with pytest.raises(rt.errors.NoLoweringError, match="DynamicRandomNormal"):
         rt.function(lambda n: rt.random.normal(rt.stack([n, 2])), jit_compile="numba")(
             rt.constant(3))
+
+
+def _trajectory(y0, steps, h):
+    ys = []
+    y = y0
+    for _ in rt.range(steps):
+        y = y + h * y
+        ys.append(y)  # (an array: the list keeps a copy)
+    return rt.stack(ys), len(ys)
+
+
+def _numbers(n, dtype):
+    xs = [rt.cast(n, dtype)]
+    for i in rt.range(n):
+        xs.append(rt.cast(i * 3 - 2, dtype))
+    return rt.stack(xs), len(xs)
+
+
+def _rows(x, n):
+    rows = [x[0], x[1]]
+    for i in rt.range(n):
+        rows.append(x[i % 2] * rt.cast(i, x.dtype))
+    return rt.stack(rows)
+
+
+@pytest.mark.parametrize("steps", [0, 1, 5])
+def test_lists_a_loop_appends_to_are_numbas_typed_lists(steps):
+    if steps:
+        stacked, count = _both(_trajectory, rt.constant([1.0, -2.0]), rt.constant(steps),
+                               rt.constant(0.5))
+        assert int(count) == steps and stacked.shape == (steps, 2)
+    else:  # an empty list: the default executor's error, at the user's line
+        for executor in (None, "numba"):
+            with pytest.raises(rt.errors.InvalidArgumentError,
+                               match=r"stack needs at least one tensor(.|\n)*rt.stack\(ys\)"):
+                rt.function(_trajectory, jit_compile=executor)(
+                    rt.constant([1.0, -2.0]), rt.constant(0), rt.constant(0.5))
+    for dtype in (rt.float32, rt.float64, rt.int32, rt.int64, rt.bool):
+        _both(lambda n, dtype=dtype: _numbers(n, dtype), rt.constant(steps))
+    _both(_rows, rt.constant(np.arange(6.0).reshape(2, 3)), rt.constant(steps))
+    source = rt.function(_trajectory, jit_compile="numba").get_concrete_function(
+        rt.constant([1.0]), rt.constant(1), rt.constant(0.5)).generated.source
+    assert ".append(" in source and "stack_list_(" in source
+
+
+def _returns_the_list(n):
+    xs = []
+    for i in rt.range(n):
+        xs.append(i)
+    return xs
+
+
+def _reads_the_list_in_the_loop(n):
+    xs = [0]
+    for i in rt.range(n):
+        xs.append(len(xs) + i)
+    return rt.stack(xs)
+
+
+def _list_of_lists(n):
+    rows = []
+    for i in rt.range(n):
+        rows.append([i, i])
+    return rt.stack(rows)
+
+
+@pytest.mark.parametrize("fn, match", [
+    (_returns_the_list, "does not return a staged list"),
+    (_reads_the_list_in_the_loop, "ListPushBack"),
+    (_list_of_lists, "a list of lists"),
+])
+def test_lists_numba_does_not_lower_are_located_errors(fn, match):
+    with pytest.raises(rt.errors.NoLoweringError, match=match):
+        rt.function(fn, jit_compile="numba")(rt.constant(3))
+    rt.function(fn)(rt.constant(3))  # (the default executor computes it)

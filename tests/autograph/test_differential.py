@@ -351,7 +351,8 @@ def _reused(module, graph_fn, call):
 # Documented limits of the decorated program run as converted code on eager tensors, where the
 # undecorated one returns: (exception class, message pattern). README (Composition): a callee's
 # result is a tensor when it is called eagerly, so a Python number it computes in a graph loop
-# comes back as an int32 or float32 tensor and meeting a tensor of another dtype raises (or,
+# comes back as an int32 or float32 tensor and meeting a tensor of another dtype raises (also
+# where a graph `if` in a callee picks one of two such values, at its line) (or,
 # passed to a callee with an input_signature of another dtype, does not match it). And a
 # decorated helper traced from eager code sees the caller's lists as Python lists (a loop over
 # an eager count runs in Python), where the undecorated graph stages them; indexing one by a
@@ -360,6 +361,8 @@ def _reused(module, graph_fn, call):
 # The third field: the error must name the program's line (the first two are raised where a
 # decorated function is called, which the harness's save-and-load wrapper of every call hides).
 DOCUMENTED_CONVERTED_LIMITS = ((TypeError, r"operands have different dtypes", False),
+                               (TypeError, r"^cond: output .* is \w+ in the true branch but \w+ "
+                                r"in the false branch", True),
                                (TypeError, r"which does not match its input_signature", False),
                                (rt.errors.OperatorNotAllowedInGraphError,
                                 r"^Indexing a Python sequence \(a list, tuple or range\) by a "

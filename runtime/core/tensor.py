@@ -49,10 +49,11 @@ class TensorShape(tuple):
 
 
 class _WatchedShape(TensorShape):
-    """The static shape the user's code reads (at `origin`) while a trace watches for unknown
-    dims: reading a None from it (an index, iteration, comparison, text) is reported to the
-    trace, which then knows it saw None where plain Python sees a number
-    (runtime/tracing/function_tracing.py traces such a function with exact shapes)."""
+    """The static shape the user's code reads (at `origin`, or None where the code has no
+    source line) while a trace watches for unknown dims: reading a None from it (an index,
+    iteration, comparison, text, a copy) is reported to the trace, which then knows it saw
+    None where plain Python sees a number (runtime/tracing/function_tracing.py traces such a
+    function with exact shapes)."""
 
     def __new__(cls, dims, origin):
         shape = super().__new__(cls, dims)
@@ -86,7 +87,8 @@ class _WatchedShape(TensorShape):
 
     __rmul__ = __mul__
 
-    def __reduce__(self):
+    def __reduce__(self):  # (a copy, or a pickle, reveals every dim)
+        self._read()
         return TensorShape, (tuple.__getitem__(self, slice(None)),)
 
 
@@ -325,6 +327,13 @@ _SUBSCRIPT_OPCODES = frozenset(dis.opmap[name] for name in ("BINARY_SUBSCR", "ST
                                                              "DELETE_SUBSCR") if name in dis.opmap)
 
 
+_LIBRARY = ("runtime.", "autograph.")  # whose code reads shapes as the library it is
+
+
+def _module_of(frame) -> str:
+    return frame.f_globals.get("__name__") or ""
+
+
 def _caller_opcode() -> int | None:
     """The opcode the frame two calls up is running (the user's `x[t]` that called
     `t.__index__` through a builtin sequence's C code)."""
@@ -394,9 +403,11 @@ class SymbolicTensor(Tensor):
         the user's code while a trace watches, a None is reported: see `_WatchedShape`)."""
         shape = self._shape
         if None in shape and context.dims_watched():
-            origin = origin_of_frame(sys._getframe(1))
-            if origin is not None:
-                return _WatchedShape(shape, origin)
+            frame: FrameType | None = sys._getframe(1)
+            while frame is not None and _module_of(frame).startswith("autograph."):
+                frame = frame.f_back  # (autograph's operators run the user's `getattr(x, ...)`)
+            if frame is not None and not _module_of(frame).startswith(_LIBRARY):
+                return _WatchedShape(shape, origin_of_frame(frame))
         return shape
 
     @property

@@ -17,6 +17,7 @@ from runtime.core.source_info import user_origin
 from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.errors import NumpyUnsupportedError, with_origin
 from runtime.ops import math_ops
+from runtime.tracing import python_builtins
 
 TABLE: dict = {}  # a numpy callable -> the runtime.numpy function computing it on tensors
 _NAMES: dict = {}  # its qualified numpy name ("numpy.linalg.norm") -> the numpy callable
@@ -41,8 +42,8 @@ def implement_callable(numpy_fn, fn, name: str) -> None:
 
 
 def _scalar_type(dtype):
-    def convert(x=0, /):
-        return math_ops.cast(convert_to_tensor(x), dtype)
+    def convert(x=0, /):  # (a numpy scalar: no Python number's stand-in any more)
+        return python_builtins.strong(math_ops.cast(convert_to_tensor(x), dtype))
 
     return convert
 

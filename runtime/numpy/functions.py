@@ -32,6 +32,7 @@ from runtime.ops import (
     sorting_ops,
 )
 from runtime.tensor_list import TensorList
+from runtime.tracing import python_builtins
 from runtime.tracing.staged_control_flow import cond
 
 __all__ = [
@@ -650,15 +651,15 @@ def _nested(value):
 
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):  # noqa: A002
     """numpy.array of tensors (or lists holding them): a tensor."""
-    x = _cast_to(_nested(object), dtype)
+    x = python_builtins.strong(_cast_to(_nested(object), dtype))  # (a numpy value)
     while x.ndim < ndmin:
         x = array_ops.expand_dims(x, 0)
     return x
 
 
 def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
-    """numpy.asarray of a tensor: the tensor (cast to `dtype`)."""
-    return _cast_to(_nested(a), dtype)
+    """numpy.asarray of a tensor: the tensor (cast to `dtype`; a numpy value)."""
+    return python_builtins.strong(_cast_to(_nested(a), dtype))
 
 
 # ---- creation -------------------------------------------------------------------------------

@@ -29,20 +29,36 @@ _GUARDED_TYPES = (bool, int, float, str, type(None))
 _CONTAINERS = (tuple, list, dict, set, frozenset)
 
 
+# Content guards cost one pass over the value at each call: bigger values are guarded by
+# identity only (README: written into in place, the graph keeps what it read).
+_CONTENT_BUDGET = 1 << 20  # bytes of an array
+_ITEMS_BUDGET = 10_000  # items of the containers of one value
+_DEPTH_BUDGET = 16  # levels of nested containers
+
+
 def _guardable(value) -> bool:
     """Whether `value` is plain data a graph may bake in: a Python constant, a numpy number
     or array, a tensor, or a tuple, list, dict or set of those (guarded by content: a list
-    or dict changed in place, or an array written into, changes its key)."""
+    or dict changed in place, or an array written into, changes its key), within the budgets
+    above (a cyclic container is not)."""
+    return _plain(value, [_ITEMS_BUDGET], 0)
+
+
+def _plain(value, items: list, depth: int) -> bool:
     kind = type(value)
     if kind in _GUARDED_TYPES or issubclass(kind, (np.generic, Tensor)):
         return True  # (never isinstance: it reads __class__, which may run the user's code)
     if kind is np.ndarray:
-        return value.dtype.kind in "biufcSU"
+        return value.dtype.kind in "biufcSU" and value.nbytes <= _CONTENT_BUDGET
+    if kind not in _CONTAINERS or depth >= _DEPTH_BUDGET:
+        return False
+    items[0] -= len(value)
+    if items[0] < 0:
+        return False
     if kind is dict:
-        return all(_guardable(k) and _guardable(v) for k, v in value.items())
-    if kind in _CONTAINERS:
-        return all(_guardable(v) for v in value)
-    return False
+        return all(_plain(k, items, depth + 1) and _plain(v, items, depth + 1)
+                   for k, v in value.items())
+    return all(_plain(v, items, depth + 1) for v in value)
 
 
 def guards_of(fn) -> list:
@@ -71,7 +87,6 @@ def _collect(fn, guards: dict, seen: set, via: str, depth: int) -> None:
     seen.add((id(code), id(owner)))
     self_name = code.co_varnames[0] if owner is not None and code.co_argcount else None
     reads, written, chains, mutated = _scan(code, self_name)
-    written = written | {root for root, path in mutated if not path}
     names = getattr(func, "__globals__", {})
     cells = dict(zip(code.co_freevars, func.__closure__ or ()))
     # name -> (what it is, getter of its current value)
@@ -92,6 +107,8 @@ def _collect(fn, guards: dict, seen: set, via: str, depth: int) -> None:
 
     for name, (what, get) in roots.items():
         value = _body_of(get())
+        if (name, ()) in mutated and type(value) in _MUTABLE:
+            continue  # the function's state, not a constant
         if _module_state(value) is not None:
             add(f"the state of the module '{name}'", lambda get=get: _module_state(get()))
         elif type(value) in (list, tuple, dict):  # modules in a global list (`layers[0](x)`)
@@ -110,11 +127,10 @@ def _collect(fn, guards: dict, seen: set, via: str, depth: int) -> None:
         _, get = roots[root]
         value = get()
         for k, attribute in enumerate(path):
-            if not _followable(value) or attribute in written and root == self_name or (
-                    root, path[:k + 1]) in mutated:
+            if not _followable(value) or attribute in written and root == self_name:
                 break
             value = _body_of(_plain_attribute(value, attribute))
-            if value is _MISSING:
+            if value is _MISSING or (root, path[:k + 1]) in mutated and type(value) in _MUTABLE:
                 break
             shown = ".".join([root, *path[:k + 1]])
             getter = (lambda get=get, steps=path[:k + 1]: _follow(get(), steps))
@@ -145,24 +161,27 @@ def _module_state(value):
 
 
 def _scan(code, self_name):
-    """(names read by kind, names written, attribute chains read: (root name, (attr, ...)),
-    what the code changes in place: chains (a name's is `(name, ())`) whose value a mutating
-    method is called on (`log.append(v)`, `self.cache.clear()`) or that are read on a line
-    that assigns or deletes an item (`d[k] = v`, `del self.items[0]`)) of `code` and the code
-    objects defined in it."""
+    """Of `code` and the code objects defined in it: (names read by kind, names written,
+    attribute chains read: (root name, (attr, ...)), the chains whose value the code changes
+    in place: a mutating method called on it (`log.append(v)`, `self.cache.clear()`), an item
+    assigned or deleted (`d[k] = v`, `del self.items[0]`)). A chain is `(name, ())` for the
+    name itself."""
     reads, written, chains = {"LOAD_GLOBAL": set(), "LOAD_DEREF": set()}, set(), set()
     mutated: set = set()
     codes = [code]
     for c in codes:  # grows: nested code objects
         codes.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
-        chain, line, on_line = None, None, []
-        for instruction in dis.get_instructions(c):
+        instructions = list(dis.get_instructions(c))
+        chain = None
+        ends = {}  # index of the instruction that completes a chain -> the chain
+        for i, instruction in enumerate(instructions):
             name, value = instruction.opname, instruction.argval
-            at = _line_of(instruction)
-            if at is not None and at != line:
-                line, on_line = at, []
             if name in _ITEM_WRITES:
-                mutated.update(on_line)
+                container = ends.get(_container_end(instructions, i, _ITEM_WRITES[name]))
+                if container is None:  # `d[k] += v`: the item read is a copy of both
+                    container = ends.get(_augmented_container_end(instructions, i))
+                if container is not None:
+                    mutated.add(container)
             if name in _WRITES:
                 written.add(value)
             elif name in reads:
@@ -172,30 +191,57 @@ def _scan(code, self_name):
                     mutated.add(chain)
                 chain = (chain[0], (*chain[1], value))
                 chains.add(chain)
-                on_line.append(chain)
+                ends[i] = chain
                 if name != "LOAD_ATTR":
                     chain = None  # a method: what it is called with is not an attribute
                 continue
             chain = None
             if name in reads or name == "LOAD_FAST" and value == self_name and c is code:
                 chain = (value, ())
-                on_line.append(chain)
+                ends[i] = chain
     return reads, written, chains, mutated
 
 
-# Methods of lists, dicts and sets that change them in place.
+def _container_end(instructions, at: int, operands: int) -> int | None:
+    """The index of the last instruction of the container expression of the item write at
+    `at`, which takes `operands` values above the container (the key, or a slice's bounds):
+    found by walking back over the instructions that push them (straight-line code)."""
+    need = operands
+    for j in range(at - 1, -1, -1):
+        instruction = instructions[j]
+        try:
+            need -= dis.stack_effect(instruction.opcode, instruction.arg, jump=False)
+        except ValueError:  # (an instruction that takes no argument given one, or a jump)
+            return None
+        if need <= 0:
+            return j - 1 if need == 0 else None
+    return None
+
+
+def _augmented_container_end(instructions, at: int) -> int | None:
+    """For `d[k] += v` (the item write at `at`): the container expression's last instruction,
+    before the key that the copies of both (`COPY 2; COPY 2` or `DUP_TOP_TWO`) read."""
+    for j in range(at - 1, 0, -1):
+        names = [x.opname for x in instructions[j:j + 3]]
+        if names[:2] == ["COPY", "COPY"] and names[2:] == ["BINARY_SUBSCR"] or (
+                names[:2] == ["DUP_TOP_TWO", "BINARY_SUBSCR"]):
+            return _container_end(instructions, j, 1)
+    return None
+
+
+# Values a function may change in place: a mutating method or an item write on one makes it
+# the function's state rather than a constant it reads.
+_MUTABLE = (list, dict, set, np.ndarray)
+# Methods of lists, dicts, sets and numpy arrays that change them in place.
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
                        "update", "setdefault", "popitem", "add", "discard",
                        "intersection_update", "difference_update",
                        "symmetric_difference_update", "__setitem__", "__delitem__",
-                       "__iadd__", "fill", "put", "resize", "itemset", "setfield"})
-_ITEM_WRITES = frozenset({"STORE_SUBSCR", "DELETE_SUBSCR", "STORE_SLICE"})
+                       "__iadd__", "fill", "put", "resize", "setfield", "partition"})
+# The item writes: how many values each takes above the container.
+_ITEM_WRITES = {"STORE_SUBSCR": 1, "DELETE_SUBSCR": 1, "STORE_SLICE": 2}
 
 
-def _line_of(instruction):
-    """The source line of an instruction (None where it has none)."""
-    positions = getattr(instruction, "positions", None)  # (Python 3.11+)
-    return positions.lineno if positions is not None else instruction.starts_line
 _ATTRIBUTE_READS = frozenset({"LOAD_ATTR", "LOAD_METHOD"})
 
 
@@ -298,22 +344,40 @@ _MISSING = ("<missing>",)
 def guard_key(value):
     """A guarded value as it goes into the signature: typed (1, 1.0 and True differ; floats by
     their bits, so -0.0 and nan are told apart), containers and numpy arrays by content (a
-    list or dict changed in place, an array written into, is a new key), other objects
-    (tensors, which never change, among them) by identity."""
+    list or dict changed in place, an array written into, is a new key) within the budgets
+    (else by identity), other objects (tensors, which never change, among them) by identity."""
+    try:
+        return _content_key(value, [_ITEMS_BUDGET], 0)
+    except _OverBudget:
+        return _Identity(value)
+
+
+class _OverBudget(Exception):
+    """A value too big (or too deep: cyclic) to guard by content."""
+
+
+def _content_key(value, items: list, depth: int):
     kind = type(value)
     if kind is float:
         return (float, value.hex())
     if kind in _GUARDED_TYPES:
         return (kind, value)
+    if kind in _CONTAINERS:
+        items[0] -= len(value)
+        if items[0] < 0 or depth >= _DEPTH_BUDGET:
+            raise _OverBudget
     if kind is tuple or kind is list:
         if kind is list and value and all(type(v) is float for v in value):
             return (list, float, array.array("d", value).tobytes())  # (a long list of floats)
-        return (kind, tuple(guard_key(v) for v in value))
+        return (kind, tuple(_content_key(v, items, depth + 1) for v in value))
     if kind is dict:
-        return (dict, tuple((guard_key(k), guard_key(v)) for k, v in value.items()))
+        return (dict, tuple((_content_key(k, items, depth + 1), _content_key(v, items, depth + 1))
+                            for k, v in value.items()))
     if kind is set or kind is frozenset:
-        return (kind, frozenset(guard_key(v) for v in value))
+        return (kind, frozenset(_content_key(v, items, depth + 1) for v in value))
     if kind is np.ndarray and value.dtype.kind in "biufcSU":
+        if value.nbytes > _CONTENT_BUDGET:
+            raise _OverBudget
         return (np.ndarray, value.dtype.str, value.shape, value.tobytes())
     if issubclass(kind, np.generic):
         return (kind, value.tobytes())
@@ -340,6 +404,11 @@ class _Identity:
         return text if len(text) <= 40 else a_or_an(type(self.value).__name__)
 
 
+def is_array_key(key) -> bool:
+    """Whether `key` is the guard key of a numpy array (by its contents)."""
+    return isinstance(key, tuple) and len(key) == 4 and key[0] is np.ndarray
+
+
 def shown(key) -> str:
     """A guard key as its value is written in Python (long ones cut short)."""
     text = _shown(key)
@@ -353,7 +422,7 @@ def _shown(key) -> str:
     if kind is float:
         return repr(float.fromhex(parts))
     if kind is np.ndarray:
-        return f"an array of {np.dtype(parts).name}{list(key[2])} of other contents"
+        return f"a {np.dtype(parts).name}{list(key[2])} array"
     if kind is list and parts is float:
         return repr(array.array("d", key[2]).tolist())
     if kind is dict:

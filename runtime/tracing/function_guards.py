@@ -65,29 +65,10 @@ class FunctionGuards:
                 self.found = self.found + new  # (replaced: other threads may read it)
                 adopted.extend(get() for _, get in new)
 
-    def traced_key(self, key, adopted: list, before: tuple | None):
+    def traced_key(self, key, adopted: list):
         """The key a trace made for `key` is kept under: with the values of the guards adopted
-        from callees while tracing (`adopted`) added, and without the guards whose values the
-        trace itself changed (`before`: their values when it began): a list the function
-        appends to or a dict it sets an item of is its state, not a constant, and keying the
-        trace by what it held before would trace again at every call."""
-        if adopted:
-            key = with_captured(key, tuple(adopted))
-        if not before:
-            return key
-        now = self.values()
-        kept = [i for i, (b, n) in enumerate(zip(before, now)) if b == n]
-        if len(kept) == len(before):
-            return key
-        assert self.found is not None  # (found: their values were read)
-        with self._lock:
-            dropped = set(range(len(before))) - set(kept)
-            self.found = [g for i, g in enumerate(self.found) if i not in dropped]
-            if self._first_values is not None:
-                self._first_values = tuple(
-                    v for i, v in enumerate(self._first_values) if i not in dropped)
-        values = tuple(v for i, v in enumerate(key[-1][1]) if i not in dropped)
-        return key[:-1] + ((("captured", values),) if values else ())
+        from callees while tracing (`adopted`) added."""
+        return with_captured(key, tuple(adopted)) if adopted else key
 
     def change(self, before_values, now_values) -> str | None:
         """What changed between two tuples of guarded values (the first guard that differs),
@@ -95,6 +76,10 @@ class FunctionGuards:
         assert self.found is not None  # (values were read, so the guards were found)
         for (what, _), before, now in zip(self.found, before_values, now_values):
             if before != now:
+                if guarding.is_array_key(before) and guarding.is_array_key(now):
+                    return (f"{what} ({guarding.shown(now)}) was written into (the graph used "
+                            "its contents as constants; pass an array that changes as an "
+                            "argument)")
                 return (f"{what} changed from {guarding.shown(before)} to "
                         f"{guarding.shown(now)} (the graph used its value as a constant)")
         return None

@@ -78,7 +78,6 @@ class FunctionTracer:
         arguments = [(name, nest.map_with_paths(lambda v, _: spec_of(v), value, name))
                      for name, value in arguments]  # (specs: keep no tensor alive)
         reads = [] if relaxed_reads is None else relaxed_reads
-        guarded = self._guards.values() if self._guards.found else None
         # (a tape open around the call records the call)
         with context.tapes_paused(), context.watching_dim_reads(reads):
             concrete, created, adopted = self._trace_once(function, arguments, exact)
@@ -94,7 +93,7 @@ class FunctionTracer:
             concrete.unknown_dim_read = reads[0]
             if relaxed_reads is not None:
                 return concrete  # (the caller drops it)
-        key = self._guards.traced_key(key, adopted, guarded)
+        key = self._guards.traced_key(key, adopted)
         concrete.retrace = _retracer(function, arguments)
         self._traces.add(key, arguments, concrete)
         return concrete

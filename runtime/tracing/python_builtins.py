@@ -80,6 +80,14 @@ def weak(tensor: Tensor) -> Tensor:
     return tensor
 
 
+def strong(tensor):
+    """`tensor` as a value that stands for no Python number (a numpy constructor's result:
+    `np.int64(len(x))` is a numpy integer, not the Python int len gives)."""
+    if isinstance(tensor, SymbolicTensor) and tensor.weak:
+        tensor = cast(SymbolicTensor, apply(math_ops.CAST, [tensor], {"dtype": tensor.dtype}))
+    return tensor
+
+
 def _check(condition, message: str) -> None:
     io_ops.assert_true(condition, message)
 

@@ -78,8 +78,9 @@ class TraceCache:
         default: from the second retrace that only shapes caused), the dims that differ from
         an earlier trace become None."""
         reduce_retracing = self._reduce_retracing
-        if self.unknown_dim_read is not None or not (reduce_retracing or (reduce_retracing is None
-                                     and self._shape_only_retraces(key) >= 2)):
+        relaxing = reduce_retracing or (
+            reduce_retracing is None and self._shape_only_retraces(key) >= 2)
+        if self.unknown_dim_read is not None or not relaxing:
             return key, arguments
         relaxed, arguments = self._relax(key, arguments)
         if reduce_retracing is None and relaxed != key:

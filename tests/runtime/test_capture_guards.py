@@ -358,7 +358,8 @@ def test_lists_dicts_and_arrays_changed_in_place_are_followed(jit_compile, caplo
         assert ("the global 'CONFIG' changed from {'max_iter': 3, 'scale': 2.0, 'sub': "
                 "{'shift': 1.0}} to {'max_iter': 5, ") in caplog.text
         assert "the global 'COEFFS' changed from [1.0, 2.0] to [10.0, 2.0]" in caplog.text
-        assert "the global 'TABLE' changed from an array of float64[3]" in caplog.text
+        assert ("the global 'TABLE' (a float64[3] array) was written into (the graph used its "
+                "contents as constants; pass an array that changes as an argument)") in caplog.text
     finally:
         CONFIG.clear()
         CONFIG.update(saved[0])
@@ -447,3 +448,88 @@ def test_state_a_graph_changes_when_it_runs_is_not_guarded():
         assert float(f(rt.constant(float(i)))) == i + 1.0
     assert stats == {"calls": 4} and seen == [0.0, 1.0, 2.0, 3.0]
     assert f.experimental_get_tracing_count() == 1
+
+
+STATE = np.zeros(3)
+
+
+def _advance(dt):
+    return STATE * dt
+
+
+def test_an_array_written_into_between_calls_traces_again_and_says_to_pass_it():
+    """An array read from outside is a constant of the graph (as any outside value): written
+    into between calls, each call traces again, with the right values, and past max_traces the
+    warning says which array and what to do."""
+    f = rt.function(_advance)
+    try:
+        with pytest.warns(rt.errors.RetracingWarning,
+                          match=r"the global 'STATE' \(a float64\[3\] array\) was written into"):
+            for i in range(7):
+                STATE[:] = i
+                assert np.array_equal(f(np.float64(0.5)).numpy(), STATE * 0.5)
+    finally:
+        STATE[:] = 0.0
+
+
+class _Scaler:
+    def __init__(self):
+        self.gain, self.out = 1.0, {}
+
+    def add(self, a, b):
+        return a + b
+
+    @rt.function
+    def __call__(self, x):
+        self.out["y"] = 0.0  # an item written: only `self.out` is state
+        return self.add(x * self.gain, 1.0)  # a method named like a list's: `self` stays read
+
+
+def test_only_what_the_function_changes_in_place_is_left_unguarded():
+    """A guard is dropped only for the container written into (`out[k] = ...`, `log.append`),
+    never for what the same line reads (`x * SCALE`), nor for an object whose method has a
+    mutating name (`self.add(...)`, `module.update(...)`): those were silently stale."""
+    global SCALE
+    out = {}
+
+    def h(x):
+        out["y"] = 2 * SCALE  # (a Python value, written while tracing)
+        return x * SCALE
+
+    f = rt.function(h)
+    try:
+        assert f(rt.constant(1.0)).numpy() == 3.0
+        SCALE = 5
+        assert f(rt.constant(1.0)).numpy() == 5.0 and f.experimental_get_tracing_count() == 2
+    finally:
+        SCALE = 3
+    scaler = _Scaler()
+    assert scaler(rt.constant(2.0)).numpy() == 3.0
+    scaler.gain = 10.0
+    assert scaler(rt.constant(2.0)).numpy() == 21.0
+    counts = {"n": 0}
+
+    def bump(x):
+        counts["n"] += 1  # augmented: counts is state
+        return x
+
+    g = rt.function(lambda x: rt.numpy_function(bump, [x], rt.float32, stateful=True, shape=[]))
+    for _ in range(3):
+        g(rt.constant(1.0))
+    assert counts["n"] == 3 and g.experimental_get_tracing_count() == 1
+
+
+CYCLE: dict = {"scale": 2.0}
+CYCLE["self"] = CYCLE
+BIG = np.ones(1 << 18)  # 2 MB: past the content budget
+
+
+def test_cyclic_and_big_outside_values_are_guarded_by_identity():
+    f = rt.function(lambda x: x * CYCLE["scale"] + float(BIG[0]))
+    assert f(rt.constant(1.0)).numpy() == 3.0
+    from runtime.tracing import capture_guards
+
+    assert type(capture_guards.guard_key(BIG)).__name__ == "_Identity"
+    assert type(capture_guards.guard_key(CYCLE)).__name__ == "_Identity"
+    assert type(capture_guards.guard_key(list(range(20_000)))).__name__ == "_Identity"
+    assert capture_guards.guard_key(np.ones(4)) == capture_guards.guard_key(np.ones(4))

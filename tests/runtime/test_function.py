@@ -485,3 +485,17 @@ def test_a_complex_scalar_argument_is_a_constant_on_every_call_path():
     for z in (np.complex128(1), np.complex128(2), np.complex128(3), np.complex128(2)):
         assert f(z).numpy() == rotate(z)
     assert f.experimental_get_tracing_count() == 3
+
+
+def test_numpy_constructors_make_numpy_values_of_python_numbers():
+    def made(xs):
+        n = 0
+        for _ in xs:
+            n += 1
+        return np.int64(len(xs)), np.float64(n), np.int64(n) // 0
+
+    f = rt.function(made, numpy_results=True)
+    for k in (3, 4, 5):
+        with np.errstate(divide="ignore"):
+            got, expected = f(np.ones(k)), made(np.ones(k))
+        assert got == expected and [type(v) for v in got] == [type(v) for v in expected]

@@ -165,3 +165,20 @@ def test_shapes_print_as_numpy_shapes():
     x = np.zeros((2, 3))
     assert str(rt.constant(x).shape) == str(x.shape) == "(2, 3)"
     assert repr(rt.TensorShape([None, 3])) == "(None, 3)"
+
+
+def shape_through_getattr(x):
+    return x.sum() * (100.0 if getattr(x, "shape")[0] == 8 else 1.0)  # noqa: B009 - the point
+
+
+def shape_copied(x):
+    import copy
+
+    return x.sum() * (100.0 if copy.copy(x.shape)[0] == 8 else 1.0)
+
+
+@pytest.mark.parametrize("fn", [shape_through_getattr, shape_copied], ids=lambda f: f.__name__)
+def test_a_shape_read_through_getattr_or_copied_is_watched(fn):
+    graph = rt.function(fn)
+    for x in _inputs():
+        _same(graph(x), fn(x))

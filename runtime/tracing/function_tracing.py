@@ -10,10 +10,7 @@ import weakref
 import autograph
 from runtime import nest
 from runtime.core import context
-from runtime.core.source_info import user_origin
 from runtime.errors import with_origin
-from runtime.tracing import outside_state
-from runtime.tracing.capture_guards import changed_containers
 from runtime.tracing.retrace_policy import RetracePolicy
 from runtime.tracing.signature import is_tensor_leaf
 from runtime.tracing.trace import spec_of, trace
@@ -104,14 +101,11 @@ class FunctionTracer:
     def _trace_once(self, function, arguments, defer=False):
         """(concrete function, variables created, guarded values taken from callees)."""
         binder, options = self._binder, self._options
-        containers = outside_state.staged_before(changed_containers(self._fn))
         with context.tracing_function(function) as adopted:
             concrete, created = trace(
                 self.python_function(), self._name, arguments,
                 lambda traced: (binder.call_args(traced), binder.call_kwargs(traced)),
                 options.optimize, options.jit_compile, defer)
-        # (no graph value left in an outside list the function appends to)
-        outside_state.check_containers(containers, user_origin())
         return concrete, created, adopted
 
     def _raise_variable_creation(self, created):

@@ -69,43 +69,6 @@ def _leaking(staged: list, returned: set, ours: set) -> list:
     return [w for w in staged if outside[id(w.slot.holder)]]
 
 
-def staged_before(containers) -> list:
-    """[(name, container, ids of the graph values it holds now)] for `check_containers`."""
-    return [(name, container, {id(v) for v in _values(container) if _staged(v)})
-            for name, container in containers]
-
-
-def _values(container):
-    return list(container.values()) if type(container) is dict else list(container)
-
-
-def check_containers(containers, origin) -> None:
-    """Refuses a trace that left graph values in an outside list, dict or set the function
-    changes in place (`containers`: from `staged_before`, e.g. `LOG.append(y)` of a graph
-    value while tracing), after taking the new ones out again: the user's objects never hold a
-    placeholder. `origin`: the user's line, for the error."""
-    for name, container, before in containers:
-        def new(v, before=before):
-            return _staged(v) and id(v) not in before
-
-        if type(container) is dict:
-            staged = [k for k, v in container.items() if new(v)]
-            for key in staged:
-                del container[key]
-        elif type(container) is list:
-            staged = [v for v in container if new(v)]
-            container[:] = [v for v in container if not new(v)]
-        else:
-            staged = [v for v in container if new(v)]
-            container.difference_update(staged)
-        if staged:
-            raise OperatorNotAllowedInGraphError(with_origin(
-                f"'{name}' holds a graph value after tracing (added while the function was "
-                "traced, e.g. by `.append` of a tensor): it would be the graph's placeholder, "
-                "not a value, and added once, not at every call. Return the value from the "
-                "function and add it after the call (it was taken out again).", origin))
-
-
 def refusal_for(writes: list, error: ForeignTensorError):
     """The refusal of the write that left a placeholder of `error.graph` where the function
     then read it (a tensor of a finished `if`/loop used later), or None if no write did."""

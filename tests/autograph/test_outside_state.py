@@ -410,39 +410,3 @@ def test_a_nested_function_writing_a_variable_makes_it_loop_state_where_a_call_c
     # cell outside the call (test_a_cell_only_the_functions_own_garbage_holds_is_carried).
     assert_agree(fn, F32(3.0), np.int32(4))
     assert ("Nonlocal('count')" in autograph.to_code(fn)) is (fn is not writer_never_called)
-
-
-LOG: list = []
-
-
-class _Integrator:
-    def __init__(self):
-        self.history = []
-
-    @rt.function
-    def step(self, x):
-        y = x * 2.0
-        self.history.append(y)
-        return y
-
-
-def test_a_graph_value_appended_to_an_outside_list_is_refused_and_taken_out():
-    """`LOG.append(y)` of a graph value while tracing left the placeholder in the user's
-    list (and added nothing at later calls): refused at the call, the list as it was."""
-    def step(x):
-        y = x * 2.0
-        LOG.append(y)
-        return y
-
-    LOG.append("kept")
-    try:
-        with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="'LOG' holds a graph"):
-            rt.function(step)(np.ones(2))
-        assert LOG == ["kept"]
-    finally:
-        LOG.clear()
-    integrator = _Integrator()
-    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
-                       match="'self.history' holds a graph"):
-        integrator.step(np.ones(2))
-    assert integrator.history == []

@@ -32,6 +32,11 @@ class Backend:
         """`value` is a tensor of this library (eager or staged)."""
         raise NotImplementedError
 
+    def writes_items(self, value) -> bool:
+        """Whether `value[key] = v` can change `value`, a tensor of this library (a staged list
+        can; an immutable tensor cannot: the user's write then raises at its own line)."""
+        return True
+
     def is_staged(self, value) -> bool:
         """`value` is a graph value: its control flow must be staged."""
         raise NotImplementedError
@@ -108,8 +113,9 @@ class Backend:
         """A print that happens every time the graph runs."""
         raise NotImplementedError
 
-    def assert_(self, cond, message: str):
-        """An assertion checked every time the graph runs."""
+    def assert_(self, cond, message: str, raises=None, origin=None):
+        """An assertion checked every time the graph runs; `raises`: the exception the user's
+        code raised on the path at `origin` (when the graph fails, it raises one like it)."""
         raise NotImplementedError
 
     def range(self, start, limit, delta):

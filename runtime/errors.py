@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import importlib
 from typing import TypeVar, cast
 
 
@@ -73,7 +75,8 @@ def _marking(kind: type) -> type:
     return type(kind.__name__, (kind, ArgumentError), {
         "__module__": kind.__module__, "__qualname__": kind.__qualname__,
         "__doc__": f"{kind.__name__}, marked as an op's refusal of its arguments.",
-        "__reduce__": lambda self: (kind, self.args, self.__dict__ or None)})
+        "__reduce__": lambda self: (getattr(kind, "_pickled_as", kind), self.args,
+                                    self.__dict__ or None)})
 
 
 _MARKED: dict[type, type] = {
@@ -88,6 +91,74 @@ def argument_error(kind: type[_E], message: str) -> _E:
     if marked is None:  # (a rarer kind: made once, kept)
         marked = _MARKED.setdefault(kind, _marking(kind))
     return cast(_E, marked(message))
+
+
+def _also(kind: type) -> type:
+    """InvalidArgumentError that is also Python's `kind` (shown and pickled as
+    InvalidArgumentError), for a graph op that failed as numpy fails there: `x[i]` past the end
+    is an IndexError in both."""
+    return type("InvalidArgumentError", (InvalidArgumentError, kind), {
+        "__module__": __name__, "__qualname__": "InvalidArgumentError",
+        "__doc__": f"InvalidArgumentError, also an {kind.__name__} (as Python raises there).",
+        "_pickled_as": InvalidArgumentError,
+        "__reduce__": lambda self: (InvalidArgumentError, self.args, self.__dict__ or None)})
+
+
+# Python's errors a failing op keeps the kind of when located (an op's ValueError is already an
+# InvalidArgumentError; other kinds become a plain one).
+_ALSO: dict[type, type] = {kind: _also(kind) for kind in (
+    IndexError, KeyError, TypeError, ZeroDivisionError, OverflowError, ArithmeticError)}
+
+
+def located_kind(error: Exception) -> type:
+    """The error class a graph op's failure `error` is raised as, at the user's line: its own
+    class for an rt error, else InvalidArgumentError that is also the Python kind it was
+    (`except IndexError` catches an index past the end in a graph, as eagerly)."""
+    if isinstance(error, Error):
+        return type(error)
+    for kind in type(error).__mro__:
+        also = _ALSO.get(kind)
+        if also is not None:
+            return also
+    return InvalidArgumentError
+
+
+# The exception classes user code raised on a path of a graph `if` or loop, by (module,
+# qualified name): a class made inside a function is found here, others also by import.
+_RAISED_CLASSES: dict[tuple[str, str], type] = {}
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def raises_attr(error: BaseException, origin=None) -> str:
+    """The Assert op's `raises` attr for `error`, raised by the user's code at `origin` on a
+    path the graph takes: its class, its arguments (plain values; else its text) and where, as
+    a literal."""
+    cls = type(error)
+    _RAISED_CLASSES[(cls.__module__, cls.__qualname__)] = cls
+    args = error.args if all(type(a) in _PLAIN for a in error.args) else (str(error),)
+    where = format_origin(origin)
+    return repr((cls.__module__, cls.__qualname__, args, where))
+
+
+def raised_error(raises: str) -> Exception | None:
+    """The exception a failed Assert op with the `raises` attr raises, as the user's code did
+    (`except ConvergenceError` catches it; on Python 3.11+ a note says where), or None when its
+    class cannot be found or made (the op's InvalidArgumentError is raised then)."""
+    try:
+        module, qualname, args, where = ast.literal_eval(raises)
+        cls: object = _RAISED_CLASSES.get((module, qualname))
+        if cls is None:
+            cls = importlib.import_module(module)
+            for part in qualname.split("."):
+                cls = getattr(cls, part)
+        if isinstance(cls, type) and issubclass(cls, Exception):
+            raised = cls(*args)
+            if hasattr(raised, "add_note"):
+                raised.add_note(f"(raised by the graph when it took this path)\n{where}")
+            return raised
+    except Exception:  # noqa: BLE001 - an unknown or unmakeable class: the op's own error
+        pass
+    return None
 
 
 class RetracingWarning(UserWarning):

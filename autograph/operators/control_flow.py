@@ -363,11 +363,13 @@ def _raise_on_path(backend, plan, error, origin) -> None:
     """Makes `error`, raised while tracing a path as plain Python raises it there, an error
     that the graph raises when it takes the path (and the cause of the variables that `plan`
     leaves unassigned on every path)."""
+    in_try = traced_paths.in_try()  # (then an `except` of Python's may take it: a limit)
     traced_paths.staged_raise(origin)
     plan.raised_on_a_path(error)
     backend.assert_(False, at(
         f"{type(error).__name__}: {error} (raised when the graph took this path; an `except` "
-        "in the traced function cannot catch it)", origin))
+        "in the traced function cannot catch it)", origin),
+        raises=None if in_try else error, origin=origin)
 
 
 def _as_tuple(result) -> tuple:

@@ -46,7 +46,8 @@ class Construct:
         self.state = tuple(state)
         self.returns = returns
         self.single = len(names) == 1
-        self.slots = [slot.bind(functions) for slot in slots]
+        # (an item of an immutable tensor is no state: the body's write raises at its line)
+        self.slots = [slot.bind(functions) for slot in slots if not _immutable(slot)]
         head = (None,) if returns else self.state
         self.heads = len(head)
         self.names = ([RETURN_VALUE] if returns else list(names)) + [s.name for s in self.slots]
@@ -560,3 +561,11 @@ def _mismatch(name, path, here, there) -> AutoGraphError:
         f"{subject} is {here} but {there}. A graph `if` or loop needs the same structure on "
         "every path, and only tensors and numbers can differ between paths (None, strings and "
         f"other Python objects must be the same). {fix}", caller_origin()))
+
+
+def _immutable(slot) -> bool:
+    """Whether `slot` is an item of a tensor that no write can change."""
+    if slot.kind != "item":
+        return False
+    backend = backends.tensor_backend(slot.holder)
+    return backend is not None and not backend.writes_items(slot.holder)

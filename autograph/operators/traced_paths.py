@@ -109,6 +109,12 @@ class TryBody:
             _last_user_line(exc)[0] or caller_origin())) from exc
 
 
+def in_try() -> bool:
+    """Whether a `try` statement with `except` clauses is being traced (its `except` may
+    handle what a path raises, which a graph cannot)."""
+    return bool(getattr(_state, "tries", ()))
+
+
 def staged_raise(origin) -> None:
     """Notes that tracing made the graph raise at `origin` when it takes a path."""
     for body in getattr(_state, "tries", ()):

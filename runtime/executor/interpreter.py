@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from runtime.core.graph import Graph, Operation
 from runtime.core.tensor import EagerTensor, SymbolicTensor, normalize
-from runtime.errors import Error, InvalidArgumentError, with_origin
+from runtime.errors import Error, located_kind, raised_error, with_origin
 from runtime.ops import control_flow_ops as cf
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.registry import CONST, PLACEHOLDER
@@ -69,7 +69,7 @@ def _run_op(op: Operation, env: dict) -> None:
 
 def locate_error(error: Exception, op: Operation) -> Exception:
     """`error` re-raised as an rt error that names the op and the user's line that made it."""
-    cls = type(error) if isinstance(error, Error) else InvalidArgumentError
+    cls = located_kind(error)
     if getattr(error, "_rt_users_message", False):  # a failed assertion: its message first
         text = f"{error} (checked by op '{op.name}' while the graph ran)"
     else:
@@ -77,31 +77,52 @@ def locate_error(error: Exception, op: Operation) -> Exception:
     message = with_origin(text, op.origin)
     located = cls(message)
     located._rt_located = True
-    return located
+    raises = getattr(error, "_rt_raises", None)
+    raised = raised_error(raises) if raises else None
+    if raised is None:
+        return located
+    raised._rt_located = True  # type: ignore[attr-defined]
+    return raised
+
+
+def evaluate(tensors: list, inputs: dict) -> list:
+    """The values of `tensors` (of one graph), running only the ops they depend on; `inputs`
+    gives the values of the placeholders they need (id(placeholder) -> value). A needed
+    placeholder without one raises LookupError with it; callers check for stateful ops."""
+    order, done = [], set()
+    stack = [(t.op, False) for t in tensors]
+    while stack:  # (a post-order walk: each op after the ops it reads)
+        op, expanded = stack.pop()
+        if id(op) in done:
+            continue
+        if expanded:
+            done.add(id(op))
+            order.append(op)
+            continue
+        if op.opdef is PLACEHOLDER:
+            done.add(id(op))
+            if id(op.outputs[0]) not in inputs:
+                raise LookupError(op.outputs[0])
+            continue
+        stack.append((op, True))
+        stack.extend((t.op, False) for t in op.inputs if id(t.op) not in done)
+    env = dict(inputs)
+    for op in order:
+        _run_op(op, env)
+    return [env[id(t)] for t in tensors]
 
 
 def evaluate_outside(tensor: SymbolicTensor) -> EagerTensor:
     """Computes a symbolic tensor that does not depend on graph inputs (e.g. the initial value
     of a variable created while tracing)."""
-    graph = tensor.op.graph
-    needed, stack = set(), [tensor.op]
-    while stack:
-        op = stack.pop()
-        if id(op) in needed:
-            continue
-        if op.opdef is PLACEHOLDER:
-            raise ValueError(
-                with_origin(
-                    "This value depends on the function's inputs, so it cannot initialise a "
-                    "variable "
-                    "created while tracing; create the rt.Variable outside the function.",
-                    tensor.op.origin,
-                )
+    try:
+        value, = evaluate([tensor], {})
+    except LookupError:
+        raise ValueError(
+            with_origin(
+                "This value depends on the function's inputs, so it cannot initialise a "
+                "variable created while tracing; create the rt.Variable outside the function.",
+                tensor.op.origin,
             )
-        needed.add(id(op))
-        stack.extend(t.op for t in op.inputs)
-    env: dict = {}
-    for op in graph.operations:
-        if id(op) in needed:
-            _run_op(op, env)
-    return EagerTensor(env[id(tensor)], tensor.dtype)
+        ) from None
+    return EagerTensor(value, tensor.dtype)

@@ -21,7 +21,7 @@ import numpy as np
 from runtime import config
 from runtime.core import dtypes
 from runtime.core.generated_code import InlineCall
-from runtime.errors import InvalidArgumentError, NoLoweringError, with_origin
+from runtime.errors import NoLoweringError, located_kind, with_origin
 from runtime.executor import codegen, interpreter, numba_rules
 from runtime.ops import (
     array_ops,
@@ -306,7 +306,9 @@ def _failed(ops, error):
     if error is AssertionError:  # raised with the name of the op that failed
         by_name = {op.name: op for op in ops}
         return lambda exc: interpreter.locate_error(
-            io_ops.assertion_failed(by_name[exc.args[0]].attrs["message"]), by_name[exc.args[0]])
+            io_ops.assertion_failed(by_name[exc.args[0]].attrs["message"],
+                                    by_name[exc.args[0]].attrs.get("raises", "")),
+            by_name[exc.args[0]])
 
     def located(exc):
         what = f"index out of bounds ({exc})" if error is IndexError else str(exc)
@@ -318,7 +320,7 @@ def _failed(ops, error):
         others = sorted({f"line {op.origin.lineno}" for op in suspects[1:]
                          if op.origin is not None})
         also = f" (or the one at {', '.join(others)})" if others else ""
-        failure = InvalidArgumentError(with_origin(
+        failure = located_kind(exc)(with_origin(
             f"{suspects[0].type} op '{suspects[0].name}'{also} failed while running the graph: "
             f"{what}", suspects[0].origin))
         failure._rt_located = True

@@ -8,7 +8,7 @@ import numpy as np
 
 from runtime.core.tensor import Tensor, decoded
 from runtime.core.tensor_conversion import convert_to_tensor
-from runtime.errors import InvalidArgumentError, argument_error
+from runtime.errors import InvalidArgumentError, argument_error, raises_attr
 from runtime.ops.registry import GRADIENT, apply, define_op, lacks
 from runtime.variables import Variable
 
@@ -51,24 +51,29 @@ def _tensor_like():
     return (Variable,)
 
 
-def assertion_failed(message: str) -> InvalidArgumentError:
-    """The error of a failed Assert op (every executor raises this one)."""
+def assertion_failed(message: str, raises: str = "") -> InvalidArgumentError:
+    """The error of a failed Assert op (every executor raises this one); `raises`: the attr
+    naming the Python exception the path of the user's code raised (errors.raised_error makes
+    it when the error is located)."""
     failed = argument_error(InvalidArgumentError, f"Assertion failed: {message}")
     failed._rt_users_message = True  # (located, it leads with the message: interpreter)
+    if raises:
+        failed._rt_raises = raises  # type: ignore[attr-defined]
     return failed
 
 
-def _assert_kernel(condition, *, message, python_numbers=False):
+def _assert_kernel(condition, *, message, python_numbers=False, raises=""):
     if not np.all(condition):
-        raise assertion_failed(message)
+        raise assertion_failed(message, raises)
     return ()
 
 
 def _assert_statement(names, attrs) -> str:
     # one line the executor writes: `not c` is what costs nothing on a numpy scalar
     condition = names[0]
+    raises = f", {attrs['raises']!r}" if attrs.get("raises") else ""
     return (f"if not ({condition}.all() if {condition}.ndim else {condition}): "
-            f"raise assertion_failed({attrs['message']!r})")
+            f"raise assertion_failed({attrs['message']!r}{raises})")
 
 
 ASSERT = define_op("Assert", infer=lambda inputs, **attrs: [], kernel=_assert_kernel, stateful=True,
@@ -76,15 +81,19 @@ ASSERT = define_op("Assert", infer=lambda inputs, **attrs: [], kernel=_assert_ke
                    expression_globals={"assertion_failed": assertion_failed})
 
 
-def assert_true(condition, message="condition is false"):
+def assert_true(condition, message="condition is false", raises=None, origin=None):
     """Raises rt.errors.InvalidArgumentError (when it runs) if any element of `condition` is
-    false."""
+    false; with `raises` (an exception the user's code raised at `origin` on a path of a graph
+    `if` or loop), an exception like it, whose cause is that error."""
     condition = convert_to_tensor(condition)
     if not condition.dtype.is_bool:
         raise argument_error(
             TypeError, f"assert_true needs a bool condition, got {condition.dtype.name}."
         )
-    apply(ASSERT, [condition], {"message": str(message)})
+    attrs = {"message": str(message)}
+    if raises is not None:
+        attrs["raises"] = raises_attr(raises, origin)
+    apply(ASSERT, [condition], attrs)
 
 
 def check_python_numbers(condition, message: str) -> None:

@@ -24,7 +24,7 @@ import numpy as np
 from runtime.core import context, dtypes
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import EagerTensor, SymbolicTensor, normalize
-from runtime.errors import InvalidArgumentError, argument_error, with_origin
+from runtime.errors import InvalidArgumentError, argument_error, located_kind, with_origin
 
 # Named groups that graph passes test membership in.
 ELEMENTWISE = "elementwise"
@@ -250,9 +250,9 @@ def apply(opdef: OpDef, inputs, attrs=None):
                 user_origin(2)))
         try:
             result = kernel(*[t._value for t in inputs], **attrs)
-        except (IndexError, ValueError, TypeError) as e:
+        except (IndexError, ValueError, TypeError) as e:  # (also the kind Python raised)
             raise argument_error(
-                InvalidArgumentError, with_origin(f"{opdef.name} failed: {e}", user_origin(2))
+                located_kind(e), with_origin(f"{opdef.name} failed: {e}", user_origin(2))
             ) from None
         outputs = [_wrap(r) for r in result] if isinstance(result, tuple) else [_wrap(result)]
         if context.recording_tapes():

@@ -30,6 +30,7 @@ from runtime.data import graph_iteration
 from runtime.data.dataset import Dataset
 from runtime.errors import (
     ArgumentError,
+    Error,
     GraphLimitError,
     NumpyUnsupportedError,
     OperatorNotAllowedInGraphError,
@@ -89,6 +90,9 @@ class RuntimeBackend(autograph.Backend):
 
     def is_tensor(self, value) -> bool:
         return isinstance(value, (Tensor, TensorList))
+
+    def writes_items(self, value) -> bool:
+        return not isinstance(value, Tensor)
 
     def is_staged(self, value) -> bool:
         return isinstance(value, (SymbolicTensor, TensorList)) or (
@@ -239,8 +243,10 @@ class RuntimeBackend(autograph.Backend):
     def print(self, values, sep, end):
         return io_ops.print(*values, sep=sep, end=end)
 
-    def assert_(self, cond, message):
-        return io_ops.assert_true(truth(cond), message)
+    def assert_(self, cond, message, raises=None, origin=None):
+        if isinstance(raises, (ArgumentError, Error)):
+            raises = None  # (an op's refusal: the graph's own InvalidArgumentError says it)
+        return io_ops.assert_true(truth(cond), message, raises, origin)
 
     def range(self, start, limit, delta):
         start, limit, delta = (one_element(v, "range()") if isinstance(v, Tensor) and v.shape

@@ -403,6 +403,23 @@ def test_an_index_past_the_end_is_an_index_error_in_every_way():
     assert isinstance(errors[2], rt.errors.InvalidArgumentError)  # (and a located rt error)
 
 
+def histogram(x):
+    nbins = 4
+    counts = np.zeros(nbins, dtype=np.int64)
+    for v in x:
+        b = int(v * nbins)
+        if b < nbins:
+            counts[b] += 1
+    return counts
+
+
+def test_an_item_write_into_a_tensor_under_a_tensor_if_names_its_own_line():
+    python, _, graph = outcomes(histogram, np.float32([0.1, 0.5]))
+    assert python.tolist() == [1, 0, 1, 0]
+    assert isinstance(graph, rt.errors.OperatorNotAllowedInGraphError)  # tensors are immutable
+    assert located(graph, histogram, "counts[b] += 1")
+
+
 def test_an_exception_of_tracing_a_staged_path_is_not_handled_by_an_except():
     python, eager, graph = outcomes(handled_by_helper_path, 5)
     assert python == 5 and eager == 5

@@ -128,6 +128,12 @@ class Graph:
         # Where rt.custom_gradient functions were traced into this graph (their gradient
         # functions are Python closures over its tensors, which no copy of it can carry).
         self.custom_gradients: list = []
+        # The placeholders that stand for a function argument (its own, or a loop's stand-in
+        # for one): id -> the argument's index among the tensor inputs; and where the code
+        # applied an in-place operator (`x += 1`) to one: (index, Origin) pairs, in the
+        # outermost graph. Plain Python changes the caller's numpy array there.
+        self.argument_inputs: dict[int, int] = {}
+        self.in_place_arguments: list = []
         self._names: _Names = outer._names if outer is not None else _Names()
 
     # ---- building ----------------------------------------------------------------------------

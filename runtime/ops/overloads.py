@@ -80,6 +80,24 @@ def _setitem(self, key, value):
 Tensor.__setitem__ = _setitem
 
 
+def _in_place(self, other):
+    """`x += y` and the other in-place operators make a new tensor bound to `x` (tensors are
+    immutable). Where `x` stands for a function's argument, the trace notes it: plain Python
+    changes a caller's numpy array there, so a call with one is refused (call_paths.py)."""
+    if isinstance(self, SymbolicTensor):
+        graph = self.op.graph
+        argument = graph.argument_inputs.get(id(self))
+        if argument is not None:
+            while graph.outer is not None:
+                graph = graph.outer
+            graph.in_place_arguments.append((argument, user_origin()))
+    return NotImplemented  # (Python then computes `x = x OP y`)
+
+
+for _name in _BINARY:
+    setattr(Tensor, f"__i{_name}__", _in_place)
+
+
 def _iter_eager(self):
     if not self.shape:
         raise argument_error(TypeError, "Cannot iterate over a 0-d tensor (a scalar).")

@@ -190,8 +190,13 @@ class RuntimeBackend(autograph.Backend):
         if isinstance(value, Tensor) or type(value) in _PYTHON_DTYPES or self.converts(value):
             tensor = convert_to_tensor(value, weak_dtype(value) if is_python_scalar(value)
                                        else None)
-            placeholder = context.current_graph().add_input(tensor.dtype, tensor.shape)
+            graph = context.current_graph()
+            placeholder = graph.add_input(tensor.dtype, tensor.shape)
             placeholder.weak = is_weak(value)
+            if isinstance(value, SymbolicTensor):  # (`x += dx` in a loop: the same argument)
+                argument = value.op.graph.argument_inputs.get(id(value))
+                if argument is not None:
+                    graph.argument_inputs[id(placeholder)] = argument
             return placeholder
         return value
 
@@ -276,10 +281,11 @@ class RuntimeBackend(autograph.Backend):
         if isinstance(x, Dataset):
             return graph_iteration.length(x)
         if isinstance(x, TensorList):
-            return x.size()
-        if x.shape and x.shape[0] is not None:
+            length = math_ops.cast(x.size(), dtypes.int64)
+        elif x.shape and x.shape[0] is not None:
             return x.shape[0]
-        length = array_ops.shape(x, out_type=dtypes.int64)[0]
+        else:
+            length = array_ops.shape(x, out_type=dtypes.int64)[0]
         length.weak = True  # (a new graph tensor: the stand-in of the Python int len() gives)
         return length
 

@@ -26,7 +26,7 @@ from runtime import config, nest, traceback_filtering
 from runtime.core import context
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.core.tensor_conversion import convert_to_tensor
-from runtime.errors import ForeignTensorError
+from runtime.errors import ForeignTensorError, OperatorNotAllowedInGraphError, with_origin
 from runtime.tensor_list import TensorList
 from runtime.tools import checking
 from runtime.tracing import calls
@@ -147,6 +147,9 @@ class CallPaths:
         key = self._key(arguments, guard_values)
         concrete = self._concrete_for(arguments, key)
         leaves = _tensor_leaves(arguments)
+        if concrete.in_place_arguments:
+            _refuse_arrays_changed_in_place(concrete, leaves)
+            fast = None  # (its key does not tell a numpy array from a tensor)
         if context.busy and context.recording_tapes():
             return calls.call_concrete(concrete, leaves)  # recorded by a tape
         values = [_as_value(v) for v in leaves]
@@ -220,6 +223,19 @@ class CallPaths:
         elif concrete.unknown_dim_read is not None:  # (as tracing it now would report)
             context.note_dim_read(concrete.unknown_dim_read)
         return concrete
+
+
+def _refuse_arrays_changed_in_place(concrete, leaves) -> None:
+    """Refuses a call that passes a numpy array where the function applies an in-place operator
+    (`x *= 2`) to the argument: plain Python changes the caller's array, a graph cannot."""
+    for index, origin in concrete.in_place_arguments:
+        if type(leaves[index]) is np.ndarray:
+            raise OperatorNotAllowedInGraphError(with_origin(
+                "An in-place operator (`x += y`, `x *= y`, ...) on an argument that is a numpy "
+                "array changes the caller's array in plain Python, and a graph never writes "
+                "into its arguments. Make a new value and return it (`x = x * y` ... "
+                "`return x`; the caller writes `a = f(a)`), copy first (`x = x.copy()`), or "
+                "pass a tensor (rt.constant(a)), which `x *= y` rebinds.", origin))
 
 
 def _tensor_leaves(arguments) -> list:

@@ -146,6 +146,47 @@ def _collect(fn, guards: dict, seen: set, via: str, depth: int) -> None:
                 break
 
 
+def changed_containers(fn) -> list:
+    """[(name, container)]: the lists, dicts and sets from outside (globals, closure variables,
+    `self` attributes) that the code of `fn` changes in place (`log.append(y)`), as they are
+    now (runtime/tracing/outside_state.py checks them for graph values after each trace)."""
+    func, owner = (fn.__func__, fn.__self__) if isinstance(fn, types.MethodType) else (fn, None)
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return []
+    self_name = code.co_varnames[0] if owner is not None and code.co_argcount else None
+    mutated = _scan(code, self_name)[3]
+    names = getattr(func, "__globals__", {})
+    cells = dict(zip(code.co_freevars, func.__closure__ or ()))
+    found = []
+    for root, path in sorted(mutated):
+        if root == self_name and owner is not None:
+            value = owner
+        elif root in cells and _cell_set(cells[root]):
+            value = cells[root].cell_contents
+        else:
+            value = names.get(root, _MISSING)
+        value = _follow(value, path) if path and _followable(value) else value
+        if type(value) in (list, dict, set):
+            found.append((".".join([root, *path]), value))
+    return found
+
+
+def rebound_globals(fn) -> list:
+    """[(name, namespace)]: the globals the code of `fn` assigns (`global calls; calls += 1`)."""
+    func = fn.__func__ if isinstance(fn, types.MethodType) else fn
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return []
+    names: set[str] = set()
+    codes = [code]
+    for c in codes:  # grows: nested code objects
+        codes.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+        names.update(i.argval for i in dis.get_instructions(c) if i.opname == "STORE_GLOBAL")
+    namespace = getattr(func, "__globals__", {})
+    return [(name, namespace) for name in sorted(names)]
+
+
 def _item(container, key):
     try:
         return container[key]

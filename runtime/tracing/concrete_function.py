@@ -54,6 +54,9 @@ class ConcreteFunction:
         # Where the traced Python code read a dim the trace did not know (an Origin), or None:
         # such a trace serves only the shapes it was traced with.
         self.unknown_dim_read = None
+        # (tensor input index, Origin) of each in-place operator (`x *= 2`) the code applied to
+        # an argument: a call with a numpy array there is refused (runtime/ops/overloads.py).
+        self.in_place_arguments: tuple = ()
         self.name = name
         self.arg_names = arg_names  # the parameter names, in order
         self.structured_input_signature = arg_specs

@@ -5,15 +5,20 @@ when the first trace created variables (the second must create none)."""
 
 from __future__ import annotations
 
+import logging
 import weakref
 
 import autograph
 from runtime import nest
 from runtime.core import context
+from runtime.core.source_info import user_origin
 from runtime.errors import with_origin
+from runtime.tracing import outside_containers
 from runtime.tracing.retrace_policy import RetracePolicy
 from runtime.tracing.signature import is_tensor_leaf
 from runtime.tracing.trace import spec_of, trace
+
+logger = logging.getLogger("runtime.function")  # (named after the public module)
 
 
 class FunctionTracer:
@@ -50,6 +55,7 @@ class FunctionTracer:
         code reads one of its unknown dims (`x.shape[0]`, `len(x)`) would see None where plain
         Python sees a number: it is dropped, and the function traces each shape exactly from
         then on."""
+        call = None if exact else arguments  # (a caller's trace passes its graph's tensors)
         input_signature = self._options.input_signature
         if input_signature is not None:
             # Trace with the signature's specs (unknown dims stay unknown), not the call's shapes.
@@ -60,39 +66,62 @@ class FunctionTracer:
                 reads: list = []
                 try:
                     concrete = self._trace_key(function, relaxed_arguments, relaxed_key, exact,
-                                               reads)
+                                               reads, call)
                 except Exception:
                     if not reads:
                         raise
                 if not reads:
                     return concrete
                 self._traces.stop_relaxing(reads[0])
-        return self._trace_key(function, arguments, key, exact)
+        return self._trace_key(function, arguments, key, exact, call=call)
 
-    def _trace_key(self, function, arguments, key, exact, relaxed_reads=None):
+    def _trace_key(self, function, arguments, key, exact, relaxed_reads=None, call=None):
         """The new concrete function for `key`, traced with `arguments` and added to the trace
         cache. For a relaxed `key`, `relaxed_reads` gets where the code read an unknown dim,
-        and a trace with such reads is not added."""
+        and a trace with such reads is not added. `call`: the call's own arguments (values
+        an outside list the function appends to gets: runtime/tracing/outside_containers.py)."""
         if not exact:  # (traces for callers are part of their traces, not retraces)
             self._policy.check(self._traces.traced_keys, key, arguments, self._guards)
         arguments = [(name, nest.map_with_paths(lambda v, _: spec_of(v), value, name))
                      for name, value in arguments]  # (specs: keep no tensor alive)
         reads = [] if relaxed_reads is None else relaxed_reads
+        containers = outside_containers.Snapshot(self._fn)
         # (a tape open around the call records the call)
         with context.tapes_paused(), context.watching_dim_reads(reads):
-            concrete, created, adopted = self._trace_once(function, arguments, exact)
-            if created:
-                if self._variables_created or self._traces.traced_keys:
-                    self._raise_variable_creation(created)
-                self._variables_created = True
-                # (the second must create none)
+            try:
                 concrete, created, adopted = self._trace_once(function, arguments, exact)
                 if created:
-                    self._raise_variable_creation(created)
+                    if self._variables_created or self._traces.traced_keys:
+                        self._raise_variable_creation(created)
+                    self._variables_created = True
+                    containers.take_back()  # (the second must create none)
+                    concrete, created, adopted = self._trace_once(function, arguments, exact)
+                    if created:
+                        self._raise_variable_creation(created)
+            except BaseException:
+                containers.take_back()
+                raise
         if reads:
             concrete.unknown_dim_read = reads[0]
             if relaxed_reads is not None:
+                containers.take_back()
                 return concrete  # (the caller drops it)
+        for name in containers.rebound():
+            logger.warning(
+                "rt.function '%s' assigned the global '%s' while it was traced: a graph runs no "
+                "Python, so '%s' changes only when the function is traced, not at every call as "
+                "in plain Python (and the graph keeps the value it read then). Keep a count in "
+                "an rt.Variable (`v.assign_add(1)`), or return the value.", self._name, name, name)
+        if containers.containers:
+            settled = containers.settle(
+                concrete.traced_graph, None if call is None else _tensor_leaves(call),
+                self._options.numpy_results, user_origin())
+            for name in settled:
+                logger.warning(
+                    "rt.function '%s' added a value to '%s' while it was traced: a graph runs "
+                    "no Python, so '%s' changes only when the function is traced, not at every "
+                    "call as in plain Python. To collect a value at every call, return it and "
+                    "add it after the call.", self._name, name, name)
         key = self._guards.traced_key(key, adopted)
         concrete.retrace = _retracer(function, arguments)
         self._traces.add(key, arguments, concrete)
@@ -137,3 +166,8 @@ def _retracer(function, arguments):
             return this._tracer.run_python(traced)
 
     return retrace
+
+
+def _tensor_leaves(arguments) -> list:
+    """The tensor leaves of a call's bound `arguments` (in the order of a trace's inputs)."""
+    return [v for v in nest.flatten([v for _, v in arguments]) if is_tensor_leaf(v)]

@@ -282,11 +282,14 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, names=None):
                     user_origin(),
                 )
             )
+    arguments = [v.op.graph.argument_inputs.get(id(v)) if isinstance(v, SymbolicTensor) else None
+                 for v in initial]  # (which stand for a function argument: see Graph)
     initial = [v if is_python_scalar(v) else _to_graph_tensor(graph, v) for v in initial]
     # (dtype, weak, shape) of each loop variable, until the body agrees with it.
     state = [(*_spec(v), _shape(v)) for v in initial]
     while True:  # ends: dtypes only widen or become strong, dims only become unknown
-        cond_g, body_g, outs = _trace_loop(graph, cond, body, structure, state, names)
+        cond_g, body_g, outs = _trace_loop(graph, cond, body, structure, state, names,
+                                           arguments)
         joined = [_loop_join(s, out, names, i) for i, (s, out) in enumerate(zip(state, outs))]
         if joined == state:
             break
@@ -356,23 +359,26 @@ def _loop_initial(graph, value, dtype, names, i) -> SymbolicTensor:
     return _as_dtype(graph, value, dtype)
 
 
-def _loop_inputs(graph, state, names):
-    """Placeholders for the loop variables, named after them when the names are known."""
+def _loop_inputs(graph, state, names, arguments):
+    """Placeholders for the loop variables, named after them when the names are known;
+    `arguments`: the function argument each starts as, or None."""
     inputs = []
     for i, (dtype, weak, shape) in enumerate(state):
         tensor = graph.add_input(dtype, shape, name=names[i] if names and i < len(names) else None)
         tensor.weak = weak
+        if arguments[i] is not None:
+            graph.argument_inputs[id(tensor)] = arguments[i]
         inputs.append(present(tensor))
     return inputs
 
 
-def _trace_loop(graph, cond, body, structure, state, names):
+def _trace_loop(graph, cond, body, structure, state, names, arguments):
     """The cond and body graphs for loop variables described by `state`, and the body's flat
     outputs (tensors of the body graph, or Python scalars)."""
     n = graph.next_construct_id()
     cond_g, body_g = Graph(f"while_{n}_cond", outer=graph), Graph(f"while_{n}_body", outer=graph)
     with cond_g.as_default():
-        args = nest.pack_sequence_as(structure, _loop_inputs(cond_g, state, names))
+        args = nest.pack_sequence_as(structure, _loop_inputs(cond_g, state, names, arguments))
         test = _to_graph_tensor(cond_g, cond(*args))
         if not test.dtype.is_bool or len(test.shape) != 0:
             raise TypeError(
@@ -384,7 +390,7 @@ def _trace_loop(graph, cond, body, structure, state, names):
             )
         cond_g.outputs = [test]
     with body_g.as_default():
-        args = nest.pack_sequence_as(structure, _loop_inputs(body_g, state, names))
+        args = nest.pack_sequence_as(structure, _loop_inputs(body_g, state, names, arguments))
         out = body(*args)
         out = (
             (out,)

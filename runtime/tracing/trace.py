@@ -51,6 +51,7 @@ def _trace(fn, name, arguments, bind, optimize, jit_compile, defer):
         spec = spec_of(value)
         tensor = graph.add_input(spec.dtype, spec.shape, name=path)
         tensor.weak = spec.weak  # (a Python number's stand-in from a caller stays one)
+        graph.argument_inputs[id(tensor)] = len(graph.argument_inputs)
         return tensor
 
     traced_args = [(n, nest.map_with_paths(placeholder, v, n)) for n, v in arguments]
@@ -80,6 +81,7 @@ def _trace(fn, name, arguments, bind, optimize, jit_compile, defer):
         concrete = ConcreteFunction(graph, name, names, specs, outputs, traced_graph=graph,
                                     optimized=optimize and config.graphs_optimized(),
                                     jit_compile=jit_compile, deferred=True)
+        concrete.in_place_arguments = tuple(graph.in_place_arguments)
         return concrete, created
     optimized = run_passes(graph, optimize, fuse=jit_compile in (None, "auto"))
     concrete = ConcreteFunction(
@@ -88,6 +90,7 @@ def _trace(fn, name, arguments, bind, optimize, jit_compile, defer):
         python_numbers=tuple(isinstance(leaf, SymbolicTensor) and leaf.weak
                              for leaf in nest.flatten(outputs)),
     )
+    concrete.in_place_arguments = tuple(graph.in_place_arguments)
     return concrete, created
 
 

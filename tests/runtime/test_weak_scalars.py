@@ -3,6 +3,7 @@ stays weak through graph loops and branches and takes the dtype of the tensors i
 graph gives what Python gives on numpy values (three ways: Python, converted eager, graph)."""
 
 import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -321,9 +322,15 @@ def test_dtypes_that_cannot_be_reconciled_name_the_variable(fn, args, message):
 
 
 def _traced(fn, *args):
-    """The value of `fn(*args)` while tracing (symbolic tensors, to inspect `weak`)."""
+    """The `weak` flag and dtype of `fn(*args)` while tracing (of its symbolic tensor)."""
     seen = []
-    rt.function(lambda *a: seen.append(fn(*a)) or 0, autograph=False)(*args)
+
+    def record(*a):
+        t = fn(*a)
+        seen.append(types.SimpleNamespace(weak=t.weak, dtype=t.dtype))
+        return 0
+
+    rt.function(record, autograph=False)(*args)
     return seen[0]
 
 

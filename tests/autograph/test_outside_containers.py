@@ -1,0 +1,216 @@
+"""What a traced function does to objects its caller holds, beyond assignments
+(test_outside_state.py): adding graph values to an outside list, dict or set, and in-place
+operators on its arguments. Compared with plain Python on numpy values and with the converted
+code run eagerly: where a graph cannot do what Python does, a located error, never a silent
+difference; a container the function adds to changes only while tracing (S12), with values."""
+
+import logging
+
+import numpy as np
+import pytest
+
+import runtime as rt
+
+LOG: list = []
+BY_NAME: dict = {}
+
+
+@pytest.fixture(autouse=True)
+def _empty_log():
+    LOG.clear()
+    BY_NAME.clear()
+    yield
+    LOG.clear()
+    BY_NAME.clear()
+
+
+def log_double(x):
+    y = x * 2.0
+    LOG.append(y)
+    return y
+
+
+def log_pairs_and_loop(x):
+    LOG.append((x, x + 1.0))
+    for _ in rt.range(3):
+        x = x + 1.0
+    LOG.append(x)  # (the loop's result, computed in the outer graph)
+    BY_NAME.update(last=x)
+    return x
+
+
+def log_in_tensor_if(x):
+    if np.sum(x) > 0:
+        LOG.append(x * 2.0)
+    return x
+
+
+def log_random(x):
+    LOG.append(rt.random.normal([2]))
+    return x
+
+
+class Recorder:
+    def __init__(self):
+        self.history = []
+
+    @rt.function
+    def step(self, x):
+        y = x + 1.0
+        self.history.append(y)
+        return y
+
+
+def test_an_outside_list_gets_the_tracing_calls_values_once_per_trace(caplog):
+    f = rt.function(log_double, numpy_results=True)
+    with caplog.at_level(logging.WARNING, logger="runtime.function"):
+        f(np.ones(2))
+    assert "changes only when the function is traced" in caplog.text
+    f(np.ones(2) * 3)  # same signature: no trace, nothing added (S12)
+    assert len(LOG) == 1 and type(LOG[0]) is np.ndarray
+    plain = log_double(np.ones(2))  # plain Python adds what the tracing call computed
+    np.testing.assert_array_equal(LOG[0], plain)
+    f(np.ones(3))  # a new trace adds its call's value
+    assert len(LOG) == 3 and LOG[2].shape == (3,)
+
+
+def test_tensors_in_tuples_and_dicts_and_after_a_graph_loop_get_values():
+    result = rt.function(log_pairs_and_loop)(rt.constant(1.0))
+    assert result.numpy() == 4.0
+    (x, x1), after = LOG
+    assert type(x) is rt.EagerTensor and type(after) is rt.EagerTensor
+    assert (x.numpy(), x1.numpy(), after.numpy()) == (1.0, 2.0, 4.0)
+    assert BY_NAME["last"].numpy() == 4.0
+    rt.config.run_functions_eagerly(True)
+    try:  # run eagerly, the converted code adds at every call, as plain Python
+        rt.function(log_pairs_and_loop)(rt.constant(1.0))
+        rt.function(log_pairs_and_loop)(rt.constant(1.0))
+    finally:
+        rt.config.run_functions_eagerly(False)
+    assert len(LOG) == 6
+
+
+def test_a_decorated_method_appending_to_its_object_gets_values():
+    r = Recorder()
+    r.step(rt.constant([1.0]))
+    r.step(rt.constant([5.0]))
+    assert [h.numpy().tolist() for h in r.history] == [[2.0]]
+
+
+@pytest.mark.parametrize("fn, reason", [
+    (log_in_tensor_if, "inside a graph `if` or loop"),
+    (log_random, "stateful op RandomStandardNormal"),
+])
+def test_values_that_cannot_be_computed_are_refused_and_taken_out(fn, reason):
+    LOG.append("before")
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match=reason) as info:
+        rt.function(fn)(rt.constant([1.0, 2.0]))
+    assert "Return the value from the function" in str(info.value)
+    assert "test_outside_containers.py" in str(info.value)  # the user's call
+    assert LOG == ["before"]  # no placeholder left behind
+
+
+def test_a_callee_appending_while_its_caller_is_traced_is_refused():
+    inner = rt.function(log_double)
+
+    @rt.function
+    def outer(x):
+        return inner(x) + 1.0
+
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="a caller"):
+        outer(rt.constant(1.0))
+    assert LOG == []
+    assert inner(rt.constant(1.0)).numpy() == 2.0 and LOG[0].numpy() == 2.0
+
+
+CALLS = 0
+
+
+def counted(x):
+    global CALLS
+    CALLS += 1
+    return x + CALLS
+
+
+def test_a_global_the_function_assigns_is_said_to_change_only_while_tracing(caplog):
+    global CALLS
+    CALLS = 0
+    f = rt.function(counted, numpy_results=True)
+    with caplog.at_level(logging.WARNING, logger="runtime.function"):
+        results = [f(np.float64(1.0)) for _ in range(3)]
+    assert results == [2.0, 2.0, 2.0] and CALLS == 1  # plain Python: 2, 3, 4 and 3
+    assert "assigned the global 'CALLS' while it was traced" in caplog.text
+    assert len(caplog.records) == 1  # once per trace
+
+
+# ---- in-place operators on arguments --------------------------------------------------------
+def scale_in_place(x, s):
+    x *= s
+
+
+def center_in_a_graph_loop(x, n):
+    i = 0
+    while i < n:
+        x -= np.mean(x)
+        i += 1
+    return x
+
+
+def add_in_unrolled_loop(x):
+    for _ in range(3):
+        x += 1.0
+    return x
+
+
+def copy_then_scale(x):
+    x = x.copy()
+    x *= 2.0
+    return x
+
+
+def scale_a_new_value(x):
+    y = x * 1.0
+    y += 1.0
+    return y
+
+
+@pytest.mark.parametrize("fn, args", [
+    (scale_in_place, (3.0,)),
+    (center_in_a_graph_loop, (rt.constant(2),)),
+    (add_in_unrolled_loop, ()),
+])
+def test_in_place_operator_on_a_numpy_argument_is_refused_at_its_line(fn, args):
+    plain, eager, graph = np.ones(2), np.ones(2), np.ones(2)
+    fn(plain, *[a.numpy() if isinstance(a, rt.Tensor) else a for a in args])
+    assert not np.array_equal(plain, np.ones(2))  # plain Python changes the caller's array
+    rt.config.run_functions_eagerly(True)
+    try:
+        rt.function(fn)(eager, *args)
+    finally:
+        rt.config.run_functions_eagerly(False)
+    np.testing.assert_array_equal(eager, plain)  # so does the converted code run eagerly
+    f = rt.function(fn)
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
+                       match="changes the caller's array") as info:
+        f(graph, *args)
+    assert "test_outside_containers.py" in str(info.value) and "x " in str(info.value)
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError):
+        f(graph, *args)  # refused at every call, traced or not
+    np.testing.assert_array_equal(graph, np.ones(2))
+
+
+def test_in_place_operator_on_a_tensor_argument_rebinds_as_in_python():
+    f = rt.function(add_in_unrolled_loop)
+    t = rt.constant([1.0, 2.0])
+    np.testing.assert_array_equal(f(t).numpy(), [4.0, 5.0])  # a tensor is immutable: rebound
+    np.testing.assert_array_equal(t.numpy(), [1.0, 2.0])
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError):
+        f(np.array([1.0, 2.0], np.float32))  # the same trace, called with a numpy array
+    np.testing.assert_array_equal(f(np.float32(1.0)), 4.0)  # a numpy scalar is immutable too
+
+
+@pytest.mark.parametrize("fn", [copy_then_scale, scale_a_new_value])
+def test_in_place_operator_on_a_new_value_runs(fn):
+    a = np.array([1.0, 2.0])
+    np.testing.assert_array_equal(rt.function(fn, numpy_results=True)(a), fn(a.copy()))
+    np.testing.assert_array_equal(a, [1.0, 2.0])

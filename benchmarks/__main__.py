@@ -111,6 +111,9 @@ def main(argv=None) -> int:
         _progress("numpy programs: plain numpy, graph, jit_compile='auto' after warm-up")
         notes.append("numpy programs (tests/numpy_programs.py):\n"
                      + numpy_programs.numpy_programs_table(budget))
+    if any(w.key == "W3b" for w in chosen) and not args.small:
+        _progress("W3b's mean squared error at 1e6 and 1e7 elements")
+        notes.append(scaling.reduction_scaling(budget))
     if any(w.key == "W13" for w in chosen) and not args.small:
         _progress("W13 at 1,000 / 10,000 / 100,000 appends")
         notes.append(scaling.append_scaling(budget))

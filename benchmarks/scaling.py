@@ -1,9 +1,9 @@
-"""How times grow with size: the graph time of W13 (appending to a list in a tensor `for`
-loop) per append (flat: each append is O(1)), the time of the graph passes on chains of
-1,000 and 4,000 ops (4x: linear), the first call of 10,000- and 30,000-op functions with the
-garbage collector on (linear: the same time per op), the size of the optimized graphs of loop
-nests 5, 10 and 20 deep (linear in the depth), and loading a saved function against tracing
-it."""
+"""How times grow with size: W3b's mean squared error at 1e6 and 1e7 elements, the graph time
+of W13 (appending to a list in a tensor `for` loop) per append (flat: each append is O(1)), the
+time of the graph passes on chains of 1,000 and 4,000 ops (4x: linear), the first call of
+10,000- and 30,000-op functions with the garbage collector on (linear: the same time per op),
+the size of the optimized graphs of loop nests 5, 10 and 20 deep (linear in the depth), and
+loading a saved function against tracing it."""
 
 from __future__ import annotations
 
@@ -29,6 +29,23 @@ def append_scaling(budget) -> str:
     cells = ", ".join(f"n={n:,}: {us:.3f} us" for n, us in zip(SIZES, per_append))
     return (f"W13 graph time per append: {cells} (largest/smallest "
             f"{max(per_append) / min(per_append):.2f}x)")
+
+
+def reduction_scaling(budget) -> str:
+    """A line giving W3b's mean squared error at 1e6 and 1e7 float32 elements: numpy, the graph
+    (one FusedReduction kernel) and the graph unoptimized (numpy's steps and temporaries)."""
+    rng = np.random.default_rng(0)
+    cells = []
+    for n in (1_000_000, 10_000_000):
+        a, b = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+        graph = rt.function(workloads.mse)
+        unfused = rt.function(workloads.mse, optimize=False)
+        timed = [(workloads.mse_numpy, (a, b)), (graph, (a, b)), (unfused, (a, b))]
+        medians = [float(np.median(samples)) * 1e6
+                   for samples, _ in harness.measure(timed, budget)]
+        cells.append(f"n={n:,}: numpy {medians[0]:,.0f}, graph {medians[1]:,.0f}, unoptimized "
+                     f"{medians[2]:,.0f} us (graph/numpy {medians[1] / medians[0]:.2f}x)")
+    return "W3b's MSE as one fused reduction: " + "; ".join(cells)
 
 
 def pass_scaling() -> str:

@@ -53,7 +53,7 @@ from runtime.ops import (
     string_ops,
 )
 from runtime.ops.array_ops import _index_tuple
-from runtime.ops.fused_ops import FUSED_ELEMENTWISE
+from runtime.ops.fused_ops import FUSED_ELEMENTWISE, FUSED_REDUCTION
 from runtime.ops.registry import (
     CONST,
     JAX,
@@ -511,7 +511,7 @@ lacks(JAX, "random numbers come from numpy's generator; XLA's would give other n
       random_ops.UNIFORM, random_ops.NORMAL, random_ops.DYNAMIC_UNIFORM, random_ops.DYNAMIC_NORMAL)
 lacks(JAX, "the size of its output is known only when the graph runs", math_ops.WHERE_INDICES)
 lacks(JAX, "made by the fusion pass, which does not run for XLA (XLA fuses by itself)",
-      FUSED_ELEMENTWISE)
+      FUSED_ELEMENTWISE, FUSED_REDUCTION)
 lacks(JAX, "XLA computes values, it cannot update a variable: run the updates on the default "
       "executor (e.g. the training step), the forward pass may use XLA", variables.ASSIGN,
       variables.ASSIGN_ADD, variables.ASSIGN_SUB)

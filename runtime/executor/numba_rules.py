@@ -35,7 +35,7 @@ from runtime.ops import (
     string_ops,
 )
 from runtime.ops.control_flow_ops import IF, WHILE
-from runtime.ops.fused_ops import FUSED_ELEMENTWISE
+from runtime.ops.fused_ops import FUSED_ELEMENTWISE, FUSED_REDUCTION
 from runtime.ops.op_support import cannot_lower
 from runtime.ops.registry import CONST, NUMBA, PLACEHOLDER, derive_rules, lacks, register_rules
 
@@ -886,7 +886,7 @@ lacks(NUMBA, "not lowered yet: its shape and parameters are tensors, checked whe
 lacks(NUMBA, "variables are Python objects, which numba cannot read or write", variables.READ,
       variables.ASSIGN, variables.ASSIGN_ADD, variables.ASSIGN_SUB)
 lacks(NUMBA, "made by the fusion pass, which does not run for numba (jit_compile='auto' keeps a "
-      "fused graph on the default executor)", FUSED_ELEMENTWISE)
+      "fused graph on the default executor)", FUSED_ELEMENTWISE, FUSED_REDUCTION)
 lacks(NUMBA, "numba does not implement np.heaviside", math_ops.HEAVISIDE)
 lacks(NUMBA, "not lowered: a scatter-add into zeros (np.add.at, repeated indices adding up in "
       "order), which numba does not compile, and a rule's expression cannot write into an array",

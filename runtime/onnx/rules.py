@@ -30,7 +30,7 @@ from runtime.ops import (
     string_ops,
 )
 from runtime.ops import control_flow_ops as cf
-from runtime.ops.fused_ops import FUSED_ELEMENTWISE
+from runtime.ops.fused_ops import FUSED_ELEMENTWISE, FUSED_REDUCTION
 from runtime.ops.registry import CONST, ONNX, PLACEHOLDER, derive_rules, lacks, register_rules
 
 INT64_MAX = np.iinfo(np.int64).max
@@ -710,7 +710,8 @@ register_rules(ONNX, {
 lacks(ONNX, "graph inputs become inputs of the ONNX graph", PLACEHOLDER)
 lacks(ONNX, "ONNX BitShift takes unsigned integers only", math_ops.LEFT_SHIFT,
       math_ops.RIGHT_SHIFT)
-lacks(ONNX, "made by the fusion pass; export uses the graph before the passes", FUSED_ELEMENTWISE)
+lacks(ONNX, "made by the fusion pass; export uses the graph before the passes", FUSED_ELEMENTWISE,
+      FUSED_REDUCTION)
 lacks(ONNX, "ONNX random ops take a static shape; this one's shape is computed at run time",
       random_ops.DYNAMIC_UNIFORM, random_ops.DYNAMIC_NORMAL)
 lacks(ONNX, "not yet: the gradient of indexing has no export", array_ops.SLICE_GRADIENT)

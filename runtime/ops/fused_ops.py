@@ -1,4 +1,5 @@
-"""`FusedElementwise`: a chain of elementwise ops run as one kernel over big arrays.
+"""`FusedElementwise`: a chain of elementwise ops run as one kernel over big arrays; and
+`FusedReduction`: such a chain that feeds a float sum or mean of all its elements (below).
 
 The fusion pass (runtime/passes/fusion.py) builds it. Its attrs are plain data:
 - `program`: steps `(ufunc name, args, destination slot)`, where an arg is `("in", i)` (input
@@ -47,11 +48,13 @@ _helper: tuple[int, ThreadPoolExecutor] | None = None  # (process id, pool), mad
 _loadavg: int | None = None  # an open /proc/loadavg (Linux), read on each big kernel call
 
 
-def run_blocks(work, size: int, block: int) -> None:
+def run_blocks(work, size: int, block: int, elements: int | None = None) -> None:
     """Calls `work(claim, block)`, where `claim` yields the start of every block of [0, size)
-    once; with an idle core, a helper thread runs `work` on the same claim."""
+    once; with an idle core, a helper thread runs `work` on the same claim (`elements`: how
+    many array elements the work covers, `size` unless given)."""
     claim = iter(range(0, size, block))
-    if size < PARALLEL_MIN_ELEMENTS or size <= block or not _idle_core():
+    big = (size if elements is None else elements) >= PARALLEL_MIN_ELEMENTS
+    if not big or size <= block or not _idle_core():
         work(claim, block)
         return
     helping = _helper_pool().submit(work, claim, block)
@@ -211,13 +214,116 @@ def _view(buffer: str) -> str:
     return f"{buffer}_" if buffer.startswith("o") else buffer
 
 
-def _operand(arg, buffers, array_inputs) -> str:
+def _operand(arg, buffers, array_inputs, view=_view) -> str:
     kind, value = arg
     if kind == "lit":
         return repr(value)
     if kind == "in":
         return f"x{value}_" if array_inputs[value] else f"in{value}"
-    return _view(buffers[value])
+    return view(buffers[value])
 
 
-lacks(GRADIENT, "made by the fusion pass, after gradients are built", FUSED_ELEMENTWISE)
+# ---- a chain feeding a sum or mean of all its elements -------------------------------------
+# numpy sums a contiguous float array by pairwise summation: [0, n) is split in halves (the
+# first rounded down to a multiple of 8) until a part has at most 128 elements. Summing leaves
+# of that split with np.add.reduce, and their sums along the split (left + right), gives its
+# bits exactly; each leaf's chain then runs on cache-sized blocks, and leaves are shared with a
+# helper thread as blocks are. Leaves hold at most this many elements (at least 128, numpy's
+# smallest part: below it numpy sums in one unrolled loop, not in halves):
+LEAF_ELEMENTS = 1 << 16
+
+
+def _fused_reduction_kernel(*inputs, program, slot_dtypes, result, array_inputs, shape,
+                            reduce):
+    run = compile_reduction(program, slot_dtypes, result, array_inputs, shape, reduce)
+    return run(*inputs)
+
+
+FUSED_REDUCTION = define_op(
+    "FusedReduction",
+    infer=lambda inputs, *, specs, **attrs: list(specs),
+    kernel=_fused_reduction_kernel,
+    tuple_outputs=True,
+)
+
+
+@functools.lru_cache(maxsize=64)
+def pairwise_leaves(size: int, leaf: int) -> tuple[tuple, object]:
+    """(the (lo, hi) of each leaf of numpy's pairwise split of [0, size) into parts of at most
+    `leaf` elements, in order; the split as a tree: a leaf's index, or a pair of trees)."""
+    ranges: list[tuple[int, int]] = []
+
+    def split(lo: int, n: int):
+        if n <= leaf:
+            ranges.append((lo, lo + n))
+            return len(ranges) - 1
+        half = n // 2
+        half -= half % 8
+        return (split(lo, half), split(lo + half, n - half))
+
+    tree = split(0, size)
+    return tuple(ranges), tree
+
+
+def tree_sum(tree, parts):
+    """The sum of the leaves' `parts` along the split `tree` (left + right, as numpy adds)."""
+    if type(tree) is int:
+        return parts[tree]
+    return tree_sum(tree[0], parts) + tree_sum(tree[1], parts)
+
+
+@functools.lru_cache(maxsize=512)
+def compile_reduction(program, slot_dtypes, result, array_inputs, shape, reduce):
+    """The Python function (inputs -> (sum or mean,)) that runs `program` then `reduce`."""
+    source = reduction_source(program, slot_dtypes, result, array_inputs, shape, reduce)
+    filename = f"<rt-fused-reduction #{next(_file_ids)}>"
+    namespace = {"np": np, "run_blocks": run_blocks, "pairwise_leaves": pairwise_leaves,
+                 "tree_sum": tree_sum, "add_reduce": np.add.reduce, "intp": np.intp}
+    namespace.update({name: getattr(np, name) for name, _, _ in program})
+    return compile_function(source, filename, namespace, "fused")
+
+
+def reduction_source(program, slot_dtypes, result, array_inputs, shape, reduce) -> str:
+    """The source of `fused(in0, ...)`: the program leaf by leaf, each leaf's value of slot
+    `result` summed, the sums added along numpy's split; the mean divides by the size as
+    np.mean does. Arrays that are small, of other shapes, or not C-contiguous (numpy would sum
+    them in their memory order) run as the unfused ops ran."""
+    buffers, scratch_dtypes = _assign_buffers(program, slot_dtypes, ())
+    params = [f"in{i}" for i in range(len(array_inputs))]
+    arrays = [f"in{i}" for i, arr in enumerate(array_inputs) if arr]
+    lines = [f"def fused({', '.join(params)}):"]
+    first = arrays[0]
+    unfused = [f"not {a}.flags.c_contiguous" for a in arrays]
+    if None in shape:
+        unfused[:0] = [f"{first}.size < {MIN_ELEMENTS}",
+                       *(f"{a}.shape != {first}.shape" for a in arrays[1:])]
+    lines.append(f"    if {' or '.join(unfused)}:")
+    lines.append(f"        return whole({', '.join(params)})")
+    lines.append(f"    size = {first}.size")
+    lines += [f"    x{i} = in{i}.reshape(-1)" for i, arr in enumerate(array_inputs) if arr]
+    lines.append(f"    ranges, tree = pairwise_leaves(size, {LEAF_ELEMENTS})")
+    lines.append("    parts = [None] * len(ranges)")
+    lines.append("    def work(claim, block):")
+    lines += [f"        {t} = np.empty({LEAF_ELEMENTS}, np.{d})"
+              for t, d in scratch_dtypes.items()]
+    lines.append("        for k in claim:")
+    lines.append("            lo, hi = ranges[k]")  # (leaves differ in size: views of each)
+    lines += [f"            {t}_ = {t}[:hi - lo]" for t in scratch_dtypes]
+    lines += [f"            x{i}_ = x{i}[lo:hi]" for i, arr in enumerate(array_inputs) if arr]
+    for name, args, dest in program:
+        operands = ", ".join(_operand(a, buffers, array_inputs, lambda b: f"{b}_")
+                             for a in args)
+        lines.append(f"            {name}({operands}, out={buffers[dest]}_)")
+    lines.append(f"            parts[k] = add_reduce({buffers[result]}_)")
+    lines.append("    run_blocks(work, len(ranges), 1, size)")
+    lines.append("    total = tree_sum(tree, parts)")
+    # (np.mean divides by the count as np.intp, then casts back to the sum's dtype)
+    lines.append("    return (total.dtype.type(total / intp(size)),)" if reduce == "mean"
+                 else "    return (total,)")
+    whole = _whole_source(program, (result,), params).splitlines()
+    whole[-1] = f"    return (np.{reduce}(s{result}),)"  # (as the Sum and Mean kernels compute)
+    return "\n".join(lines + ["", ""] + whole) + "\n"
+
+
+lacks(GRADIENT, "made by the fusion pass, after gradients are built", FUSED_ELEMENTWISE,
+      FUSED_REDUCTION)

@@ -2,7 +2,9 @@
 
 Guarantees after this pass: in every graph and sub-graph, each maximal run of `MIN_OPS` or more
 fusable ops that the greedy sweep below can merge is one `FusedElementwise` op
-(runtime/ops/fused_ops.py), which evaluates the chain block by block with `out=` buffers.
+(runtime/ops/fused_ops.py), which evaluates the chain block by block with `out=` buffers; a run
+(of any length) whose values only a float Sum or Mean of all the elements of one of them reads
+is one `FusedReduction` op with that reduction (`np.mean((a - b) ** 2)`: no array is made).
 
 Fusable: an op with a FUSED rule (its ufunc form, registered next to the op) whose output is
 an array of at least `MIN_ELEMENTS` elements, or of dims not known while tracing (a graph
@@ -23,9 +25,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from runtime.core import dtypes
 from runtime.core.graph import Graph, Operation
 from runtime.core.tensor import SymbolicTensor
-from runtime.ops.fused_ops import FUSED_ELEMENTWISE, MIN_ELEMENTS
+from runtime.ops.fused_ops import FUSED_ELEMENTWISE, FUSED_REDUCTION, MIN_ELEMENTS
+from runtime.ops.reduction_ops import MEAN, SUM
 from runtime.ops.registry import FUSED
 from runtime.passes.rewrite import graphs_outer_first, is_pure
 
@@ -41,6 +45,7 @@ class _Group:
         self.shape = shape
         self.members: list[Operation] = []
         self.open = True
+        self.reduction: Operation | None = None  # a Sum or Mean of all of its one value read
 
 
 def transform(graph: Graph) -> None:
@@ -96,11 +101,38 @@ def _find_groups(graph: Graph) -> list[_Group]:
             producer = group_of.get(id(t.op))
             if producer is not None and producer is not group:
                 producer.open = False
-    fused = [g for g in groups if len(g.members) >= MIN_OPS and (
+    _find_reductions(graph, group_of)
+    fused = [g for g in groups if (len(g.members) >= MIN_OPS or g.reduction is not None) and (
         None not in g.shape or _one_array_input(g))]
     for g in fused:
         g.members.sort(key=lambda op: position[id(op)])
+        if g.reduction is not None:
+            g.members.append(g.reduction)  # (after its input's producer, the last member)
     return fused
+
+
+def _find_reductions(graph: Graph, group_of: dict) -> None:
+    """Sets `reduction` of each group whose values only a Sum or Mean of all the elements of
+    one of them reads (a float array: `np.mean((a - b) ** 2)`): it joins the group's kernel
+    (fused_ops.FUSED_REDUCTION), which sums in numpy's order, so the bits are the same."""
+    readers: dict[int, list] = {}
+    for op in graph.operations:
+        for t in op.inputs:
+            readers.setdefault(id(t), []).append(op)
+    returned = {id(t) for t in graph.outputs}
+    for op in graph.operations:
+        if op.opdef not in (SUM, MEAN) or op.attrs.get("axis") is not None or op.attrs.get(
+                "keepdims") or op.inputs[0].dtype not in (dtypes.float32, dtypes.float64):
+            continue
+        group = group_of.get(id(op.inputs[0].op))
+        if group is None or group.reduction is not None or group.shape != tuple(
+                op.inputs[0].shape):
+            continue
+        values = [m.outputs[0] for m in group.members]
+        if all(id(t) not in returned and all(
+                group_of.get(id(r)) is group or (r is op and t is op.inputs[0])
+                for r in readers.get(id(t), ())) for t in values):
+            group.reduction = op
 
 
 def _one_array_input(group: _Group) -> bool:
@@ -157,12 +189,14 @@ def _read_outside(graph: Graph, members: dict) -> set[int]:
 
 
 def _fused_op(graph: Graph, group: _Group, results: list[SymbolicTensor]) -> Operation:
+    reduction = group.reduction
+    members = group.members[:-1] if reduction is not None else group.members
     inputs: list[SymbolicTensor] = []
     input_index: dict[int, int] = {}
     slot_of: dict[int, int] = {}  # id(member output) -> slot
     slot_dtypes: list[str] = []
     program = []
-    for op in group.members:
+    for op in members:
         operands = []
         for t in op.inputs:
             if id(t) in slot_of:
@@ -180,7 +214,20 @@ def _fused_op(graph: Graph, group: _Group, results: list[SymbolicTensor]) -> Ope
             program.append((name, refs, prev[1]))
         assert prev is not None  # (every fusable op's rule has a step)
         slot_of[id(op.outputs[0])] = prev[1]
-    attrs: dict[str, Any] = {
+    origin = group.members[-1].origin
+    if reduction is not None:
+        specs = ((reduction.outputs[0].dtype, reduction.outputs[0].shape),)
+        attrs: dict[str, Any] = {
+            "program": tuple(program),
+            "slot_dtypes": tuple(slot_dtypes),
+            "result": slot_of[id(reduction.inputs[0])],
+            "array_inputs": tuple(len(t.shape) > 0 for t in inputs),
+            "shape": group.shape,
+            "reduce": "sum" if reduction.opdef is SUM else "mean",
+            "specs": specs,
+        }
+        return graph.create_op(FUSED_REDUCTION, inputs, attrs, list(specs), origin)
+    attrs = {
         "program": tuple(program),
         "slot_dtypes": tuple(slot_dtypes),
         "results": tuple(slot_of[id(t)] for t in results),
@@ -189,7 +236,6 @@ def _fused_op(graph: Graph, group: _Group, results: list[SymbolicTensor]) -> Ope
         "block": BLOCK_ELEMENTS,
         "specs": tuple((t.dtype, t.shape) for t in results),
     }
-    origin = group.members[-1].origin
     return graph.create_op(FUSED_ELEMENTWISE, inputs, attrs, list(attrs["specs"]), origin)
 
 

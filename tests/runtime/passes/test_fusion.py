@@ -133,3 +133,76 @@ def test_a_chain_of_unknown_length_reading_two_arrays_stays_unfused():
         np.testing.assert_array_equal(got.numpy(), want)
     with pytest.raises(rt.errors.InvalidArgumentError, match="d = x - y"):
         f(np.ones(3, np.float32), np.ones(4, np.float32))
+
+
+# ---- a chain feeding a sum or mean: FusedReduction ---------------------------------------
+def mse(x, y):
+    d = x - y  # (`** 2` is a Square after the power pass, which these tests do not run)
+    return rt.reduce_mean(d * d)
+
+
+def norm_and_sum(x):
+    return rt.sqrt(rt.reduce_sum(rt.tanh(x) * x)), rt.reduce_sum(x + 1.0)
+
+
+def leaves_of_128(patch):
+    """Small arrays fused, summed in leaves of numpy's smallest part, two threads."""
+    fuse_small_arrays(patch)
+    patch.setattr(fused_ops, "LEAF_ELEMENTS", 128)
+
+
+def test_mse_becomes_one_kernel_that_makes_no_array():
+    x = np.linspace(-4, 4, 1 << 16, dtype=np.float32)
+    graph = apply_pass(fusion.transform, mse, x, x[::-1].copy())  # (the same bits: checked)
+    assert op_types(graph) == ["FusedReduction"]
+
+
+@given(st.integers(1, 3000), st.integers(0, 2**20), st.sampled_from([np.float32, np.float64]))
+def test_sums_and_means_are_numpys_bits(size, seed, dtype):
+    rng = np.random.default_rng(seed)
+    x, y = (rng.standard_normal((2, size)) * 10).astype(dtype)
+    with pytest.MonkeyPatch.context() as patch:
+        leaves_of_128(patch)
+        for fn, args in ((mse, (x, y)), (norm_and_sum, (x,))):
+            graph = apply_pass(fusion.transform, fn, *args)  # compares with the unfused graph
+            assert ("FusedReduction" in op_types(graph)) == (size >= 2)
+
+
+def test_the_leaves_follow_numpys_pairwise_split():
+    ranges, tree = fused_ops.pairwise_leaves(1000, 128)
+    assert ranges[0] == (0, 120) and ranges[-1][1] == 1000  # 1000 -> 496 + 504 -> 248 ...
+    x = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
+    parts = [np.add.reduce(x[lo:hi]) for lo, hi in ranges]
+    assert fused_ops.tree_sum(tree, parts).tobytes() == np.sum(x).tobytes()
+
+
+@pytest.mark.parametrize("shape", [(40, 30), (30, 40)])
+def test_matrices_and_views_reduce_as_numpy_does(shape, small_fusion):
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    f, plain = rt.function(mse), rt.function(mse, optimize=False)
+    for args in ((x, x * 0.5), (x.T, x.T * 0.5), (x[:, ::2], x[:, 1::2])):  # views: numpy sums
+        got, want = f(*args).numpy(), plain(*args).numpy()  # in their memory order
+        d = args[0] - args[1]
+        assert got.tobytes() == want.tobytes() == np.mean(d * d).tobytes()
+
+
+def test_a_reduction_of_unknown_length_keeps_its_fusion(monkeypatch):
+    leaves_of_128(monkeypatch)
+    spec = rt.TensorSpec([None], rt.float32)
+    f = rt.function(norm_and_sum, input_signature=[spec])
+    plain = rt.function(norm_and_sum, input_signature=[spec], optimize=False)
+    assert "FusedReduction" in [op.type for op in f.get_concrete_function().graph.operations]
+    rng = np.random.default_rng(2)
+    for n in (0, 1, 5, 127, 128, 129, 5000):
+        x = rng.standard_normal(n).astype(np.float32)
+        for got, want in zip(f(x), plain(x)):
+            assert got.numpy().tobytes() == want.numpy().tobytes()
+
+
+def test_a_value_read_elsewhere_keeps_the_reduction_out(small_fusion):
+    def f(x):
+        sq = x * x + 1.0
+        return rt.reduce_mean(sq), sq
+
+    graph = apply_pass(fusion.transform, f, np.arange(9, dtype=np.float32))
+    assert "FusedReduction" not in op_types(graph) and "Mean" in op_types(graph)

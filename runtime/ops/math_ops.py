@@ -21,6 +21,7 @@ from runtime.errors import InvalidArgumentError, argument_error, with_origin
 from runtime.ops import array_ops, reduction_ops, shapes
 from runtime.ops.basic_ops import CAST, cast, ones_like, zeros_like  # noqa: F401 - math_ops.cast
 from runtime.ops.registry import (
+    CONST,
     ELEMENTWISE,
     FRESH_OUTPUT,
     FUSED,
@@ -140,8 +141,9 @@ def _power_expression(names, attrs, inputs):
     if any(len(t.shape) for t in inputs):
         return None
     a, b = names
-    return f"({a} ** {b} if isinstance({a}, generic_) and isinstance({b}, generic_) " \
-           f"else power_({a}, {b}))"
+    checks = " and ".join(f"isinstance({name}, generic_)" for name, t in zip(names, inputs)
+                          if t.op.opdef is not CONST)  # (a 0-d constant is a numpy scalar)
+    return f"({a} ** {b} if {checks} else power_({a}, {b}))"
 
 
 POW = _elementwise("Pow", "power", accepts=_NUMBERS, onnx="Pow", exact=False, kernel=_power,

@@ -7,8 +7,14 @@ comparison and an Assert). When `n` is a While's loop variable that starts as a 
 at one iteration a nanosecond: the check and its comparison go, so a counter costs what it cost
 before the checks.
 
-Guarantee after this pass: no Assert of such a check is left in a loop body; every other op is
-unchanged, so results are the same bits.
+Outside While bodies (a Python loop unrolled by tracing, `for _ in range(50): ...; steps += 1`,
+whose iterations are a chain of graph `if`s), the range of each integer scalar is followed from
+constants through `+` and `-` of constants and through the branches of `if`s (the union of
+what the branches give): a check whose sum stays within +-2**62 cannot fail and goes too.
+
+Guarantee after this pass: no Assert of such a check is left in a loop body, nor one whose
+counter's range is known to be far from int64's ends; every other op is unchanged, so results
+are the same bits.
 """
 
 from __future__ import annotations
@@ -16,19 +22,63 @@ from __future__ import annotations
 from runtime.core.graph import Graph, Operation
 from runtime.ops import control_flow_ops as cf
 from runtime.ops import shapes
-from runtime.ops.control_flow_ops import WHILE
+from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.io_ops import ASSERT
 from runtime.ops.math_ops import ADD, GREATER_EQUAL, LESS_EQUAL, SUB
+from runtime.ops.registry import CONST
 
 MAX_START = 2 ** 32
 MAX_STEP = 256
 
 
+# A sum whose range stays within this bound cannot have passed int64's end (int32's: 2**30).
+SAFE = 2 ** 62
+
+
 def transform(graph: Graph) -> None:
-    """Removes the overflow checks of counters from the bodies of every While in `graph`."""
+    """Removes the overflow checks of counters from the bodies of every While in `graph`, and
+    the checks of sums of known range in it and its `if` branches."""
     for op in list(graph.walk()):
         if op.opdef is WHILE:
             _drop_counter_checks(op)
+    _drop_checks_of_known_range(graph, {})
+
+
+def _drop_checks_of_known_range(graph: Graph, ranges: dict) -> None:
+    """Follows the (low, high) range of integer scalars through `graph` (`ranges`: by tensor
+    id, those known on entry) and its `if` branches, removing the checks that cannot fail."""
+    safe = []
+    for op in graph.operations:
+        if op.opdef is CONST:
+            value = shapes.known_value(op.outputs[0])
+            if isinstance(value, int) and not isinstance(value, bool):
+                ranges[id(op.outputs[0])] = (value, value)
+        elif op.opdef in (ADD, SUB) and len(op.inputs) == 2 and op.outputs[0].shape == ():
+            a, b = (ranges.get(id(t)) for t in op.inputs)
+            if a is not None and b is not None and op.outputs[0].dtype.is_integer:
+                ranges[id(op.outputs[0])] = ((a[0] + b[0], a[1] + b[1]) if op.opdef is ADD
+                                             else (a[0] - b[1], a[1] - b[0]))
+        elif op.opdef is IF:
+            outs = []
+            for branch in cf.branches(op):
+                inner = {id(p): ranges[id(t)] for p, t in zip(branch.inputs, op.inputs[1:])
+                         if id(t) in ranges}
+                _drop_checks_of_known_range(branch, inner)
+                outs.append([inner.get(id(t)) for t in branch.outputs])
+            for t, a, b in zip(op.outputs, *outs):
+                if a is not None and b is not None:
+                    ranges[id(t)] = (min(a[0], b[0]), max(a[1], b[1]))
+        elif op.opdef is ASSERT and op.attrs.get("python_numbers"):
+            comparison = op.inputs[0].op
+            checked = ranges.get(id(comparison.inputs[0])) if comparison.opdef in (
+                GREATER_EQUAL, LESS_EQUAL) and comparison.graph is graph else None
+            bound = SAFE >> (64 - 8 * comparison.inputs[0].dtype.itemsize)  # (int32: 2**30)
+            if checked is not None and -bound <= checked[0] and checked[1] <= bound:
+                safe.append(op)
+    if safe:
+        checked_ids = {id(op) for op in safe}
+        graph.remove([*safe, *(op.inputs[0].op for op in safe
+                               if not _used(op.inputs[0], graph, exclude=checked_ids))])
 
 
 def _drop_counter_checks(loop: Operation) -> None:

@@ -257,9 +257,13 @@ def _as_numpy(value):
 def _numpy_results(concrete, result):
     """A call's results as numpy values (`numpy_results=True`, numpy arguments); those that
     stand for Python numbers (see ConcreteFunction.python_number_outputs) as Python numbers."""
-    if type(result) is EagerTensor:
+    kind = type(result)
+    if kind is EagerTensor:
         value = result._value
         return value.item() if concrete.python_number_outputs[0] else value
+    if (kind is tuple or kind is list) and all(type(v) is EagerTensor for v in result):
+        return kind([v._value.item() if number else v._value  # (flat: the common case)
+                     for v, number in zip(result, concrete.python_number_outputs)])
     return nest.pack_sequence_as(result, [
         _as_numpy(v).item() if number and type(v) is EagerTensor else _as_numpy(v)
         for v, number in zip(nest.flatten(result), concrete.python_number_outputs)])

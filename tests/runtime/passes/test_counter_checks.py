@@ -58,3 +58,36 @@ def test_a_counter_that_starts_from_an_argument_keeps_its_check():
     graph = apply_pass(counter_checks.transform, _converted(f), np.int32(3),
                        np.float64(2.0 ** 62))
     assert body_ops(graph).count("Assert") == 1
+
+
+def steps_to_converge(x, tol):
+    steps = 0
+    for _ in range(20):  # unrolled by tracing: a chain of graph `if`s after the first break
+        x = x / 2
+        steps += 1
+        if x < tol:
+            break
+    return x, steps
+
+
+def asserts(graph):
+    return sum(op.type == "Assert" for op in graph.walk())
+
+
+def test_counters_of_unrolled_loops_have_known_ranges_and_lose_their_checks():
+    fn = _converted(steps_to_converge)
+    assert asserts(traced(fn, np.float64(100.0), np.float64(0.5))) >= 18  # (the first few fold)
+    graph = apply_pass(counter_checks.transform, fn, np.float64(100.0), np.float64(0.5))
+    assert asserts(graph) == 0  # steps is within [0, 20]: no check can fail
+    assert [float(v) for v in run(graph, np.float64(100.0), np.float64(0.5))] == [0.390625, 8]
+
+
+def test_a_sum_of_unknown_range_keeps_its_check():
+    def f(n, x):
+        k = int(n)  # from an argument: any int64
+        if x > 0:
+            k = k + 1
+        return k
+
+    graph = apply_pass(counter_checks.transform, _converted(f), np.float64(3.0), np.float64(1.0))
+    assert asserts(graph) >= 1

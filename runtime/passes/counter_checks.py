@@ -70,8 +70,9 @@ def _drop_checks_of_known_range(graph: Graph, ranges: dict) -> None:
                     ranges[id(t)] = (min(a[0], b[0]), max(a[1], b[1]))
         elif op.opdef is ASSERT and op.attrs.get("python_numbers"):
             comparison = op.inputs[0].op
-            checked = ranges.get(id(comparison.inputs[0])) if comparison.opdef in (
-                GREATER_EQUAL, LESS_EQUAL) and comparison.graph is graph else None
+            if comparison.opdef not in (GREATER_EQUAL, LESS_EQUAL) or comparison.graph is not graph:
+                continue  # (e.g. a check folded to a constant)
+            checked = ranges.get(id(comparison.inputs[0]))
             bound = SAFE >> (64 - 8 * comparison.inputs[0].dtype.itemsize)  # (int32: 2**30)
             if checked is not None and -bound <= checked[0] and checked[1] <= bound:
                 safe.append(op)

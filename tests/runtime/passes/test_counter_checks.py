@@ -91,3 +91,15 @@ def test_a_sum_of_unknown_range_keeps_its_check():
 
     graph = apply_pass(counter_checks.transform, _converted(f), np.float64(3.0), np.float64(1.0))
     assert asserts(graph) >= 1
+
+
+def compared_with_its_own_sum(w):
+    if bool(w):
+        return (0 if w < rt.reduce_sum([w]) else w) * 2
+    return w * 2
+
+
+def test_a_check_folded_to_a_constant_is_left_alone():
+    # (found by the random programs: the range pass read the inputs of a folded check)
+    assert rt.function(compared_with_its_own_sum)(rt.constant(0)).numpy() == 0
+    assert rt.function(compared_with_its_own_sum)(rt.constant(1)).numpy() == 2

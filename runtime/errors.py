@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-import importlib
+import builtins
 from typing import TypeVar, cast
 
 
@@ -123,42 +123,59 @@ def located_kind(error: Exception) -> type:
     return InvalidArgumentError
 
 
-# The exception classes user code raised on a path of a graph `if` or loop, by (module,
-# qualified name): a class made inside a function is found here, others also by import.
-_RAISED_CLASSES: dict[tuple[str, str], type] = {}
+# The exceptions user code raised on paths of graph `if`s and loops while they were traced
+# (copies without their tracebacks), by the token their Assert op's `raises` attr names.
+_RAISED: dict[str, BaseException] = {}
 _PLAIN = (str, int, float, bool, type(None))
 
 
 def raises_attr(error: BaseException, origin=None) -> str:
     """The Assert op's `raises` attr for `error`, raised by the user's code at `origin` on a
-    path the graph takes: its class, its arguments (plain values; else its text) and where, as
-    a literal."""
+    path the graph takes: a token for it in this process, its class's name, its arguments
+    (plain values; else its text) and where, as a literal."""
+    token = f"{len(_RAISED)}:{id(error)}"
+    _RAISED[token] = _copy(error)
     cls = type(error)
-    _RAISED_CLASSES[(cls.__module__, cls.__qualname__)] = cls
     args = error.args if all(type(a) in _PLAIN for a in error.args) else (str(error),)
-    where = format_origin(origin)
-    return repr((cls.__module__, cls.__qualname__, args, where))
+    return repr((token, cls.__module__, cls.__qualname__, args, format_origin(origin)))
 
 
 def raised_error(raises: str) -> Exception | None:
-    """The exception a failed Assert op with the `raises` attr raises, as the user's code did
-    (`except ConvergenceError` catches it; on Python 3.11+ a note says where), or None when its
-    class cannot be found or made (the op's InvalidArgumentError is raised then)."""
+    """The exception a failed Assert op with the `raises` attr raises, as the user's code did:
+    a copy of the one it raised while traced (same class, arguments and attributes: `except
+    ConvergenceError` catches it; on Python 3.11+ a note says where); in another process (a
+    loaded graph) one of Python's own exception classes only (no module is imported). None
+    otherwise: the op's InvalidArgumentError is raised then."""
     try:
-        module, qualname, args, where = ast.literal_eval(raises)
-        cls: object = _RAISED_CLASSES.get((module, qualname))
-        if cls is None:
-            cls = importlib.import_module(module)
-            for part in qualname.split("."):
-                cls = getattr(cls, part)
-        if isinstance(cls, type) and issubclass(cls, Exception):
-            raised = cls(*args)
-            if hasattr(raised, "add_note"):
-                raised.add_note(f"(raised by the graph when it took this path)\n{where}")
-            return raised
-    except Exception:  # noqa: BLE001 - an unknown or unmakeable class: the op's own error
-        pass
-    return None
+        token, module, qualname, args, where = ast.literal_eval(raises)
+    except (ValueError, SyntaxError, TypeError):
+        return None
+    raised: BaseException | None = None
+    if token in _RAISED:
+        raised = _copy(_RAISED[token])
+    elif module == "builtins" and isinstance(getattr(builtins, qualname, None), type):
+        cls = getattr(builtins, qualname)
+        if issubclass(cls, Exception):
+            raised = cls.__new__(cls, *args)
+            raised.args = tuple(args)
+    if not isinstance(raised, Exception):
+        return None
+    if hasattr(raised, "add_note"):
+        raised.add_note(f"(raised by the graph when it took this path)\n{where}")
+    return raised
+
+
+def _copy(error: BaseException) -> BaseException:
+    """`error` again, without running its class's `__init__` (which may take other arguments
+    than it keeps in `args`): the same class, `args` and attributes, no traceback."""
+    cls = type(error)
+    copy = cls.__new__(cls, *error.args)
+    copy.args = error.args
+    state = dict(getattr(error, "__dict__", {}))
+    if "__notes__" in state:
+        state["__notes__"] = list(state["__notes__"])
+    copy.__dict__.update(state)
+    return copy
 
 
 class RetracingWarning(UserWarning):

@@ -85,10 +85,14 @@ def locate_error(error: Exception, op: Operation) -> Exception:
     return raised
 
 
+class MissingInput(Exception):
+    """`evaluate` needs the value of this placeholder (its argument), which it was not given."""
+
+
 def evaluate(tensors: list, inputs: dict) -> list:
     """The values of `tensors` (of one graph), running only the ops they depend on; `inputs`
     gives the values of the placeholders they need (id(placeholder) -> value). A needed
-    placeholder without one raises LookupError with it; callers check for stateful ops."""
+    placeholder without one raises MissingInput; callers check for stateful ops."""
     order, done = [], set()
     stack = [(t.op, False) for t in tensors]
     while stack:  # (a post-order walk: each op after the ops it reads)
@@ -102,7 +106,7 @@ def evaluate(tensors: list, inputs: dict) -> list:
         if op.opdef is PLACEHOLDER:
             done.add(id(op))
             if id(op.outputs[0]) not in inputs:
-                raise LookupError(op.outputs[0])
+                raise MissingInput(op.outputs[0])
             continue
         stack.append((op, True))
         stack.extend((t.op, False) for t in op.inputs if id(t.op) not in done)
@@ -117,7 +121,7 @@ def evaluate_outside(tensor: SymbolicTensor) -> EagerTensor:
     of a variable created while tracing)."""
     try:
         value, = evaluate([tensor], {})
-    except LookupError:
+    except MissingInput:
         raise ValueError(
             with_origin(
                 "This value depends on the function's inputs, so it cannot initialise a "

@@ -147,8 +147,24 @@ class CallPaths:
         key = self._key(arguments, guard_values)
         concrete = self._concrete_for(arguments, key)
         leaves = _tensor_leaves(arguments)
-        if concrete.in_place_arguments:
-            _refuse_arrays_changed_in_place(concrete, leaves)
+        pending = concrete.pending_outside  # (a new trace's values for outside containers)
+        if pending is not None:
+            concrete.pending_outside = None
+            try:
+                result = self._call_concrete(concrete, leaves, args, kwargs, fast)
+            except BaseException:
+                pending.abandon()
+                raise
+            pending.settle(leaves)
+            return result
+        return self._call_concrete(concrete, leaves, args, kwargs, fast)
+
+    def _call_concrete(self, concrete, leaves, args, kwargs, fast):
+        """Calls `concrete` with the tensor `leaves` of the bound arguments of the call of
+        `args`, `kwargs` (`fast` as for _call_general)."""
+        if concrete.in_place_arguments:  # (an input_signature converts them: the call's own)
+            _refuse_arrays_changed_in_place(concrete, leaves if self._binder.input_signature
+                                            is None else nest.flatten(list(args)))
             fast = None  # (its key does not tell a numpy array from a tensor)
         if context.busy and context.recording_tapes():
             return calls.call_concrete(concrete, leaves)  # recorded by a tape
@@ -194,7 +210,9 @@ class CallPaths:
                 trace = context.current_trace()
                 if trace is not None and trace[0] is not self:
                     trace[0]._guards.adopt(self._guards, trace[1])
-                return calls.call_concrete(concrete, _tensor_leaves(arguments))
+                leaves = _tensor_leaves(arguments)
+                _note_in_place_arguments(concrete, leaves)
+                return calls.call_concrete(concrete, leaves)
         return self._tracer.run_python(arguments)
 
     def _reads_tensors_being_traced(self) -> bool:
@@ -236,6 +254,20 @@ def _refuse_arrays_changed_in_place(concrete, leaves) -> None:
                 "into its arguments. Make a new value and return it (`x = x * y` ... "
                 "`return x`; the caller writes `a = f(a)`), copy first (`x = x.copy()`), or "
                 "pass a tensor (rt.constant(a)), which `x *= y` rebinds.", origin))
+
+
+def _note_in_place_arguments(concrete, leaves) -> None:
+    """A callee taken into a caller's graph that applies an in-place operator to an argument:
+    where the caller passed its own argument there, the caller's trace notes it too."""
+    for index, origin in concrete.in_place_arguments:
+        leaf = leaves[index]
+        argument = leaf.op.graph.argument_inputs.get(id(leaf)) if isinstance(
+            leaf, SymbolicTensor) else None
+        if argument is not None:
+            graph = leaf.op.graph
+            while graph.outer is not None:
+                graph = graph.outer
+            graph.in_place_arguments.append((argument, origin))
 
 
 def _tensor_leaves(arguments) -> list:

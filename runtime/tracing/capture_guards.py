@@ -11,6 +11,7 @@ key as Python would, for the retrace log.
 from __future__ import annotations
 
 import array
+import collections
 import dis
 import inspect
 import re
@@ -146,20 +147,21 @@ def _collect(fn, guards: dict, seen: set, via: str, depth: int) -> None:
                 break
 
 
-def changed_containers(fn) -> list:
-    """[(name, container)]: the lists, dicts and sets from outside (globals, closure variables,
-    `self` attributes) that the code of `fn` changes in place (`log.append(y)`), as they are
-    now (runtime/tracing/outside_state.py checks them for graph values after each trace)."""
+def outside_containers(fn) -> list:
+    """[(name, container)]: the lists, dicts, sets and deques the code of `fn` can reach from
+    outside: the globals and closure variables it reads and their attributes it reads, and
+    `self`'s (runtime/tracing/outside_containers.py searches them after each trace)."""
     func, owner = (fn.__func__, fn.__self__) if isinstance(fn, types.MethodType) else (fn, None)
     code = getattr(func, "__code__", None)
     if code is None:
         return []
     self_name = code.co_varnames[0] if owner is not None and code.co_argcount else None
-    mutated = _scan(code, self_name)[3]
+    reads, _, chains, mutated = _scan(code, self_name)
     names = getattr(func, "__globals__", {})
     cells = dict(zip(code.co_freevars, func.__closure__ or ()))
-    found = []
-    for root, path in sorted(mutated):
+    roots = {(name, ()) for kind in reads.values() for name in kind} | chains | mutated
+    found, seen = [], set()
+    for root, path in sorted(roots):
         if root == self_name and owner is not None:
             value = owner
         elif root in cells and _cell_set(cells[root]):
@@ -167,7 +169,8 @@ def changed_containers(fn) -> list:
         else:
             value = names.get(root, _MISSING)
         value = _follow(value, path) if path and _followable(value) else value
-        if type(value) in (list, dict, set):
+        if isinstance(value, (list, dict, set, collections.deque)) and id(value) not in seen:
+            seen.add(id(value))
             found.append((".".join([root, *path]), value))
     return found
 
@@ -204,8 +207,9 @@ def _module_state(value):
 def _scan(code, self_name):
     """Of `code` and the code objects defined in it: (names read by kind, names written,
     attribute chains read: (root name, (attr, ...)), the chains whose value the code changes
-    in place: a mutating method called on it (`log.append(v)`, `self.cache.clear()`), an item
-    assigned or deleted (`d[k] = v`, `del self.items[0]`)). A chain is `(name, ())` for the
+    in place: a mutating method called on it or on an item of it (`log.append(v)`,
+    `self.cache.clear()`, `hist["loss"].append(v)`), an item assigned or deleted (`d[k] = v`,
+    `del self.items[0]`)). A chain is `(name, ())` for the
     name itself."""
     reads, written, chains = {"LOAD_GLOBAL": set(), "LOAD_DEREF": set()}, set(), set()
     mutated: set = set()
@@ -227,6 +231,11 @@ def _scan(code, self_name):
                 written.add(value)
             elif name in reads:
                 reads[name].add(value)
+            if (name in _ATTRIBUTE_READS and chain is None and value in _MUTATORS and i
+                    and instructions[i - 1].opname == "BINARY_SUBSCR"):  # d["k"].append(v)
+                container = ends.get(_container_end(instructions, i - 1, 1))
+                if container is not None:
+                    mutated.add(container)
             if name in _ATTRIBUTE_READS and chain is not None:
                 if value in _MUTATORS:
                     mutated.add(chain)

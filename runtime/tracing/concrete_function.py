@@ -57,6 +57,9 @@ class ConcreteFunction:
         # (tensor input index, Origin) of each in-place operator (`x *= 2`) the code applied to
         # an argument: a call with a numpy array there is refused (runtime/ops/overloads.py).
         self.in_place_arguments: tuple = ()
+        # What its trace added to outside containers, given values by the first call
+        # (runtime/tracing/outside_containers.py: Pending), or None.
+        self.pending_outside = None
         self.name = name
         self.arg_names = arg_names  # the parameter names, in order
         self.structured_input_signature = arg_specs

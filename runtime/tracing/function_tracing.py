@@ -12,10 +12,11 @@ import autograph
 from runtime import nest
 from runtime.core import context
 from runtime.core.source_info import user_origin
+from runtime.core.tensor import SymbolicTensor
 from runtime.errors import with_origin
 from runtime.tracing import outside_containers
 from runtime.tracing.retrace_policy import RetracePolicy
-from runtime.tracing.signature import is_tensor_leaf
+from runtime.tracing.signature import TensorSpec, is_tensor_leaf
 from runtime.tracing.trace import spec_of, trace
 
 logger = logging.getLogger("runtime.function")  # (named after the public module)
@@ -88,23 +89,20 @@ class FunctionTracer:
         containers = outside_containers.Snapshot(self._fn)
         # (a tape open around the call records the call)
         with context.tapes_paused(), context.watching_dim_reads(reads):
-            try:
-                concrete, created, adopted = self._trace_once(function, arguments, exact)
+            concrete, created, adopted = self._trace_once(function, arguments, exact, containers)
+            if created:
+                if self._variables_created or self._traces.traced_keys:
+                    self._raise_variable_creation(created)
+                self._variables_created = True
+                containers.take_back(concrete.traced_graph)  # (the second must create none)
+                concrete, created, adopted = self._trace_once(function, arguments, exact,
+                                                              containers)
                 if created:
-                    if self._variables_created or self._traces.traced_keys:
-                        self._raise_variable_creation(created)
-                    self._variables_created = True
-                    containers.take_back()  # (the second must create none)
-                    concrete, created, adopted = self._trace_once(function, arguments, exact)
-                    if created:
-                        self._raise_variable_creation(created)
-            except BaseException:
-                containers.take_back()
-                raise
+                    self._raise_variable_creation(created)
         if reads:
             concrete.unknown_dim_read = reads[0]
             if relaxed_reads is not None:
-                containers.take_back()
+                containers.take_back(concrete.traced_graph)
                 return concrete  # (the caller drops it)
         for name in containers.rebound():
             logger.warning(
@@ -113,28 +111,47 @@ class FunctionTracer:
                 "in plain Python (and the graph keeps the value it read then). Keep a count in "
                 "an rt.Variable (`v.assign_add(1)`), or return the value.", self._name, name, name)
         if containers.containers:
-            settled = containers.settle(
-                concrete.traced_graph, None if call is None else _tensor_leaves(call),
-                self._options.numpy_results, user_origin())
-            for name in settled:
-                logger.warning(
-                    "rt.function '%s' added a value to '%s' while it was traced: a graph runs "
-                    "no Python, so '%s' changes only when the function is traced, not at every "
-                    "call as in plain Python. To collect a value at every call, return it and "
-                    "add it after the call.", self._name, name, name)
+            self._values_for_containers(concrete, containers, call)
         key = self._guards.traced_key(key, adopted)
         concrete.retrace = _retracer(function, arguments)
         self._traces.add(key, arguments, concrete)
         return concrete
 
-    def _trace_once(self, function, arguments, defer=False):
-        """(concrete function, variables created, guarded values taken from callees)."""
+    def _values_for_containers(self, concrete, containers, call) -> None:
+        """The values for the graph values a trace added to outside containers: from the call
+        that traced it, once it ran (`concrete.pending_outside`); none while a caller is traced
+        (refused) or for specs (taken out, with a warning)."""
+        graph = concrete.traced_graph
+        leaves = None if call is None else _tensor_leaves(call)
+        if leaves is not None and not any(isinstance(v, TensorSpec) for v in leaves):
+            containers.check(graph, user_origin())
+            concrete.pending_outside = outside_containers.Pending(
+                containers, graph, self._name, self._options.numpy_results, user_origin())
+            return
+        added = containers.added(graph)
+        if not added:
+            return
+        containers.take_back(graph)
+        if leaves is None:
+            raise outside_containers.refusal(
+                added[0][0], "it was made while a caller of the function was traced.",
+                added[0][3].op.origin if isinstance(added[0][3], SymbolicTensor)
+                else user_origin())
+        logger.warning(
+            "rt.function '%s' added graph values to %s while it was traced for specs, with no "
+            "call to compute them from: they were taken out.", self._name,
+            ", ".join(sorted({f"'{name}'" for name, *_ in added})))
+
+    def _trace_once(self, function, arguments, defer=False, containers=None):
+        """(concrete function, variables created, guarded values taken from callees); a
+        failed trace takes out what it added to the outside `containers`."""
         binder, options = self._binder, self._options
         with context.tracing_function(function) as adopted:
             concrete, created = trace(
                 self.python_function(), self._name, arguments,
                 lambda traced: (binder.call_args(traced), binder.call_kwargs(traced)),
-                options.optimize, options.jit_compile, defer)
+                options.optimize, options.jit_compile, defer,
+                failed=None if containers is None else containers.take_back)
         return concrete, created, adopted
 
     def _raise_variable_creation(self, created):

@@ -190,7 +190,25 @@ def cond(pred, true_fn, false_fn, names=None):
     for pos, tensor, is_weak in zip(positions, result, weak):
         tensor.weak = is_weak
         flat[pos] = present(tensor)
+        _may_be_argument(graph, tensor, t_flat[pos], f_flat[pos])
     return nest.pack_sequence_as(t_out, flat)
+
+
+def _argument_of(value):
+    """The function argument index `value` stands for (see Graph.argument_inputs), or None."""
+    if isinstance(value, SymbolicTensor):
+        return value.op.graph.argument_inputs.get(id(value))
+    return None
+
+
+def _may_be_argument(graph, result, *values) -> None:
+    """Notes that `result`, a construct's output that is one of `values` on some path (a branch
+    that left `x` as it was, a loop that ran no iteration), may be a function argument."""
+    for value in values:
+        argument = _argument_of(value)
+        if argument is not None:
+            graph.argument_inputs[id(result)] = argument
+            return
 
 
 def _holds(value, dtype) -> bool:
@@ -282,8 +300,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, names=None):
                     user_origin(),
                 )
             )
-    arguments = [v.op.graph.argument_inputs.get(id(v)) if isinstance(v, SymbolicTensor) else None
-                 for v in initial]  # (which stand for a function argument: see Graph)
+    arguments = [_argument_of(v) for v in initial]  # (which stand for a function argument)
     initial = [v if is_python_scalar(v) else _to_graph_tensor(graph, v) for v in initial]
     # (dtype, weak, shape) of each loop variable, until the body agrees with it.
     state = [(*_spec(v), _shape(v)) for v in initial]
@@ -301,8 +318,10 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, names=None):
     attrs = while_attrs(cond_g, body_g, maximum_iterations, specs)
     result = apply(WHILE, [*flat, *captured], attrs)
     result = [result] if isinstance(result, SymbolicTensor) else result
-    for tensor, (_, weak, _) in zip(result, state):
+    for tensor, (_, weak, _), argument in zip(result, state, arguments):
         tensor.weak = weak
+        if argument is not None:  # (no iteration leaves it the argument)
+            graph.argument_inputs[id(tensor)] = argument
     packed = nest.pack_sequence_as(structure, [present(t) for t in result])
     return packed[0] if single else packed
 

@@ -19,13 +19,15 @@ from runtime.tracing.inline import graph_output
 from runtime.tracing.signature import TensorSpec, is_tensor_leaf
 
 
-def trace(fn, name: str, arguments, bind, optimize: bool, jit_compile=None, defer=False):
+def trace(fn, name: str, arguments, bind, optimize: bool, jit_compile=None, defer=False,
+          failed=None):
     """(ConcreteFunction, variables created) for `fn` traced on `arguments` ((parameter name,
     value) pairs; tensor leaves become placeholders); `bind(traced arguments)` gives the
     (args, kwargs) that `fn` is called with; `jit_compile` names the executor; `defer`
-    leaves optimizing and compiling to the first use of the compiled graph."""
+    leaves optimizing and compiling to the first use of the compiled graph; `failed(graph)` is
+    called when `fn` raises."""
     with collector_paused():
-        return _trace(fn, name, arguments, bind, optimize, jit_compile, defer)
+        return _trace(fn, name, arguments, bind, optimize, jit_compile, defer, failed)
 
 
 @contextlib.contextmanager
@@ -42,7 +44,7 @@ def collector_paused():
             gc.enable()
 
 
-def _trace(fn, name, arguments, bind, optimize, jit_compile, defer):
+def _trace(fn, name, arguments, bind, optimize, jit_compile, defer, failed):
     graph = Graph(name)
 
     def placeholder(value, path):
@@ -67,11 +69,15 @@ def _trace(fn, name, arguments, bind, optimize, jit_compile, defer):
         except ForeignTensorError as e:  # a placeholder an `if`/loop left in outside state?
             refusal = outside_state.refusal_for(writes, e)
             outside_state.restore(writes)
+            if failed is not None:
+                failed(graph)
             if refusal is None:
                 raise
             raise refusal from None
         except BaseException:
             outside_state.restore(writes)
+            if failed is not None:
+                failed(graph)
             raise
     graph.outputs = [t for t in nest.flatten(outputs) if isinstance(t, SymbolicTensor)]
     specs = [nest.map_with_paths(lambda x, p: spec_of(x), v, n) for n, v in arguments]

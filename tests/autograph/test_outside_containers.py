@@ -4,6 +4,7 @@ operators on its arguments. Compared with plain Python on numpy values and with 
 code run eagerly: where a graph cannot do what Python does, a located error, never a silent
 difference; a container the function adds to changes only while tracing (S12), with values."""
 
+import collections
 import logging
 
 import numpy as np
@@ -143,6 +144,111 @@ def test_a_global_the_function_assigns_is_said_to_change_only_while_tracing(capl
     assert len(caplog.records) == 1  # once per trace
 
 
+V = rt.Variable(0.0)
+HISTORY: dict = {"loss": []}
+
+
+def log_after_updates_in_a_loop(x, n):
+    s = x * 0.0
+    for _ in rt.range(n):
+        V.assign_add(1.0)
+        s = s + 1.0
+    LOG.append(s)
+    return s
+
+
+def log_a_variable(x):
+    V.assign_add(np.sum(x))
+    LOG.append(V + 0.0)
+    return x
+
+
+def log_twice_then_refuse(x):
+    LOG.append(x * 2.0)
+    if np.sum(x) > 0:
+        LOG.append(x * 3.0)
+    return x
+
+
+def log_in_a_nested_container(x):
+    HISTORY["loss"].append(np.sum(x))
+    BY_NAME.setdefault("k", []).append(x * 2.0)
+    return x
+
+
+Pair = collections.namedtuple("Pair", "value count")
+
+
+def log_a_namedtuple(x):
+    LOG.clear()
+    LOG.append(Pair(np.sum(x), 1))
+    return x
+
+
+def log_past_the_end(x, i):
+    LOG.append(x[i])
+    return x
+
+
+def raise_before_logging(x):
+    if np.sum(x) < 0:
+        raise ValueError("negative")
+    LOG.append(x * 2.0)
+    return x
+
+
+@pytest.mark.parametrize("fn, args, reason", [
+    (log_after_updates_in_a_loop, (np.zeros(2), np.int64(3)), "op AssignAddVariableOp"),
+    (log_a_variable, (np.ones(2, np.float32),), "op ReadVariableOp"),
+])
+def test_values_from_effects_or_variables_are_refused_before_the_call(fn, args, reason):
+    before = V.numpy()
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match=reason):
+        rt.function(fn)(*args)
+    assert LOG == [] and V.numpy() == before  # refused while tracing: nothing ran
+
+
+def test_a_refusal_takes_out_every_value_the_trace_added():
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError):
+        rt.function(log_twice_then_refuse)(np.ones(2))
+    assert LOG == []
+
+
+def test_containers_inside_outside_objects_and_namedtuples_get_values():
+    HISTORY["loss"].clear()
+    f = rt.function(log_in_a_nested_container, numpy_results=True)
+    f(np.ones(2))
+    f(np.ones(3))  # a second trace: setdefault finds the list the first one filled
+    assert HISTORY["loss"] == [2.0, 3.0] and len(BY_NAME["k"]) == 2
+    assert all(type(v) is np.ndarray for v in BY_NAME["k"])
+    g = rt.function(log_a_namedtuple, reduce_retracing=False)
+    for n in (2, 3, 4):  # (the same container emptied by each trace: no stale ids)
+        g(rt.constant(np.ones(n)))
+        (pair,) = LOG
+        assert type(pair) is Pair and pair.value.numpy() == n and pair.count == 1
+
+
+@pytest.mark.no_round_trip  # (a loaded function runs no Python: it adds nothing)
+def test_an_op_error_of_a_logged_value_is_pythons():
+    with pytest.raises(IndexError):  # (plain Python's error; the graph did not need x[5])
+        rt.function(log_past_the_end)(np.ones(2), np.int64(5))
+    assert LOG == []
+
+
+def test_a_call_that_raises_adds_nothing():
+    f = rt.function(raise_before_logging)
+    with pytest.raises(ValueError):
+        f(-np.ones(2))
+    assert LOG == []  # as plain Python: the raise comes first
+
+
+def test_a_trace_for_specs_adds_nothing(caplog):
+    f = rt.function(log_double)
+    with caplog.at_level(logging.WARNING, logger="runtime.function"):
+        f.get_concrete_function(rt.TensorSpec([None], rt.float64))
+    assert LOG == [] and "traced for specs" in caplog.text
+
+
 # ---- in-place operators on arguments --------------------------------------------------------
 def scale_in_place(x, s):
     x *= s
@@ -197,6 +303,51 @@ def test_in_place_operator_on_a_numpy_argument_is_refused_at_its_line(fn, args):
     with pytest.raises(rt.errors.OperatorNotAllowedInGraphError):
         f(graph, *args)  # refused at every call, traced or not
     np.testing.assert_array_equal(graph, np.ones(2))
+
+
+def scale_after_an_if_that_may_rebind(x):
+    if np.sum(x) > 100:
+        x = x * 1.0
+    x *= 2.0
+    return x
+
+
+def scale_after_a_loop_that_may_not_run(x, n):
+    i = 0
+    while i < n:
+        x = x * 1.0
+        i += 1
+    x *= 2.0
+    return x
+
+
+@rt.function
+def scale_inner(v):
+    v *= 2.0
+    return v
+
+
+def calls_a_decorated_scaler(x):
+    return scale_inner(x) + 1.0
+
+
+@pytest.mark.parametrize("fn, args", [
+    (scale_after_an_if_that_may_rebind, ()),
+    (scale_after_a_loop_that_may_not_run, (rt.constant(0),)),
+    (calls_a_decorated_scaler, ()),
+])
+def test_in_place_operator_on_what_may_still_be_the_argument_is_refused(fn, args):
+    a = np.ones(2)
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="caller's array"):
+        rt.function(fn)(a, *args)
+    np.testing.assert_array_equal(a, np.ones(2))
+
+
+def test_in_place_operator_with_an_input_signature_is_refused_for_numpy_arrays():
+    f = rt.function(add_in_unrolled_loop, input_signature=[rt.TensorSpec([None], rt.float64)])
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="caller's array"):
+        f(np.ones(2))
+    np.testing.assert_array_equal(f(rt.constant(np.ones(2))).numpy(), [4.0, 4.0])
 
 
 def test_in_place_operator_on_a_tensor_argument_rebinds_as_in_python():

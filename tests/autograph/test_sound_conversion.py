@@ -5,6 +5,7 @@ on numpy values, converted on eager tensors, and as a graph; they agree, or all 
 graph raises a located error that says what to rewrite."""
 
 import functools
+import sys
 
 import numpy as np
 import pytest
@@ -395,6 +396,56 @@ def test_a_raise_on_a_staged_path_raises_the_users_exception_class(jit_compile):
     if hasattr(graph, "add_note"):  # (Python 3.11+: a note names the raise)
         assert located(graph.__notes__[0], diverges, 'raise ConvergenceError("diverged", 3)')
     assert_agree(diverges, np.float32([1.0, 2.0]))
+
+
+class CodeError(Exception):
+    def __init__(self, code):
+        super().__init__(f"code={code}")
+        self.code = code
+
+
+def _error_class():
+    class StepError(Exception):
+        pass
+    return StepError
+
+
+FIRST_STEP_ERROR, SECOND_STEP_ERROR = _error_class(), _error_class()  # (one qualified name)
+
+
+def raises_code_error(x):
+    if np.sum(x) < 0:
+        raise CodeError(7)
+    return x
+
+
+def raises_first(x):
+    if np.sum(x) < 0:
+        raise FIRST_STEP_ERROR("one")
+    return x
+
+
+def raises_second(x):
+    if np.sum(x) < 0:
+        raise SECOND_STEP_ERROR("two")
+    return x
+
+
+def test_the_graph_raises_the_exception_the_path_raised_with_its_attributes():
+    with pytest.raises(CodeError) as info:  # (its __init__ takes a code, not its message)
+        rt.function(raises_code_error)(-np.ones(2))
+    assert info.value.args == ("code=7",) and info.value.code == 7
+    with pytest.raises(SECOND_STEP_ERROR, match="two"):
+        rt.function(raises_second)(-np.ones(2))
+    with pytest.raises(FIRST_STEP_ERROR, match="one"):  # not the other class of its name
+        rt.function(raises_first)(-np.ones(2))
+
+
+def test_a_raises_attr_never_imports_a_module():
+    attr = repr(("unknown token", "this", "Zen", (), ""))
+    assert rt.errors.raised_error(attr) is None and "this" not in sys.modules
+    error = rt.errors.raised_error(repr(("unknown token", "builtins", "KeyError", ("k",), "")))
+    assert type(error) is KeyError and error.args == ("k",)
 
 
 def test_an_index_past_the_end_is_an_index_error_in_every_way():

@@ -1,11 +1,14 @@
 """jit_compile="numba": graphs compiled by numba give the default executor's results, bit for
 bit (dtype and Python type of scalars included); ops without a lowering are located errors."""
 
+import logging
+
 import numpy as np
 import pytest
 
 import runtime as rt
 from benchmarks import workloads
+from runtime import config
 from runtime.executor import numba_rules
 from runtime.ops.registry import NUMBA, REGISTRY, apply
 
@@ -777,3 +780,23 @@ def test_lists_numba_does_not_lower_are_located_errors(fn, match):
     with pytest.raises(rt.errors.NoLoweringError, match=match):
         rt.function(fn, jit_compile="numba")(rt.constant(3))
     rt.function(fn)(rt.constant(3))  # (the default executor computes it)
+
+
+def _logistic_steps(y):
+    for _ in range(40):  # unrolled: 160 ops
+        y = y + 0.01 * y * (1.0 - y)
+    return y
+
+
+def test_a_big_graph_is_said_to_compile_slowly_before_numba_starts(monkeypatch, caplog):
+    from runtime.executor import numba_backend
+
+    monkeypatch.setattr(numba_backend, "SLOW_COMPILE_OPS", 100)
+    # (compiled in memory: a copy on disk would skip the warning)
+    monkeypatch.setattr(config, "_cache_dir_chosen", True)
+    monkeypatch.setattr(config, "_cache_dir", None)
+    with caplog.at_level(logging.WARNING, logger="runtime.executor"):
+        got = rt.function(_logistic_steps, jit_compile="numba")(np.float64(0.5))
+    assert got.numpy() == _logistic_steps(np.float64(0.5))
+    assert "ops, which numba compiles at its first call" in caplog.text
+    assert "rt.range(n)" in caplog.text

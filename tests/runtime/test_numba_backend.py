@@ -384,6 +384,29 @@ def test_which_graphs_lower_exactly():
         assert numba_rules.lowers_exactly(graph) is expected, fn.__name__
 
 
+def _scalar_power(x, y):
+    return x ** y, (x + 1.0) ** 3
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_power_of_float_scalars_is_exact_and_of_arrays_is_not(dtype):
+    rng = np.random.default_rng(0)
+    special = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, 2.0, -2.5]
+    xs = [*(rng.standard_normal(40) * 10), *special]
+    ys = [*(rng.standard_normal(20) * 4), *rng.integers(-4, 5, 20), *special]
+    native, default = (rt.function(_scalar_power, jit_compile="numba"),
+                       rt.function(_scalar_power))
+    with np.errstate(all="ignore"):
+        for x, y in zip(xs, ys):
+            got, want = native(dtype(x), dtype(y)), default(dtype(x), dtype(y))
+            for g, w in zip(got, want):
+                assert g.numpy().tobytes() == w.numpy().tobytes(), (x, y)
+    scalars = native.get_concrete_function(dtype(1), dtype(2)).graph
+    arrays = rt.function(_scalar_power).get_concrete_function(
+        rt.constant(np.ones(3, dtype)), rt.constant(np.ones(3, dtype))).graph
+    assert numba_rules.lowers_exactly(scalars) and not numba_rules.lowers_exactly(arrays)
+
+
 def test_complex_reductions_say_why_not():
     c = rt.constant(np.complex128([1 + 2j, 1 + 3j]))
     with pytest.raises(rt.errors.NoLoweringError, match="complex"):

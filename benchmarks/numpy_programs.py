@@ -57,7 +57,8 @@ def _where_auto_runs(concrete) -> str:
     where = concrete.executor
     for words, short in (("numba (", "numba"), ("not installed", "default (no numba)"),
                          ("not faster", "default (numba not faster)"),
-                         ("bit for bit", "default (not exactly lowered)")):
+                         ("bit for bit", "default (not exactly lowered)"),
+                         ("too big to compile", "default (too big for numba)")):
         if words in where:
             return short
     return where

@@ -6,13 +6,15 @@ ufuncs written otherwise) against the op objects, and lists the ops without one,
 reason. Results equal the default executor's bit for bit, except for the ops that `exact` says
 no to, FLOAT_SUMS and FLOAT_EXTREMA, which may differ: the math functions declared not exact
 (exp, log, sin, cos, tanh, sigmoid: numba takes them from LLVM's math library, numpy from its
-own: a few ulp), matmul (numba's BLAS comes through SciPy), softmax (an exp and a sum) and float
-(and complex) sums and means (numba adds in another order than numpy's pairwise sums) in the
-last bits; max and min reductions of floats in the sign of a zero result. For the rest
-(maximum, minimum and clipping with numpy's signs of zeros too), scalar results are converted to
-the op's dtype (numba computes integer scalars in int64) and numbers in expressions are typed
-constants of the op's dtype. numba's reductions take no axis (np.sum one, slowly): a reduction
-over some axes runs over each row of the values along them (`_by_rows`).
+own: a few ulp; `**` of arrays, whose numpy loop rounds otherwise than the C library's pow that
+scalars get in both), matmul (numba's BLAS comes through SciPy), softmax (an exp and a sum) and
+float (and complex) sums and means (numba adds in another order than numpy's pairwise sums, but
+of a 1-d float array, which `pairwise_sum_` adds in numpy's order) in the last bits; max and
+min reductions of floats in the sign of a zero result. For the rest (maximum, minimum and
+clipping with numpy's signs of zeros too), scalar results are converted to the op's dtype
+(numba computes integer scalars in int64) and numbers in expressions are typed constants of the
+op's dtype. numba's reductions take no axis (np.sum one, slowly): a reduction over some axes
+runs over each row of the values along them (`_by_rows`).
 """
 
 from __future__ import annotations
@@ -188,6 +190,16 @@ def _product(items) -> str:
     return " * ".join(([str(known)] if known != 1 or not unknown else []) + unknown)
 
 
+def pairwise(op) -> bool:
+    """Whether `op` is a sum or mean of all of a 1-d float32 or float64 array, which numba adds
+    in numpy's pairwise order (`pairwise_sum_`), so with numpy's bits (np.mean divides the sum
+    by the count as an int64, and rounds to the sum's dtype). Of more dims numpy adds in the
+    order of the array's memory, which numba's code does not know."""
+    x = op.inputs[0]
+    return (op.opdef in FLOAT_SUMS and len(x.shape) == 1
+            and x.dtype in (dtypes.float32, dtypes.float64) and op.outputs[0].dtype is x.dtype)
+
+
 def _reduced_axes(op) -> tuple:
     rank, axis = len(op.inputs[0].shape), op.attrs["axis"]
     if axis is None:
@@ -247,6 +259,12 @@ def _reduction(op, a, typed):
         return _as_dtype(op, a[0])
     integer_mean = op.opdef is reduction_ops.MEAN and not (
         x.dtype.is_floating or x.dtype.is_complex)
+    if pairwise(op):  # numpy's own order: its bits
+        zero = f"{_numpy_name(out)}(0.0)"  # (numpy adds the sum to its identity: -0.0 is 0.0)
+        total = f"({zero} + pairwise_sum_({a[0]}, 0, {a[0]}.shape[0], {zero}))"
+        expr = (f"{_numpy_name(out)}({total} / np.int64({a[0]}.shape[0]))"
+                if op.opdef is reduction_ops.MEAN else total)
+        return f"np.full((1,), {expr}, {_numpy_name(out)})" if keepdims else expr
     if len(axes) == rank:  # every axis: numba's function of the whole array
         wide = op.opdef in FLOAT_SUMS and x.dtype.is_floating and x.dtype.itemsize < 8
         operand = f"{a[0]}.astype(np.float64)" if wide else a[0]
@@ -414,6 +432,36 @@ HELPERS = {
     for i in range(x.shape[0]):
         out[np.int64(x[i])] += np.float64(weights[i])
     return out
+""",
+    # numpy's pairwise summation (its pairwise_sum, in the array's dtype): parts of under 8
+    # values in order from zero, of up to 128 in eight running sums joined in pairs, longer ones
+    # split in halves (the first a multiple of 8)
+    "pairwise_sum_": """def pairwise_sum_(a, lo, n, zero):
+    if n < 8:
+        res = zero
+        for i in range(lo, lo + n):
+            res += a[i]
+        return res
+    if n <= 128:
+        r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+        r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+        m = n - n % 8
+        for i in range(lo + 8, lo + m, 8):
+            r0 += a[i]
+            r1 += a[i + 1]
+            r2 += a[i + 2]
+            r3 += a[i + 3]
+            r4 += a[i + 4]
+            r5 += a[i + 5]
+            r6 += a[i + 6]
+            r7 += a[i + 7]
+        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        for i in range(lo + m, lo + n):
+            res += a[i]
+        return res
+    half = n // 2
+    half -= half % 8
+    return pairwise_sum_(a, lo, half, zero) + pairwise_sum_(a, lo + half, n - half, zero)
 """,
     **numba_lists.HELPERS,
 }
@@ -719,7 +767,7 @@ def not_lowered_exactly(graph):
                 op.opdef is math_ops.MATMUL and op.outputs[0].dtype.is_integer) and not (
                 _scalar_float_power(op)):
             yield op, f"numba's {op.type} may differ from numpy's in the last bits"
-        elif op.opdef in FLOAT_SUMS and _inexact_sum(op.inputs[0].dtype):
+        elif op.opdef in FLOAT_SUMS and _inexact_sum(op.inputs[0].dtype) and not pairwise(op):
             yield op, "numba adds in another order than numpy's pairwise sum"
         elif op.opdef in FLOAT_EXTREMA and op.inputs[0].dtype.is_floating:
             yield op, "the sign of a zero result may differ from numpy's"

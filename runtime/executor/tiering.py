@@ -6,11 +6,12 @@ the first call when an earlier process left its machine code in the cache direct
 loads it instead of compiling); when it is ready, the next TRIAL_CALLS calls run it and the
 default executor by turns, timing each as the caller calls, and later calls run the faster
 one (a tiny graph is often faster as it is). No call ever waits for numba, and results never change:
-only graphs that numba computes bit for bit as the default executor does move
-(no exp, log, sin, cos, tanh or sigmoid, and no float sums: see numba_rules.lowers_exactly);
-the others, and every graph when numba is not installed, stay where they are. A call whose
-arguments numba did not compile for (another memory layout), or that fails on numba, runs on
-the default executor (whose value or located error it gives). `place(graph)` says where a graph
+only graphs that numba computes bit for bit as the default executor does move (no exp, log,
+sin, cos, tanh or sigmoid, no `**` of arrays, and no float sums but of 1-d arrays: see
+numba_rules.lowers_exactly); the others, graphs of more than MAX_OPS ops, and every graph when
+numba is not installed, stay where they are. A call whose arguments numba did not compile for
+(another memory layout), or that fails on numba, runs on the default executor (whose value or
+located error it gives). `place(graph)` says where a graph
 runs now, and why (concrete.executor, rt.explain, rt.profile).
 """
 
@@ -29,6 +30,10 @@ from runtime.executor import codegen
 HOT_CALLS = 64  # calls on the default executor before numba compiles the graph
 FASTER = 0.8  # the compiled version replaces the default only if it takes at most this share
 TRIAL_CALLS = 10  # calls after the compile that run both by turns, to time them (see _trial)
+# Graphs of more ops stay on the default executor: numba compiles a few ms an op (seconds at a
+# thousand), and its compile on the background thread slows the caller's calls meanwhile
+# (measured: a 4,000-op graph held other functions' calls at 2-3x their time for minutes).
+MAX_OPS = 2000
 
 logger = logging.getLogger("runtime.tiering")
 _PLACES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # graph -> where it runs, why
@@ -56,6 +61,13 @@ def compile_graph(graph, swap):
     why = numba_rules.why_not_lowered_exactly(graph)
     if why is not None:
         _set_place(graph, f"the default executor (numba would not compute it bit for bit: {why})")
+        return run, generated
+    ops = sum(1 for _ in graph.walk())
+    if ops > MAX_OPS:
+        _set_place(graph, f"the default executor (too big to compile: numba would take minutes "
+                          f"on its {ops} ops, which a background thread would hold the "
+                          "interpreter for; a Python loop unrolled by tracing makes graphs "
+                          "this big, a tensor loop keeps them small)")
         return run, generated
     _set_place(graph, f"the default executor until it is hot (numba compiles it after "
                       f"{HOT_CALLS} calls, on a background thread, and it moves if faster)")

@@ -823,3 +823,24 @@ def test_a_big_graph_is_said_to_compile_slowly_before_numba_starts(monkeypatch, 
     assert got.numpy() == _logistic_steps(np.float64(0.5))
     assert "ops, which numba compiles at its first call" in caplog.text
     assert "rt.range(n)" in caplog.text
+
+
+def _sums_of_vectors(x):
+    return rt.reduce_sum(x), rt.reduce_mean(x), np.sum(x[::3]), np.mean(x * 2.0, keepdims=True)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy's: a mean of nothing, inf - inf
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sums_of_vectors_are_numpys_pairwise_bits(dtype):
+    rng = np.random.default_rng(4)
+    native = rt.function(_sums_of_vectors, jit_compile="numba")
+    default = rt.function(_sums_of_vectors)
+    for n in (0, 1, 7, 8, 9, 127, 128, 129, 257, 1000, 4097, 20011):
+        for x in ((rng.standard_normal(n) * 100).astype(dtype), np.full(n, -0.0, dtype),
+                  np.where(np.arange(n) % 5 == 1, np.inf, rng.standard_normal(n) * 1e30)
+                  .astype(dtype)):
+            for got, want in zip(native(x), default(x)):
+                assert got.numpy().tobytes() == want.numpy().tobytes() or (
+                    np.isnan(want.numpy()).all() and np.isnan(got.numpy()).all()), (n, x[:3])
+    graph = native.get_concrete_function(np.ones(3, dtype)).graph
+    assert numba_rules.lowers_exactly(graph)

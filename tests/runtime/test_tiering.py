@@ -64,6 +64,15 @@ def test_transcendental_graphs_stay_on_the_default_executor(hot_soon):
     assert "would not compute it bit for bit: Tanh op" in concrete.executor
 
 
+def test_a_graph_too_big_to_compile_soon_stays_on_the_default_executor(hot_soon, monkeypatch):
+    monkeypatch.setattr(tiering, "MAX_OPS", 5)
+    f = rt.function(workloads.collatz, jit_compile="auto")
+    args = [np.int32(27)]
+    concrete = f.get_concrete_function(*args)
+    start, _ = _calls_until_native(f, args, concrete)
+    assert concrete._run is start and "too big to compile" in concrete.executor
+
+
 def test_calls_never_wait_for_the_compiler(hot_soon, monkeypatch):
     release, started = threading.Event(), threading.Event()
     real = numba_backend.compile_graph

@@ -23,6 +23,7 @@ import numpy as np
 import runtime as rt
 from runtime import nest
 from runtime.core import context
+from runtime.tracing import call_paths
 from runtime.tracing.function import Function
 from runtime.tracing.function_tracing import FunctionTracer
 
@@ -113,12 +114,9 @@ def _check(function, args, kwargs, expected) -> None:
         raise RoundTripMismatch(
             f"{function.__name__}: the function raised {expected!r}, the loaded copy returned "
             f"{actual!r}")
-    if function._options.numpy_results:  # a loaded function returns tensors (no options);
-        # (the loaded graph's outputs that stand for Python numbers: as numpy_results gives them)
-        numbers = loaded.get_concrete_function(*args, **kwargs).python_number_outputs
-        actual = nest.pack_sequence_as(actual, [
-            (v.numpy().item() if number else v.numpy()) if isinstance(v, rt.Tensor) else v
-            for v, number in zip(nest.flatten(actual), numbers)])
+    if function._options.numpy_results:  # a loaded function returns tensors (no options):
+        # its results as numpy_results gives them, from the loaded graph's outputs
+        actual = call_paths._numpy_results(loaded.get_concrete_function(*args, **kwargs), actual)
     if not _same(actual, expected):
         raise RoundTripMismatch(
             f"{function.__name__}: the loaded copy returned {actual!r}, the function returned "

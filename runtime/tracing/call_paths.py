@@ -26,6 +26,7 @@ from runtime import config, nest, traceback_filtering
 from runtime.core import context
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.core.tensor_conversion import convert_to_tensor
+from runtime.core.tensor_shape import TensorShape
 from runtime.errors import ForeignTensorError, OperatorNotAllowedInGraphError, with_origin
 from runtime.tensor_list import TensorList
 from runtime.tools import checking
@@ -282,23 +283,47 @@ def _as_tensor(value):
     return convert_to_tensor(value)
 
 
-def _as_numpy(value):
-    return value.numpy() if isinstance(value, EagerTensor) else value
-
-
 def _numpy_results(concrete, result):
     """A call's results as numpy values (`numpy_results=True`, numpy arguments); those that
-    stand for Python numbers (see ConcreteFunction.python_number_outputs) as Python numbers."""
+    stand for Python numbers (see ConcreteFunction.python_number_outputs) as Python numbers,
+    strings as `str`, a list a graph loop built as a list of numpy values, a shape as a
+    tuple."""
     kind = type(result)
+    numbers = concrete.python_number_outputs
     if kind is EagerTensor:
-        value = result._value
-        return value.item() if concrete.python_number_outputs[0] else value
-    if (kind is tuple or kind is list) and all(type(v) is EagerTensor for v in result):
+        return _numpy_leaf(result, numbers[0])
+    if ((kind is tuple or kind is list) and type(concrete.structured_outputs) is kind
+            and len(result) == len(numbers)
+            and all(type(v) is EagerTensor and type(v._value) is not bytes for v in result)):
         return kind([v._value.item() if number else v._value  # (flat: the common case)
-                     for v, number in zip(result, concrete.python_number_outputs)])
-    return nest.pack_sequence_as(result, [
-        _as_numpy(v).item() if number and type(v) is EagerTensor else _as_numpy(v)
-        for v, number in zip(nest.flatten(result), concrete.python_number_outputs)])
+                     for v, number in zip(result, numbers)])
+    return _numpy_structure(concrete.structured_outputs, result, iter(numbers))
+
+
+def _numpy_structure(structure, value, numbers):
+    """`value` (results packed as `structure`, the traced outputs) with its leaves as numpy
+    values; `numbers` yields the python_number_outputs flag of each leaf of `structure`."""
+    if not nest.is_nested(structure) or isinstance(structure, TensorShape):
+        return _numpy_leaf(value, next(numbers))
+    children = {key: _numpy_structure(child, value[key], numbers)
+                for key, child in nest.items(structure)}
+    if isinstance(value, dict):
+        return type(value)((key, children[key]) for key in value)
+    items = [children[i] for i in range(len(value))]
+    return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+
+
+def _numpy_leaf(value, number: bool):
+    if type(value) is EagerTensor:
+        v = value._value
+        if type(v) is bytes:
+            return v.decode("utf-8", "replace")  # (a string: Python's str)
+        return v.item() if number else v
+    if isinstance(value, TensorShape):
+        return tuple(value)
+    if type(value) is list:  # a list a graph loop built
+        return [_numpy_leaf(item, False) for item in value]
+    return value
 
 
 def _same_values(values, fast_values) -> bool:

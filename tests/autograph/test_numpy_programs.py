@@ -23,6 +23,7 @@ import runtime as rt
 import runtime.numpy as rnp
 from benchmarks import harness
 from benchmarks.numpy_programs import numpy_programs_table
+from runtime import nest
 from runtime.executor import tiering
 from tests import numpy_programs as P
 from tests.autograph.three_way import (
@@ -173,6 +174,28 @@ def test_numpy_programs_called_with_numpy_values(name):
     result = rt.function(fn, numpy_results=True)(*args)
     assert same(result, fn(*args))
     assert not isinstance(result, rt.Tensor)
+
+
+def doubled_items(x):
+    out = []
+    for v in x:
+        out.append(v * 2)
+    return out, len(out)
+
+
+def summary_text(x):
+    m = np.mean(x)
+    return f"{m:.3f}", {"n": len(x), "shape": x[None, :].shape}
+
+
+@pytest.mark.parametrize("fn", [doubled_items, summary_text])
+def test_numpy_results_of_lists_strings_and_shapes_are_pythons(fn):
+    # (a list a graph loop built kept only its first item; strings were bytes, shapes
+    # TensorShapes: found by a new-user trial)
+    x = np.array([1.0, 2.0, 3.0])
+    result, expected = rt.function(fn, numpy_results=True)(x), fn(x)
+    assert same(result, expected)
+    assert [type(v) for v in nest.flatten(result)] == [type(v) for v in nest.flatten(expected)]
 
 
 def test_the_programs_compute_what_numpy_does():

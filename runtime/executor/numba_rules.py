@@ -84,6 +84,16 @@ def _real_operator(template):
     return rule
 
 
+def _division(op, a, typed):
+    """`/`: of integers (and bools) numpy divides their float64 values (numba divides int8 and
+    int16 in float32: found by a new-user trial), so each becomes the result's dtype first."""
+    out = _numpy_name(op.outputs[0].dtype)
+    if op.outputs[0].dtype.is_floating:
+        a = [(f"{out}({x})" if len(t.shape) == 0 else f"{x}.astype({out})")
+             if not t.dtype.is_floating else x for x, t in zip(a, op.inputs)]
+    return _real_operator("({} / {})")(op, a, typed)
+
+
 def _function(name):
     return lambda op, a, typed: _as_dtype(op, f"{name}({', '.join(a)})")
 
@@ -892,7 +902,7 @@ register_rules(NUMBA, {
     math_ops.ADD: _wrapping_operator("({} + {})"),
     math_ops.SUB: _wrapping_operator("({} - {})"),
     math_ops.MUL: _real_operator("({} * {})"),
-    math_ops.DIV: _real_operator("({} / {})"),
+    math_ops.DIV: _division,
     math_ops.FLOORDIV: _operator("({} // {})"),
     math_ops.MOD: _operator("({} % {})"),
     math_ops.EQUAL: _operator("({} == {})"),

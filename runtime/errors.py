@@ -129,15 +129,20 @@ _RAISED: dict[str, BaseException] = {}
 _PLAIN = (str, int, float, bool, type(None))
 
 
-def raises_attr(error: BaseException, origin=None) -> str:
+def raises_attr(error: BaseException, origin=None) -> str | None:
     """The Assert op's `raises` attr for `error`, raised by the user's code at `origin` on a
-    path the graph takes: a token for it in this process, its class's name, its arguments
-    (plain values; else its text) and where, as a literal."""
+    path the graph takes: a token for it in this process, its class's name, its arguments and
+    where, as a literal; None when its arguments or attributes are not plain values (a message
+    formatted from tensors holds a graph value, which the graph's error must not carry: the
+    Assert op's own message says it then)."""
+    state = getattr(error, "__dict__", {})
+    if not all(type(v) in _PLAIN for v in (*error.args, *state.values())
+               if not isinstance(v, list)):  # (a list: the notes)
+        return None
     token = f"{len(_RAISED)}:{id(error)}"
     _RAISED[token] = _copy(error)
     cls = type(error)
-    args = error.args if all(type(a) in _PLAIN for a in error.args) else (str(error),)
-    return repr((token, cls.__module__, cls.__qualname__, args, format_origin(origin)))
+    return repr((token, cls.__module__, cls.__qualname__, error.args, format_origin(origin)))
 
 
 def raised_error(raises: str) -> Exception | None:

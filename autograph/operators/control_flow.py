@@ -366,8 +366,12 @@ def _raise_on_path(backend, plan, error, origin) -> None:
     in_try = traced_paths.in_try()  # (then an `except` of Python's may take it: a limit)
     traced_paths.staged_raise(origin)
     plan.raised_on_a_path(error)
+    text = str(error)
+    if backends.staging_any(error.args) is not None:  # a message formatted from graph values
+        text = ("its message is made from tensors, which the graph does not keep for the error "
+                "(run eagerly to see it: rt.config.run_functions_eagerly(True))")
     backend.assert_(False, at(
-        f"{type(error).__name__}: {error} (raised when the graph took this path; an `except` "
+        f"{type(error).__name__}: {text} (raised when the graph took this path; an `except` "
         "in the traced function cannot catch it)", origin),
         raises=None if in_try else error, origin=origin)
 

@@ -91,8 +91,9 @@ def assert_true(condition, message="condition is false", raises=None, origin=Non
             TypeError, f"assert_true needs a bool condition, got {condition.dtype.name}."
         )
     attrs = {"message": str(message)}
-    if raises is not None:
-        attrs["raises"] = raises_attr(raises, origin)
+    attr = None if raises is None else raises_attr(raises, origin)
+    if attr is not None:
+        attrs["raises"] = attr
     apply(ASSERT, [condition], attrs)
 
 

@@ -441,6 +441,21 @@ def test_the_graph_raises_the_exception_the_path_raised_with_its_attributes():
         rt.function(raises_first)(-np.ones(2))
 
 
+def raises_with_a_computed_message(x):
+    if np.sum(x) < 0:
+        raise ValueError(f"negative entries: {np.sum(x < 0)}")
+    return x
+
+
+def test_a_message_computed_from_tensors_leaves_no_graph_value_in_the_error():
+    # (the copy carried the message's placeholder: found by a new-user trial)
+    with pytest.raises(ValueError) as info:
+        rt.function(raises_with_a_computed_message)(-np.ones(2))
+    assert all(type(a) is str for a in info.value.args)
+    assert "its message is made from tensors" in str(info.value)
+    assert "SymbolicTensor" not in str(info.value)
+
+
 def test_a_raises_attr_never_imports_a_module():
     attr = repr(("unknown token", "this", "Zen", (), ""))
     assert rt.errors.raised_error(attr) is None and "this" not in sys.modules

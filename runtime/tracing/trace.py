@@ -9,9 +9,10 @@ import gc
 from runtime import config, nest
 from runtime.core import context
 from runtime.core.graph import Graph
+from runtime.core.source_info import user_origin
 from runtime.core.tensor import SymbolicTensor
 from runtime.core.tensor_conversion import convert_to_tensor
-from runtime.errors import ForeignTensorError
+from runtime.errors import ForeignTensorError, OperatorNotAllowedInGraphError, with_origin
 from runtime.passes import prune, run_passes
 from runtime.tracing import outside_state
 from runtime.tracing.concrete_function import ConcreteFunction, translate_outputs
@@ -57,12 +58,14 @@ def _trace(fn, name, arguments, bind, optimize, jit_compile, defer, failed):
         return tensor
 
     traced_args = [(n, nest.map_with_paths(placeholder, v, n)) for n, v in arguments]
+    containers = [(n, v, _contents(v)) for n, v in traced_args if nest.is_nested(v)]
     args, kwargs = bind(traced_args)
     created, writes = [], []
     with graph.as_default(), context.watching_variable_creation(created), \
             context.watching_staged_writes(writes):
         try:
             outputs = fn(*args, **kwargs)
+            _refuse_changed_arguments(containers)
             outputs = nest.map_with_paths(lambda v, p: graph_output(graph, v, p), outputs,
                                           "output")
             outside_state.check(writes, outputs)  # (after the outputs: containers are new)
@@ -98,6 +101,25 @@ def _trace(fn, name, arguments, bind, optimize, jit_compile, defer, failed):
     )
     concrete.in_place_arguments = tuple(graph.in_place_arguments)
     return concrete, created
+
+
+def _contents(value) -> list:
+    """What a container argument holds: (path, id) of each leaf, in order."""
+    return [(path, id(leaf)) for path, leaf in nest.flatten_with_paths(value)]
+
+
+def _refuse_changed_arguments(containers) -> None:
+    """Refuses a trace whose function changed a list or dict it was passed (`params["lr"] =
+    ...`, `log.append(v)`): it traced a copy (its tensors are the graph's inputs), so the
+    caller's object would never change, where plain Python changes it at every call."""
+    for name, value, before in containers:
+        if _contents(value) != before:
+            raise OperatorNotAllowedInGraphError(with_origin(
+                f"The function changed its argument '{name}' (a {type(value).__name__}) in "
+                "place. A graph traces a copy of the lists and dicts it is passed, so the "
+                "caller's object would not change, where plain Python changes it at every "
+                "call. Return the new values instead (e.g. `return y, new_params`), or keep "
+                "state that changes in an rt.Variable.", user_origin()))
 
 
 def spec_of(value):

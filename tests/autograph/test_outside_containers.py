@@ -249,6 +249,25 @@ def test_a_trace_for_specs_adds_nothing(caplog):
     assert LOG == [] and "traced for specs" in caplog.text
 
 
+def halve_the_rate(x, params):
+    params["lr"] = params["lr"] * 0.5
+    return x * params["lr"]
+
+
+def log_into(x, log):
+    log.append(x * 2.0)
+    return x
+
+
+@pytest.mark.parametrize("fn, argument", [(halve_the_rate, {"lr": 0.1}), (log_into, [])])
+def test_changing_a_list_or_dict_argument_is_refused(fn, argument):
+    # (the graph traced a copy: the caller's object never changed, silently; found by a trial)
+    before = repr(argument)
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="changed its argument"):
+        rt.function(fn)(np.ones(2), argument)
+    assert repr(argument) == before
+
+
 # ---- in-place operators on arguments --------------------------------------------------------
 def scale_in_place(x, s):
     x *= s

@@ -156,7 +156,9 @@ class RuntimeBackend(autograph.Backend):
                 return math_ops.less(i, count)
 
             def item(i):
-                items = tuple(array_ops.getitem(t, i) for t in tensors)  # x[i]: a subscript
+                items = tuple(python_builtins.weak(array_ops.getitem(t, i))  # x[i]: a subscript
+                              if getattr(t, "weak", False) else array_ops.getitem(t, i)
+                              for t in tensors)  # (enumerate's count: Python ints)
                 return items if isinstance(iterated, tuple) else items[0]
 
         def loop_test(i, *current):
@@ -273,6 +275,9 @@ class RuntimeBackend(autograph.Backend):
         if dtype.is_bool or dtype.np_dtype.itemsize < 4:
             dtype = dtypes.int32
         result = creation_ops.range(start, limit, delta, dtype=dtype)
+        graph = context.current_graph()
+        if graph is not None and not isinstance(result, SymbolicTensor):
+            result = constant_in_graph(graph, result)  # (enumerate's count of a known length)
         if isinstance(result, SymbolicTensor):
             result.weak = True
         return result

@@ -35,6 +35,19 @@ def test_int_start_takes_the_dtype_of_the_items(v):
     assert_agree(sum_items, v)
 
 
+def weighted_by_position(v):
+    acc = 0.0
+    for i, e in enumerate(v):
+        acc += i * e
+    return acc
+
+
+@pytest.mark.parametrize("v", [F32, np.array([1.0, 2.0, 3.0])], ids=["float32", "float64"])
+def test_enumerates_count_is_a_python_int_as_ranges_is(v):
+    # (it was an int32 tensor: `i * e` of float64 items raised; found by a new-user trial)
+    assert_agree(weighted_by_position, v)
+
+
 def count_to(n):
     i = 0
     while i < n:

@@ -141,6 +141,21 @@ class Graph:
         """`with graph.as_default():` sends new ops to this graph."""
         return context.building(self)
 
+    def outermost(self) -> Graph:
+        """The graph this one is a branch or loop body of, at any depth (else itself)."""
+        graph = self
+        while graph.outer is not None:
+            graph = graph.outer
+        return graph
+
+    def note_in_place(self, tensor, origin=None) -> None:
+        """Notes an in-place operator (`x *= 2`) applied to `tensor`, of this graph, at `origin`
+        (the user's line unless given), when it stands for a function argument."""
+        argument = self.argument_inputs.get(id(tensor))
+        if argument is not None:
+            self.outermost().in_place_arguments.append(
+                (argument, user_origin() if origin is None else origin))
+
     def next_construct_id(self) -> int:
         """A number for naming the sub-graphs of a new control-flow op (per graph family, so
         tracing a function twice names them the same)."""

@@ -85,12 +85,7 @@ def _in_place(self, other):
     immutable). Where `x` stands for a function's argument, the trace notes it: plain Python
     changes a caller's numpy array there, so a call with one is refused (call_paths.py)."""
     if isinstance(self, SymbolicTensor):
-        graph = self.op.graph
-        argument = graph.argument_inputs.get(id(self))
-        if argument is not None:
-            while graph.outer is not None:
-                graph = graph.outer
-            graph.in_place_arguments.append((argument, user_origin()))
+        self.op.graph.note_in_place(self)
     return NotImplemented  # (Python then computes `x = x OP y`)
 
 

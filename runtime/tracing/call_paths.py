@@ -262,13 +262,8 @@ def _note_in_place_arguments(concrete, leaves) -> None:
     where the caller passed its own argument there, the caller's trace notes it too."""
     for index, origin in concrete.in_place_arguments:
         leaf = leaves[index]
-        argument = leaf.op.graph.argument_inputs.get(id(leaf)) if isinstance(
-            leaf, SymbolicTensor) else None
-        if argument is not None:
-            graph = leaf.op.graph
-            while graph.outer is not None:
-                graph = graph.outer
-            graph.in_place_arguments.append((argument, origin))
+        if isinstance(leaf, SymbolicTensor):
+            leaf.op.graph.note_in_place(leaf, origin)
 
 
 def _tensor_leaves(arguments) -> list:

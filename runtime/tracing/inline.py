@@ -89,9 +89,7 @@ def inline_graph(source: Graph, inputs, prefix: str = "") -> list:
     first = len(graph.operations)
     copy_ops(graph, source.operations, tensor_map, prefix, record=True)
     graph.variables.update(source.variables)
-    root = graph
-    while root.outer is not None:
-        root = root.outer
+    root = graph.outermost()
     root.custom_gradients.extend(  # (lost by a copy: see take_in)
         c for c in source.custom_gradients if c not in root.custom_gradients)
     graph.inlined_calls.append((user_origin(), source.name, graph.operations[first:]))

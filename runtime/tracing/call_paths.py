@@ -287,10 +287,8 @@ def _numpy_results(concrete, result):
     numbers = concrete.python_number_outputs
     if kind is EagerTensor:
         return _numpy_leaf(result, numbers[0])
-    if ((kind is tuple or kind is list) and type(concrete.structured_outputs) is kind
-            and len(result) == len(numbers)
-            and all(type(v) is EagerTensor and type(v._value) is not bytes for v in result)):
-        return kind([v._value.item() if number else v._value  # (flat: the common case)
+    if concrete.flat_number_outputs:  # (the common case)
+        return kind([v._value.item() if number else v._value
                      for v, number in zip(result, numbers)])
     return _numpy_structure(concrete.structured_outputs, result, iter(numbers))
 

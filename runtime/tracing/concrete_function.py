@@ -70,6 +70,11 @@ class ConcreteFunction:
         self.python_number_outputs = python_numbers if python_numbers is not None else tuple(
             isinstance(leaf, SymbolicTensor) and leaf.weak
             for leaf in nest.flatten(structured_outputs))
+        # Whether the outputs are a tuple or list of number tensors (numpy_results packs those
+        # directly: runtime/tracing/call_paths.py)
+        self.flat_number_outputs = type(structured_outputs) in (tuple, list) and all(
+            isinstance(leaf, SymbolicTensor) and not leaf.dtype.is_list
+            and not leaf.dtype.is_string for leaf in structured_outputs)
         self.jit_compile = jit_compile
         self._copy_read_only = jit_compile != "xla"  # XLA's results are read-only by design
         self._pack = _make_packer(structured_outputs, self._copy_read_only)

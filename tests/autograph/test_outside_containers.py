@@ -384,3 +384,18 @@ def test_in_place_operator_on_a_new_value_runs(fn):
     a = np.array([1.0, 2.0])
     np.testing.assert_array_equal(rt.function(fn, numpy_results=True)(a), fn(a.copy()))
     np.testing.assert_array_equal(a, [1.0, 2.0])
+
+
+@pytest.mark.parametrize("options", [{}, {"jit_compile": "numba"}])
+def test_the_refusals_and_values_compose_with_tapes_and_executors(options):
+    if options:
+        pytest.importorskip("numba")
+    x = rt.constant(np.ones(2))
+    with rt.GradientTape() as tape:  # a tape around the call records it: the same outcomes
+        tape.watch(x)
+        total = rt.reduce_sum(rt.function(log_double, **options)(x))
+    assert [v.numpy().tolist() for v in LOG] == [[2.0, 2.0]]
+    np.testing.assert_array_equal(tape.gradient(total, x).numpy(), [2.0, 2.0])
+    with rt.GradientTape():
+        with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="caller's array"):
+            rt.function(add_in_unrolled_loop, **options)(np.ones(2))

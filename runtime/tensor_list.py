@@ -16,6 +16,12 @@ in converted code), indexing with ints and integer tensors, `lst[i] = v`, iterat
 converted `for` (a graph loop), `rt.stack`, `rt.concat`, `rt.convert_to_tensor`; its items may
 be lists (a list of lists). All items have one dtype and rank (their dims may differ). Returned
 from an `rt.function`, it is a Python list of tensors.
+
+A list of Python numbers (or their stand-ins: a loop's counter, `0.1 * i`) is weak, as a Python
+number is: it holds them at Python's width (float64, int64) and `lst[i]` is a Python number's
+stand-in; numpy's functions (`np.array(lst)`) see numpy's array of the Python list (float64,
+int64), and rt's (`rt.stack(lst)`) the tensor a list of Python numbers converts to (float32,
+int32), as for a Python list.
 """
 
 from __future__ import annotations
@@ -23,17 +29,22 @@ from __future__ import annotations
 import functools
 from typing import cast
 
+import numpy as np
+
 from runtime.core import dtypes
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import SymbolicTensor, Tensor
 from runtime.core.tensor_conversion import (
     convert_to_tensor,
     is_python_scalar,
+    is_weak,
+    packed_dtype,
     register_conversion,
+    weak_dtype,
     weak_join,
 )
 from runtime.errors import OperatorNotAllowedInGraphError, a_or_an, with_origin
-from runtime.ops import list_ops
+from runtime.ops import basic_ops, list_ops
 
 
 class TensorList:
@@ -50,24 +61,28 @@ class TensorList:
         self.handle = handle
 
     @classmethod
-    def from_items(cls, items, dtype=None, element_shape=None) -> TensorList:
-        """A TensorList holding `items` (tensors, numbers or lists); `dtype` and
-        `element_shape` describe the items when `items` is empty."""
+    def from_items(cls, items, dtype=None, element_shape=None, weak=False) -> TensorList:
+        """A TensorList holding `items` (tensors, numbers or lists); `dtype` (else the items')
+        and `element_shape` describe the items when `items` is empty, and `weak` whether they
+        stand for Python numbers (items given tell it themselves)."""
         items = [_as_item(item) for item in items]
-        if items:  # the first item's dtype; stand-ins of Python numbers take the others' (alone,
-            # they keep Python's width: np.array of Python floats is float64)
-            strong = [i for i in items if isinstance(i, TensorList) or not i.weak]
+        if items:  # the first strong item's dtype, which Python numbers take; Python numbers
+            # alone keep Python's width (np.array of Python floats is float64)
+            strong = [i for i in items if not _is_weak_item(i)]
             sample = strong[0] if strong else items[0]
-            if isinstance(sample, TensorList):
-                dtype = sample.handle.dtype
-            else:
-                dtype = sample.dtype if strong else functools.reduce(
-                    weak_join, [i.dtype for i in items])
-            element_shape = _item_tensor(sample, dtype).shape
+            if dtype is None:
+                if isinstance(sample, TensorList):
+                    dtype = sample.handle.dtype
+                else:
+                    dtype = widened(sample.dtype, items) if strong else functools.reduce(
+                        weak_join, [_weak_dtype(i) for i in items])
+            # (strong items of another dtype widen: the list stands for Python numbers then)
+            weak = not strong or dtype is not _dtype_of(sample)
+            element_shape = _item_tensor(sample, dtype, weak).shape
         elif dtype is None:
             _empty_item()
-        items = [_item_tensor(item, dtype) for item in items]
-        return cls(list_ops.from_items(items, dtype, tuple(element_shape or ())))
+        items = [_item_tensor(item, dtype, weak) for item in items]
+        return cls(_made(list_ops.from_items(items, dtype, tuple(element_shape or ())), weak))
 
     def __copy__(self) -> TensorList:
         return TensorList(self.handle)
@@ -82,10 +97,16 @@ class TensorList:
         """The shape of the items (None where they differ or are unknown)."""
         return tuple(self.handle.shape)
 
+    @property
+    def weak(self) -> bool:
+        """Whether the items stand for Python numbers (see the module's docstring)."""
+        return self.handle.weak
+
     # ---- changing the list ----
     def append(self, item) -> None:
         """Adds `item` at the end."""
-        self.handle = list_ops.push_back(self.handle, self._item(item))
+        tensor, weak = self._item(item)
+        self.handle = _made(list_ops.push_back(self.handle, tensor), weak)
 
     def pop(self, index=-1):
         """Removes and returns the last item (only the last: `pop()`)."""
@@ -93,19 +114,23 @@ class TensorList:
             raise NotImplementedError(
                 "pop(i) of a list built by graph code takes only the last item (pop()); "
                 "index it with lst[i] instead.")
-        self.handle, item = list_ops.pop_back(self.handle)
-        return present(item)
+        weak = self.weak
+        handle, item = list_ops.pop_back(self.handle)
+        self.handle = _made(handle, weak)
+        return present(_made(item, weak))
 
     def extend(self, items) -> None:
         """Appends each of `items` (a list, tuple or TensorList)."""
         if isinstance(items, TensorList):
-            self.handle = list_ops.concat_lists(self.handle, items.handle)
+            self.handle = _made(list_ops.concat_lists(self.handle, items.handle),
+                                self.weak and items.weak)
             return
         for item in items:
             self.append(item)
 
     def __setitem__(self, index, item) -> None:
-        self.handle = list_ops.set_item(self.handle, _index(index), self._item(item))
+        tensor, weak = self._item(item)
+        self.handle = _made(list_ops.set_item(self.handle, _index(index), tensor), weak)
 
     def __add__(self, other):
         if not isinstance(other, (list, tuple, TensorList)) or isinstance(other, tuple):
@@ -117,7 +142,8 @@ class TensorList:
     def __radd__(self, other):
         if not isinstance(other, list):
             return NotImplemented
-        return TensorList.from_items(other, self.dtype, self.element_shape) + self
+        return TensorList.from_items(other, self.dtype, self.element_shape,
+                                     self.weak and all(map(_is_weak_item, other))) + self
 
     def __iadd__(self, other):
         self.extend(other)
@@ -129,7 +155,7 @@ class TensorList:
             raise TypeError(
                 "slicing a list built by graph code is not supported; stack it first "
                 "(rt.stack(lst)[a:b]) or index single items.")
-        return present(list_ops.get_item(self.handle, _index(index)))
+        return present(_made(list_ops.get_item(self.handle, _index(index)), self.weak))
 
     def size(self) -> SymbolicTensor:
         """The number of items, a scalar int32 tensor (what `len(lst)` gives in converted
@@ -137,8 +163,22 @@ class TensorList:
         return list_ops.length(self.handle)
 
     def stack(self) -> SymbolicTensor:
-        """The items stacked into one tensor along a new first axis."""
+        """The items stacked into one tensor along a new first axis (what `rt.stack(lst)` of
+        a Python list holding them gives: Python numbers float32 or int32)."""
+        stacked = list_ops.stack(self.handle)
+        if not self.weak or packed_dtype(stacked) is stacked.dtype:
+            return stacked
+        return cast(SymbolicTensor, convert_to_tensor(_made(stacked, True), packed_dtype(stacked)))
+
+    def as_array(self) -> SymbolicTensor:
+        """The items stacked as numpy's `np.array` of a Python list holding them: Python
+        numbers float64 or int64 (not weak: a numpy array)."""
         return list_ops.stack(self.handle)
+
+    def numbers(self) -> SymbolicTensor:
+        """The items stacked as a 1-D tensor for Python's builtins (`sum`, `max`) to go through:
+        weak (Python numbers' stand-ins) when they are."""
+        return _made(list_ops.stack(self.handle), self.weak)
 
     def __len__(self):
         raise TypeError(
@@ -189,25 +229,65 @@ class TensorList:
         return (f"<rt.TensorList of {self.dtype.name} items, shape="
                 f"{list(self.element_shape)}, in graph {self.handle.op.graph.name!r}>")
 
-    def _item(self, item):
-        return _item_tensor(_as_item(item), self.dtype)
+    def _item(self, item) -> tuple:
+        """`item` as a tensor this list holds, and whether the list then still holds Python
+        numbers: it does if they are, or a narrower tensor's values widened to their width (a
+        list of Python floats and float32 values: np.array makes float64, rt.stack float32)."""
+        item = _as_item(item)
+        tensor = _item_tensor(item, self.dtype, self.weak)
+        widened = isinstance(item, Tensor) and item.dtype is not tensor.dtype and not item.weak
+        return tensor, self.weak and (widened or _is_weak_item(item))
+
+
+def widened(dtype: dtypes.DType, items) -> dtypes.DType:
+    """The dtype of a list holding `items` and tensors of `dtype`: float64 where a Python float
+    (or its stand-in) meets narrower float tensors, as in numpy's array of the list (the list
+    is then weak: rt.stack of it gives `dtype`, as of the Python list), else `dtype`."""
+    if dtype.is_floating and dtype.np_dtype.itemsize < 8 and any(
+            isinstance(i, float) or isinstance(i, SymbolicTensor) and i.weak
+            and i.dtype.is_floating for i in items):
+        return dtypes.float64
+    return dtype
+
+
+def _dtype_of(item) -> dtypes.DType:
+    return item.handle.dtype if isinstance(item, TensorList) else item.dtype
+
+
+def _made(tensor: SymbolicTensor, weak: bool) -> SymbolicTensor:
+    """`tensor`, a list op's output, marked as standing for Python numbers or not."""
+    tensor.weak = weak
+    return tensor
+
+
+def _is_weak_item(item) -> bool:
+    """Whether `item` stands for a Python number (or is a list of only those)."""
+    return item.weak if isinstance(item, TensorList) else is_weak(item)
+
+
+def _weak_dtype(item) -> dtypes.DType:
+    """The dtype of a weak item at Python's width (a Python float as float64)."""
+    return weak_dtype(item) if is_python_scalar(item) else item.dtype
 
 
 def item_spec(item) -> tuple:
-    """(dtype, shape) that a list holding `item` has for its items, without making graph ops
-    (a Python list holding graph tensors is a list item; of numbers, a tensor item)."""
+    """(dtype, shape, weak) that a list holding `item` has for its items, without making graph
+    ops (a Python list holding graph tensors is a list item; of numbers, a tensor item; a Python
+    number is weak, at Python's width)."""
     if isinstance(item, TensorList):
-        return item.handle.dtype, item.element_shape
+        return item.handle.dtype, item.element_shape, item.weak
     _check_item_type(item)
     if isinstance(item, list) and item and (
             any(_is_list_like(v) for v in item) or all(isinstance(v, SymbolicTensor)
                                                         for v in item)):
-        dtype, shape = item_spec(item[-1])
-        return dtypes.list_of(dtype), shape
+        dtype, shape, weak = item_spec(item[-1])
+        return dtypes.list_of(dtype), shape, weak and all(map(_is_weak_item, item))
     if isinstance(item, SymbolicTensor):  # (a stand-in of a Python number keeps its width)
-        return item.dtype, tuple(item.shape)
+        return item.dtype, tuple(item.shape), item.weak
+    if is_python_scalar(item):
+        return weak_dtype(item), (), True
     tensor = convert_to_tensor(item)
-    return tensor.dtype, tuple(tensor.shape)
+    return tensor.dtype, tuple(tensor.shape), False
 
 
 def _empty_item():
@@ -228,8 +308,9 @@ def _check_item_type(item):
 
 
 def _as_item(item):
-    """An item as a TensorList (a list) or a tensor; None stays None."""
-    if item is None or isinstance(item, (Tensor, TensorList)):
+    """An item as a TensorList (a list), a tensor, or a Python number (kept until the list's
+    dtype is known); None stays None."""
+    if item is None or isinstance(item, (Tensor, TensorList)) or is_python_scalar(item):
         return item
     _check_item_type(item)
     if isinstance(item, list) and not item:
@@ -245,9 +326,10 @@ def _is_list_like(value) -> bool:
     return isinstance(value, (list, TensorList))
 
 
-def _item_tensor(item, dtype) -> Tensor:
+def _item_tensor(item, dtype, weak_list=False) -> Tensor:
     """`item` as a tensor that a list of `dtype` items can hold (a Python number or weak tensor
-    converts if it keeps its value)."""
+    converts if it keeps its value; in a list of Python numbers, a narrower float or integer
+    tensor widens, as numpy's array of them would)."""
     if isinstance(item, TensorList):
         if item.handle.dtype is dtype:
             return item.handle
@@ -255,12 +337,21 @@ def _item_tensor(item, dtype) -> Tensor:
         try:
             return convert_to_tensor(item, dtype)
         except TypeError:
-            pass
+            if weak_list and isinstance(item, Tensor) and _widens(item.dtype, dtype):
+                return basic_ops.cast(item, dtype)
     got = item.handle.dtype if isinstance(item, TensorList) else item.dtype
     raise TypeError(with_origin(
         f"A list built by graph code holds items of one dtype: this one holds {dtype.name} "
         f"items and cannot take {a_or_an(got.name)} item. Use rt.cast so that all items have one "
         "dtype.", user_origin()))
+
+
+def _widens(dtype: dtypes.DType, wide: dtypes.DType) -> bool:
+    """Whether `wide` (float64, int64) holds every value of `dtype` of the same kind."""
+    if wide.is_floating:
+        return dtype.is_floating and dtype.np_dtype.itemsize <= wide.np_dtype.itemsize
+    return wide.is_integer and (dtype.is_integer or dtype.is_bool) and (
+        np.can_cast(dtype.np_dtype, wide.np_dtype))
 
 
 def _index(index):

@@ -191,7 +191,8 @@ class _StagedLists:
             others = [v for v in values if type(v) is not list]
             if (others or len({len(v) for v in lists}) > 1) and path and all(
                     backend.is_tensor(o) for o in others):
-                shown = [v for v in values if type(v) is not list or v]
+                # (a staged list shows the items' type best: Python numbers in a list take it)
+                shown = others or [v for v in values if v]
                 self.found[path] = (shown or values)[0]
                 return
         kind = type(first)
@@ -450,11 +451,14 @@ def loop_step(backend, name, original, probed):
 def probe_value(backend, value, staged_lists=False, like=None):
     """A staged stand-in for a loop variable's value in the dry run of the body; a Python list
     is a copy, or with `staged_lists` a staged list when its items can be staged (an empty one
-    takes the type of the items of `like`, the list an iteration appended to)."""
+    takes the type of the items of `like`, the list an iteration appended to, and so do Python
+    numbers in it)."""
     if isinstance(value, list):
         if staged_lists and (value or (type(like) is list and like)):
+            if type(like) is not list or len(like) <= len(value):
+                like = value
             try:
-                return backend.to_list(value, value) if value else backend.empty_list_like(like)
+                return backend.to_list(value, like) if value else backend.empty_list_like(like)
             except Exception:  # noqa: BLE001 - items a staged list cannot hold: a Python list
                 pass
         return list(value)

@@ -61,6 +61,10 @@ __all__ = [
 
 
 def _tensor(value) -> Tensor:
+    """`value` as np.asarray sees it (a list a graph loop appended Python numbers to: float64 or
+    int64, as numpy's array of the Python list)."""
+    if type(value) is TensorList:
+        return value.as_array()
     return convert_to_tensor(value)
 
 
@@ -555,7 +559,7 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
     """numpy.concatenate (axis=None joins the flattened arrays)."""
     _no_out(out, "concatenate")
     if isinstance(arrays, TensorList):  # a list a graph loop appended to: its items, joined
-        joined = (array_ops.reshape(arrays.stack(), [-1]) if axis is None
+        joined = (array_ops.reshape(arrays.as_array(), [-1]) if axis is None
                   else array_ops.concat(arrays, axis))
         return _cast_to(joined, dtype)
     items = _joined(arrays, "concatenate")
@@ -573,15 +577,16 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """numpy.stack: along a new axis."""
     _no_out(out, "stack")
     if isinstance(arrays, TensorList):  # a list a graph loop appended to
-        return _cast_to(array_ops.stack(arrays, axis), dtype)
+        return _cast_to(moveaxis(arrays.as_array(), 0, axis), dtype)
     return _cast_to(array_ops.stack(_joined(arrays, "stack"), axis), dtype)
 
 
 def vstack(tup, *, dtype=None, casting="same_kind"):
     """numpy.vstack: 1-D arrays become rows."""
-    if isinstance(tup, TensorList):
-        rows = len(tup.element_shape) < 2
-        return _cast_to(array_ops.stack(tup) if rows else array_ops.concat(tup, 0), dtype)
+    if isinstance(tup, TensorList):  # scalars become a column, 1-D arrays rows
+        rank = len(tup.element_shape)
+        stacked = _tensor(tup) if rank < 2 else array_ops.concat(tup, 0)
+        return _cast_to(array_ops.reshape(stacked, [-1, 1]) if rank == 0 else stacked, dtype)
     return concatenate([atleast_2d(x) for x in _joined(tup, "vstack")], 0, dtype=dtype)
 
 

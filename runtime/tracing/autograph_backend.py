@@ -39,7 +39,7 @@ from runtime.errors import (
 from runtime.numpy import dispatch as numpy_dispatch
 from runtime.ops import array_ops, creation_ops, io_ops, math_ops, reduction_ops, string_ops
 from runtime.ops.registry import constant_in_graph
-from runtime.tensor_list import TensorList, item_spec, present
+from runtime.tensor_list import TensorList, item_spec, present, widened
 from runtime.tracing import outside_state, python_builtins
 from runtime.tracing.python_builtins import one_element, to_float, to_int, truth
 from runtime.tracing.staged_control_flow import cond, while_loop
@@ -53,9 +53,9 @@ def _zeros(shape, dtype):
 
 
 def _item_spec(items):
-    """(dtype, shape) of the items of a list after a construct appended to it."""
+    """(dtype, shape, weak) of the items of a list after a construct appended to it."""
     if isinstance(items, TensorList):
-        return items.dtype, items.element_shape
+        return items.dtype, items.element_shape, items.weak
     return item_spec(items[-1])
 
 
@@ -188,6 +188,7 @@ class RuntimeBackend(autograph.Backend):
         of the tensors it meets, like the value it stands for)."""
         if isinstance(value, TensorList):
             handle = context.current_graph().add_input(value.handle.dtype, value.element_shape)
+            handle.weak = value.weak
             return TensorList(handle)
         if isinstance(value, Tensor) or type(value) in _PYTHON_DTYPES or self.converts(value):
             tensor = convert_to_tensor(value, weak_dtype(value) if is_python_scalar(value)
@@ -208,13 +209,15 @@ class RuntimeBackend(autograph.Backend):
         if isinstance(iterated, tuple):
             return tuple(self.item_placeholder(t) for t in iterated)
         if isinstance(iterated, TensorList):
-            return present(context.current_graph().add_input(iterated.dtype,
-                                                             iterated.element_shape))
-        return context.current_graph().add_input(iterated.dtype, iterated.shape[1:])
+            item = context.current_graph().add_input(iterated.dtype, iterated.element_shape)
+        else:  # (a `range` stands for Python ints: weak)
+            item = context.current_graph().add_input(iterated.dtype, iterated.shape[1:])
+        item.weak = iterated.weak
+        return present(item)
 
     def zeros_like(self, value):
         if isinstance(value, TensorList):
-            return TensorList.from_items([], value.dtype, value.element_shape)
+            return TensorList.from_items([], value.dtype, value.element_shape, value.weak)
         shape = tuple(0 if d is None else d for d in value.shape)
         zeros = _zeros(shape, value.dtype)
         zeros.weak = value.weak  # a fill for a Python number is one too: its dtype may change
@@ -230,12 +233,13 @@ class RuntimeBackend(autograph.Backend):
     def to_list(self, value, like):
         if isinstance(value, TensorList):
             return value
-        dtype, _ = _item_spec(like)
+        dtype, _, _ = _item_spec(like)
+        dtype = widened(dtype, value)
         if all(is_python_scalar(v) and python_scalar_fits(v, dtype)
                or isinstance(v, Tensor) and v.weak and weak_fits(v.dtype, dtype) for v in value):
             # Python numbers (and their stand-ins) take the dtype of the items appended later,
             # if they keep their value
-            return TensorList.from_items([convert_to_tensor(v, dtype) for v in value])
+            return TensorList.from_items(value, dtype)
         return TensorList.from_items(value)
 
     def list_append(self, lst, value):

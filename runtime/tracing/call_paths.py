@@ -314,8 +314,8 @@ def _numpy_leaf(value, number: bool):
         return v.item() if number else v
     if isinstance(value, TensorShape):
         return tuple(value)
-    if type(value) is list:  # a list a graph loop built
-        return [_numpy_leaf(item, False) for item in value]
+    if type(value) is list:  # a list a graph loop built (of Python numbers: `number`)
+        return [_numpy_leaf(item, number) for item in value]
     return value
 
 

@@ -184,7 +184,7 @@ def _items(args, name: str):
         return list(args)
     (iterable,) = args
     if isinstance(iterable, TensorList):
-        return iterable.stack()
+        return iterable.numbers()
     if isinstance(iterable, Tensor):
         if iterable.ndim != 1:
             raise TypeError(with_origin(
@@ -228,8 +228,9 @@ def extremum(name: str, args) -> Tensor:
     one that compares greater (smaller). So a nan is kept only where it comes first, and of
     equal items the first stays."""
     items = _items(args, name)
-    if isinstance(items, Tensor):
-        return _extremum_of_vector(name, items)
+    if isinstance(items, Tensor):  # (a list of Python numbers gives one: weak)
+        result = _extremum_of_vector(name, items)
+        return weak(result) if items.weak else result
     if not items:
         raise ValueError(with_origin(f"{name}() arg is an empty sequence", user_origin()))
     better = math_ops.greater if name == "max" else math_ops.less
@@ -282,15 +283,18 @@ def sum_(args, start=0) -> Tensor:
             both_python = not isinstance(item, Tensor) and not isinstance(total, Tensor)
             total = total + item if both_python else math_ops.add(total, item)
         return total
+    python_numbers = items.weak and is_weak(start)  # (a list of them: so is the sum)
     if not items.dtype.is_floating:  # integer sums do not depend on the order
-        return math_ops.add(start, reduction_ops.reduce_sum(
+        total = math_ops.add(start, reduction_ops.reduce_sum(
             math_ops.cast(items, dtypes.int64) if items.dtype.is_bool else items))
-    count = array_ops.shape(items)[0]
-    first = math_ops.add(start, math_ops.cast(0, items.dtype))
-    _, total = while_loop(lambda i, total: math_ops.less(i, count),
-                          lambda i, total: (i + 1, math_ops.add(total, items[i])),
-                          (convert_to_tensor(0, dtypes.int32), first), names=("<i>", "<sum>"))
-    return total
+    else:
+        count = array_ops.shape(items)[0]
+        first = math_ops.add(start, math_ops.cast(0, items.dtype))
+        _, total = while_loop(lambda i, total: math_ops.less(i, count),
+                              lambda i, total: (i + 1, math_ops.add(total, items[i])),
+                              (convert_to_tensor(0, dtypes.int32), first),
+                              names=("<i>", "<sum>"))
+    return weak(total) if python_numbers else total
 
 
 def all_(iterable) -> Tensor:

@@ -264,9 +264,6 @@ def stack_python_ints(n):
     return rt.stack(out)
 
 
-@pytest.mark.xfail(strict=True, reason="a graph list of Python ints' stand-ins holds int64 "
-                   "(numpy's np.array of Python ints is int64, and the values keep Python's "
-                   "width), so rt.stack of it is int64 where rt.stack of the Python ints is int32")
 def test_rt_stack_of_a_graph_list_of_python_ints_is_int32():
     assert_agree(stack_python_ints, np.int32(3))
 
@@ -292,3 +289,83 @@ def test_a_list_a_helper_reads_takes_the_second_dry_run():
         assert_agree(append_then_ask_a_helper, n)
         assert int(rt.function(append_then_ask_a_helper)(rt.constant(n))) == (
             append_then_ask_a_helper(n))
+
+
+# ---- a list of Python numbers keeps Python's width (numpy's np.array of it: float64, int64) --
+
+def floats_in_a_tensor_range(n):
+    vals = []
+    for i in range(n):
+        vals.append(0.1 * i)
+    return np.array(vals), np.mean(vals), np.stack(vals), sum(vals), max(vals), len(vals)
+
+
+def floats_in_a_tensor_if(x):
+    vals = []
+    if x.sum() > 0:
+        vals.append(0.5)
+    else:
+        vals.append(1 / 3)
+    return np.array(vals), vals[0] * 3
+
+
+def thirds_in_a_while(x):
+    vals = [1 / 3]
+    while x.sum() > 0:
+        vals.append(vals[-1] / 3)
+        x = x - 1
+    total = 0.0
+    for v in vals:
+        total += v
+    return np.asarray(vals), total, min(vals), vals.pop()
+
+
+def ints_and_bools(n):
+    ints, flags = [], []
+    for i in range(n):
+        ints.append(i * 3)
+        flags.append(i % 2 == 0)
+    return np.array(ints), np.array(flags), sum(ints), np.vstack(ints)
+
+
+def python_floats_then_float32(x):
+    vals = [0.5]
+    for v in x:
+        vals.append(v)
+    return np.array(vals), rt.stack(vals).dtype == np.float32
+
+
+@pytest.mark.parametrize("fn, arg", [
+    (floats_in_a_tensor_range, np.int64(4)),
+    (floats_in_a_tensor_if, np.arange(3.0)),
+    (floats_in_a_tensor_if, -np.arange(3.0)),
+    (thirds_in_a_while, np.float64(3.0)),
+    (thirds_in_a_while, np.float64(0.0)),
+    (ints_and_bools, np.int64(5)),
+    (python_floats_then_float32, np.arange(3, dtype=np.float32)),
+])
+def test_a_graph_list_of_python_numbers_is_numpys_array_of_them(fn, arg):
+    # The list is staged (a tensor decides the loop or `if`): it holds Python numbers at
+    # Python's width, as numpy's array of the Python list has them, and its items, sums and
+    # extremes are Python numbers (it held float32 and int32 before, silently)
+    python = fn(arg)
+    numpy_results = rt.function(fn, numpy_results=True)(arg)
+    assert len(python) == len(numpy_results)
+    for p, g in zip(python, numpy_results):
+        assert type(p) is type(g) or (isinstance(p, np.ndarray) and isinstance(g, np.ndarray)), (
+            p, g)
+        np.testing.assert_array_equal(g, p, strict=True)
+    assert_agree(fn, arg)
+
+
+def test_rt_stack_of_a_graph_list_of_python_floats_is_float32():
+    # rt's rule for Python floats (a tensor of them is float32) holds for the staged list too
+    def stacked(n):
+        vals = []
+        for i in range(n):
+            vals.append(0.1 * i)
+        return rt.stack(vals), rt.convert_to_tensor(vals)
+
+    for result in rt.function(stacked)(np.int64(3)):
+        assert result.dtype == rt.float32
+        np.testing.assert_array_equal(result.numpy(), np.float32([0.0, 0.1, 0.2]))

@@ -156,6 +156,14 @@ class Graph:
             self.outermost().in_place_arguments.append(
                 (argument, user_origin() if origin is None else origin))
 
+    def note_view(self, source, view) -> None:
+        """Notes that `view`, of this graph, is what numpy gives as a view of `source` (a basic
+        slice, a transpose, a reshape): an in-place operator on it changes the function argument
+        `source` stands for, if any, in plain Python."""
+        argument = source.op.graph.argument_inputs.get(id(source))
+        if argument is not None:
+            self.argument_inputs[id(view)] = argument
+
     def next_construct_id(self) -> int:
         """A number for naming the sub-graphs of a new control-flow op (per graph family, so
         tracing a function twice names them the same)."""

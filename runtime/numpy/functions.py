@@ -475,7 +475,15 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
     shape = newshape if shape is None else shape
     if shape is None:
         _refuse("numpy.reshape: give the new shape.")
-    return array_ops.reshape(_tensor(a), (shape,) if isinstance(shape, int) else shape)
+    x = _tensor(a)
+    return _view(x, array_ops.reshape(x, (shape,) if isinstance(shape, int) else shape))
+
+
+def _view(source, view):
+    """`view`, which numpy gives as a view of `source`: noted while tracing, so an in-place
+    operator on it is refused where `source` is a numpy argument (plain Python changes it)."""
+    array_ops.note_view(source, view)
+    return view
 
 
 def ravel(a, order="C"):
@@ -485,7 +493,8 @@ def ravel(a, order="C"):
 
 def transpose(a, axes=None):
     """numpy.transpose: axes reversed, or permuted by `axes`."""
-    return array_ops.transpose(_tensor(a), None if axes is None else list(axes))
+    x = _tensor(a)
+    return _view(x, array_ops.transpose(x, None if axes is None else list(axes)))
 
 
 def swapaxes(a, axis1, axis2):
@@ -495,7 +504,7 @@ def swapaxes(a, axis1, axis2):
     i = shapes.static_check(shapes.normalize_axis, axis1, x.ndim, "swapaxes")
     j = shapes.static_check(shapes.normalize_axis, axis2, x.ndim, "swapaxes")
     perm[i], perm[j] = perm[j], perm[i]
-    return array_ops.transpose(x, perm)
+    return _view(x, array_ops.transpose(x, perm))
 
 
 def moveaxis(a, source, destination):
@@ -508,7 +517,7 @@ def moveaxis(a, source, destination):
     order = [n for n in range(x.ndim) if n not in sources]
     for target, source_axis in sorted(zip(targets, sources)):
         order.insert(target, source_axis)
-    return array_ops.transpose(x, order)
+    return _view(x, array_ops.transpose(x, order))
 
 
 def squeeze(a, axis=None):
@@ -517,8 +526,8 @@ def squeeze(a, axis=None):
     if axis is None and builtins.any(d is None for d in x.shape):
         _refuse("numpy.squeeze: some dims are unknown while tracing; name the axes to remove "
                 "(axis=...).", ValueError)
-    return array_ops.squeeze(x, None if axis is None else ([axis] if isinstance(axis, int)
-                                                           else list(axis)))
+    return _view(x, array_ops.squeeze(x, None if axis is None else (
+        [axis] if isinstance(axis, int) else list(axis))))
 
 
 def expand_dims(a, axis):
@@ -526,10 +535,11 @@ def expand_dims(a, axis):
     x = _tensor(a)
     axes = [axis] if isinstance(axis, int) else list(axis)
     rank = x.ndim + len(axes)
+    source = x
     for position in sorted(shapes.static_check(shapes.normalize_axis, v, rank, "expand_dims")
                            for v in axes):
         x = array_ops.expand_dims(x, position)
-    return x
+    return _view(source, x)
 
 
 def atleast_1d(*arys):
@@ -629,8 +639,9 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 
 
 def broadcast_to(array, shape):
-    """numpy.broadcast_to."""
-    return array_ops.broadcast_to(_tensor(array), (shape,) if isinstance(shape, int) else shape)
+    """numpy.broadcast_to (a view: numpy's is read-only)."""
+    x = _tensor(array)
+    return _view(x, array_ops.broadcast_to(x, (shape,) if isinstance(shape, int) else shape))
 
 
 def copy(a, order="K"):
@@ -655,8 +666,11 @@ def _nested(value):
 
 
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):  # noqa: A002
-    """numpy.array of tensors (or lists holding them): a tensor."""
+    """numpy.array of tensors (or lists holding them): a tensor (a new one: a copy, unless
+    `copy` is False)."""
     x = python_builtins.strong(_cast_to(_nested(object), dtype))  # (a numpy value)
+    if x is object and copy:
+        x = array_ops.identity(x)
     while x.ndim < ndmin:
         x = array_ops.expand_dims(x, 0)
     return x

@@ -8,6 +8,7 @@ from runtime.core.source_info import user_origin
 from runtime.core.tensor import EagerTensor, Tensor
 from runtime.errors import OperatorNotAllowedInGraphError, with_origin
 from runtime.numpy import functions as fn
+from runtime.ops import array_ops
 from runtime.tracing.python_builtins import one_element, to_float, to_int, weak
 
 
@@ -27,8 +28,8 @@ def transpose(self, *axes):
 
 
 def flatten(self, order="C"):
-    """ndarray.flatten: the elements as a 1-D tensor."""
-    return fn.ravel(self, order)
+    """ndarray.flatten: the elements as a 1-D tensor (a copy, where ravel gives a view)."""
+    return array_ops.identity(fn.ravel(self, order))
 
 
 def item(self, *index):

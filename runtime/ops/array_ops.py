@@ -9,7 +9,7 @@ import numpy as np
 
 from runtime.core import dtypes
 from runtime.core.source_info import user_origin
-from runtime.core.tensor import Tensor, normalize
+from runtime.core.tensor import SymbolicTensor, Tensor, normalize
 from runtime.core.tensor_conversion import convert_to_tensor, is_weak, packed_dtype, weak_join
 from runtime.errors import GraphLimitError, InvalidArgumentError, argument_error, with_origin
 from runtime.ops import list_ops, reduction_ops, shapes
@@ -717,7 +717,17 @@ def getitem(tensor, key):
         shapes.static_check(_boolean_mask_infer, [tensor, mask])
         return apply(BOOLEAN_MASK, [tensor, mask])
     spec, index_tensors = _index_spec(key)
-    return apply(GETITEM, [tensor, *index_tensors], {"spec": spec})
+    result = apply(GETITEM, [tensor, *index_tensors], {"spec": spec})
+    if result.shape and all(t.ndim == 0 for t in index_tensors):  # (numpy's basic indexing)
+        note_view(tensor, result)
+    return result
+
+
+def note_view(source, view) -> None:
+    """Notes, while tracing, that numpy gives `view` as a view of `source` (see
+    Graph.note_view): an in-place operator on it changes an argument `source` stands for."""
+    if isinstance(view, SymbolicTensor) and isinstance(source, SymbolicTensor):
+        view.op.graph.note_view(source, view)
 
 
 # ---- boolean masks: `x[mask]` ----------------------------------------------------------------

@@ -251,7 +251,8 @@ def _refuse_arrays_changed_in_place(concrete, leaves) -> None:
         if type(leaves[index]) is np.ndarray:
             raise OperatorNotAllowedInGraphError(with_origin(
                 "An in-place operator (`x += y`, `x *= y`, ...) on an argument that is a numpy "
-                "array changes the caller's array in plain Python, and a graph never writes "
+                "array (or on a view of it: a slice `x[1:]`, `x.T`, `x.reshape(...)`) changes "
+                "the caller's array in plain Python, and a graph never writes "
                 "into its arguments. Make a new value and return it (`x = x * y` ... "
                 "`return x`; the caller writes `a = f(a)`), copy first (`x = x.copy()`), or "
                 "pass a tensor (rt.constant(a)), which `x *= y` rebinds.", origin))

@@ -386,6 +386,87 @@ def test_in_place_operator_on_a_new_value_runs(fn):
     np.testing.assert_array_equal(a, [1.0, 2.0])
 
 
+def scale_a_slice(x):
+    y = x[:, 1:]
+    y *= 2.0
+    return y
+
+
+def shift_a_row(x):
+    row = x[0]
+    row -= 1.0
+    return row
+
+
+def add_to_the_transpose(x):
+    t = x.T
+    t += 1.0
+    return t
+
+
+def add_to_a_reshape_in_a_loop(x):
+    flat = x.reshape(-1)
+    for i in range(2):
+        flat += i
+    return flat
+
+
+def scale_a_view_under_an_if(x):
+    y = np.expand_dims(x, 0)[0, 1:]
+    if y.sum() > 0:
+        y *= 2.0
+    return y
+
+
+def scale_an_element(x):
+    v = x[0, 0]  # (a numpy scalar: no view)
+    v *= 2.0
+    return v
+
+
+def scale_picked_rows(x):
+    y = x[np.array([1, 0])]  # (integer-array indexing copies)
+    y *= 2.0
+    return y
+
+
+def scale_a_flattened_copy(x):
+    y = x.flatten()
+    y *= 2.0
+    return y
+
+
+def scale_an_array_copy(x):
+    y = np.array(x)
+    y *= 2.0
+    return y
+
+
+@pytest.mark.parametrize("fn", [scale_a_slice, shift_a_row, add_to_the_transpose,
+                                add_to_a_reshape_in_a_loop, scale_a_view_under_an_if])
+def test_in_place_operator_on_a_view_of_a_numpy_argument_is_refused(fn):
+    # numpy's basic slices, transposes and reshapes are views: plain Python changes the
+    # caller's array through them (it ran silently unchanged before)
+    plain = np.ones((2, 3))
+    fn(plain)
+    assert not np.array_equal(plain, np.ones((2, 3)))
+    a = np.ones((2, 3))
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="view of it"):
+        rt.function(fn)(a)
+    np.testing.assert_array_equal(a, np.ones((2, 3)))
+    t = rt.constant(np.ones((2, 3)))  # a tensor argument: a new value, as in Python
+    np.testing.assert_array_equal(rt.function(fn)(t).numpy(), fn(np.ones((2, 3))))
+
+
+@pytest.mark.parametrize("fn", [scale_an_element, scale_picked_rows, scale_a_flattened_copy,
+                                scale_an_array_copy])
+def test_in_place_operator_on_a_copy_of_a_numpy_argument_runs(fn):
+    a = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(rt.function(fn, numpy_results=True)(a), fn(a.copy()),
+                                  strict=True)
+    np.testing.assert_array_equal(a, np.arange(6.0).reshape(2, 3))
+
+
 @pytest.mark.parametrize("options", [{}, {"jit_compile": "numba"}])
 def test_the_refusals_and_values_compose_with_tapes_and_executors(options):
     if options:

@@ -72,6 +72,25 @@ _METHODS = {
 }
 
 
+def _changes_in_place(name: str, instead: str):
+    def method(self, *args, **kwargs):
+        raise OperatorNotAllowedInGraphError(with_origin(
+            f"x.{name}() changes an array in place, which a tensor cannot (tensors are "
+            f"immutable: a graph never writes into a value, a caller's array included); make "
+            f"a new one: `{instead}`.", user_origin()))
+    method.__name__ = name
+    method.__doc__ = f"ndarray.{name}: refused (it changes the array in place): `{instead}`."
+    return method
+
+
+# ndarray's methods that change the array in place, and what to write instead
+_IN_PLACE = {
+    "sort": "x = np.sort(x)", "fill": "x = np.full_like(x, value)",
+    "put": "x = np.where(mask, v, x)",
+    "partition": "x = np.sort(x)", "resize": "x = np.reshape(x, shape)",
+}
+
+
 # the methods and the attributes
 NAMES = sorted([*_METHODS, "T", "size", "real", "imag", "shape", "ndim", "dtype"])
 
@@ -81,6 +100,8 @@ def install() -> None:
     `ndim` and `dtype` are the tensor's own)."""
     for name, method in _METHODS.items():
         setattr(Tensor, name, method)
+    for name, instead in _IN_PLACE.items():
+        setattr(Tensor, name, _changes_in_place(name, instead))
     Tensor.T = property(_transposed, doc="ndarray.T: the axes reversed.")
     Tensor.real = property(fn.real, doc="ndarray.real: the real parts.")
     Tensor.imag = property(fn.imag, doc="ndarray.imag: the imaginary parts (zeros for real "

@@ -405,3 +405,28 @@ def test_numpy_code_composes_with_gradients_tapes_and_methods():
     w = scaler.w.numpy()
     np.testing.assert_allclose(tape.gradient(y, scaler.w).numpy(),
                                x * (1 - np.tanh(x * w) ** 2), rtol=1e-12)
+
+
+def sorts_in_place(x):
+    y = x * 2.0
+    y.sort()
+    return y
+
+
+def fills_in_place(x):
+    y = x + 0.0
+    y.fill(3.0)
+    return y
+
+
+@pytest.mark.parametrize("fn, instead", [(sorts_in_place, "np.sort"),
+                                         (fills_in_place, "np.full_like")])
+def test_ndarray_methods_that_change_in_place_are_refused_at_the_line(fn, instead):
+    # numpy changes the array; a tensor cannot be changed: a located error that says what to
+    # write (a bare AttributeError before)
+    assert fn(np.array([3.0, 1.0])).tolist() in ([2.0, 6.0], [3.0, 3.0])
+    for run in (lambda: autograph.to_graph(fn)(rt.constant([3.0, 1.0])),
+                lambda: rt.function(fn)(np.array([3.0, 1.0]))):
+        with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match=instead) as info:
+            run()
+        assert "test_numpy_code.py" in str(info.value)

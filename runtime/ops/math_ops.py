@@ -238,11 +238,27 @@ LEFT_SHIFT = _elementwise("LeftShift", "left_shift", accepts=_INTEGERS)
 RIGHT_SHIFT = _elementwise("RightShift", "right_shift", accepts=_INTEGERS)
 
 
+# numpy's arithmetic on two bool arrays: logic for + and * (and their extremes), else numbers
+# of the dtype numpy gives (subtract is numpy's TypeError)
+_LOGIC_OF_BOOLS = {"add": LOGICAL_OR, "multiply": LOGICAL_AND, "maximum": LOGICAL_OR,
+                   "minimum": LOGICAL_AND, "fmax": LOGICAL_OR, "fmin": LOGICAL_AND}
+_NUMBERS_OF_BOOLS = {"divide": dtypes.float64, "true_divide": dtypes.float64,
+                     "floordiv": dtypes.int8, "floor_divide": dtypes.int8, "mod": dtypes.int8,
+                     "remainder": dtypes.int8, "fmod": dtypes.int8, "pow": dtypes.int8,
+                     "power": dtypes.int8}
+
+
 def _binary_op(opdef, x, y, name, strings=False):
     """Arithmetic on two operands of one numeric dtype (strings too when `strings`); weak if
-    both operands are (see runtime.core.tensor_conversion)."""
+    both operands are (see runtime.core.tensor_conversion). On bools as numpy computes it (two
+    Python bools' stand-ins as Python's ints: `True + True` is 2)."""
     weak = weak_result(x, y)
     x, y = binary_operands(x, y, name)
+    if x.dtype.is_bool and (weak or name in _NUMBERS_OF_BOOLS):
+        dtype = dtypes.int64 if weak else _NUMBERS_OF_BOOLS[name]
+        x, y = cast(x, dtype), cast(y, dtype)
+    elif x.dtype.is_bool and name in _LOGIC_OF_BOOLS:
+        return apply(_LOGIC_OF_BOOLS[name], [x, y])
     _refuse_complex(opdef, x.dtype, name)
     if x.dtype not in _NUMBERS | _COMPLEX and not (strings and x.dtype is dtypes.string):
         raise argument_error(

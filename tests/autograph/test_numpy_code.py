@@ -90,7 +90,23 @@ def small_integers(x):
     return np.sum(x), np.prod(x), np.mean(x), np.sin(x), x.std()
 
 
+def bool_arithmetic(x):
+    a, b = x > 0, x < 2
+    with np.errstate(divide="ignore"):
+        return (a * b, a + b, np.maximum(a, b), np.minimum(a, b), a / b, a // b, a % b,
+                a ** b, True * a, a + False, a * 2, np.sum(a * b))
+
+
+def python_bool_arithmetic(c):
+    a = not c  # a Python bool (its stand-in in a graph): arithmetic gives Python ints
+    return a + a, a * a, a - a, a * 3
+
+
 def test_numpy_dtype_rules_for_bools_and_small_integers():
+    # bool arrays multiply and add as numpy's logic (refused before), and Python bools as ints
+    assert_agree(bool_arithmetic, np.array([-1.0, 0.5, 3.0]))
+    assert_agree(python_bool_arithmetic, np.float64(0.0))
+    assert_agree(python_bool_arithmetic, np.float64(1.0))
     assert_agree(bool_reductions, B)
     assert_agree(small_integers, np.array([1, 2, 3], dtype=np.int16))
     assert_agree(small_integers, np.array([1, 2, 3], dtype=np.int8))

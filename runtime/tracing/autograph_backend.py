@@ -233,12 +233,16 @@ class RuntimeBackend(autograph.Backend):
     def to_list(self, value, like):
         if isinstance(value, TensorList):
             return value
-        dtype, _, _ = _item_spec(like)
+        dtype, _, weak = _item_spec(like)
         dtype = widened(dtype, value)
         if all(is_python_scalar(v) and python_scalar_fits(v, dtype)
                or isinstance(v, Tensor) and v.weak and weak_fits(v.dtype, dtype) for v in value):
             # Python numbers (and their stand-ins) take the dtype of the items appended later,
             # if they keep their value
+            return TensorList.from_items(value, dtype)
+        if weak and dtype is dtypes.float64 and all(
+                isinstance(v, Tensor) and v.dtype.is_floating for v in value):
+            # narrower floats that Python floats join later: numpy's array of them is float64
             return TensorList.from_items(value, dtype)
         return TensorList.from_items(value)
 

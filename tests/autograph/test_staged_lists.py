@@ -335,8 +335,20 @@ def python_floats_then_float32(x):
     return np.array(vals), rt.stack(vals).dtype == np.float32
 
 
+def float32_then_python_floats(x):
+    vals = [x[0], x[1]]
+    i = 0
+    while i < x.sum() * 5:  # (a graph loop: float32 items, then Python floats)
+        vals.append(0.5 * i)
+        i += 1
+    if x.sum() > 0:
+        vals.append(1 / 3)
+    return np.array(vals), rt.stack(vals).dtype == np.float32
+
+
 @pytest.mark.parametrize("fn, arg", [
     (floats_in_a_tensor_range, np.int64(4)),
+    (float32_then_python_floats, np.array([0.1, 0.2, 0.3], np.float32)),
     (floats_in_a_tensor_if, np.arange(3.0)),
     (floats_in_a_tensor_if, -np.arange(3.0)),
     (thirds_in_a_while, np.float64(3.0)),

@@ -2,8 +2,8 @@
 
 The graph is written as Python the way the default executor writes it (`If` as `if`/`else`,
 `While` as `while`), but each op becomes an expression that numba's `njit` compiles: its NUMBA
-rule (runtime/executor/numba_rules.py, which also says where results may differ from the
-default executor's). The function is compiled for the argument types of its signature on the
+rule (runtime/executor/numba_rules.py; numba_exactness.py says where results may differ from
+the default executor's). The function is compiled for the argument types of its signature on the
 first call, and its machine code kept in the cache directory for the next process. Where
 numba's code raises for values the kernel fails on (an index past the end, a max of nothing, a
 negative dim, a failed assertion), the error names the op that can fail so, at the user's line
@@ -23,7 +23,7 @@ from runtime import config
 from runtime.core import dtypes
 from runtime.core.generated_code import InlineCall
 from runtime.errors import NoLoweringError, located_kind, with_origin
-from runtime.executor import codegen, interpreter, numba_rules
+from runtime.executor import codegen, interpreter, numba_exactness, numba_rules
 from runtime.ops import (
     array_ops,
     io_ops,
@@ -55,7 +55,7 @@ class NumbaEmitter(codegen.Emitter):
         rule = op.opdef.rule(NUMBA)
         half = any(t.dtype is dtypes.float16 for t in (*op.inputs, *op.outputs))
         if rule is None or half:
-            reason = numba_rules.FLOAT16 if half else op.opdef.lacking.get(
+            reason = numba_exactness.FLOAT16 if half else op.opdef.lacking.get(
                 NUMBA, "it has no numba lowering")
             raise NoLoweringError(with_origin(
                 f"jit_compile='numba' cannot compile the {op.type} op ({reason}). Use the default "

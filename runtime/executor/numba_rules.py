@@ -3,18 +3,12 @@
 An op declared as a numpy ufunc (`Elementwise.ufunc`, see ops/math_ops.py) is that ufunc,
 `np.<ufunc>(...)`; the table at the end registers the rules of the other ops (and of the
 ufuncs written otherwise) against the op objects, and lists the ops without one, each with its
-reason. Results equal the default executor's bit for bit, except for the ops that `exact` says
-no to, FLOAT_SUMS and FLOAT_EXTREMA, which may differ: the math functions declared not exact
-(exp, log, sin, cos, tanh, sigmoid: numba takes them from LLVM's math library, numpy from its
-own: a few ulp; `**` of arrays, whose numpy loop rounds otherwise than the C library's pow that
-scalars get in both), matmul (numba's BLAS comes through SciPy), softmax (an exp and a sum) and
-float (and complex) sums and means (numba adds in another order than numpy's pairwise sums, but
-of a 1-d float array, which `pairwise_sum_` adds in numpy's order) in the last bits; max and
-min reductions of floats in the sign of a zero result. For the rest (maximum, minimum and
-clipping with numpy's signs of zeros too), scalar results are converted to the op's dtype
-(numba computes integer scalars in int64) and numbers in expressions are typed constants of the
-op's dtype. numba's reductions take no axis (np.sum one, slowly): a reduction over some axes
-runs over each row of the values along them (`_by_rows`).
+reason. Results equal the default executor's bit for bit except where numba_exactness says they
+may differ (LLVM's math functions, numba's BLAS, float sums in another order, signs of zero
+extrema). Scalar results are converted to the op's dtype (numba computes integer scalars in
+int64) and numbers in expressions are typed constants of the op's dtype. numba's reductions take
+no axis (np.sum one, slowly): a reduction over some axes runs over each row of the values along
+them (`_by_rows`).
 """
 
 from __future__ import annotations
@@ -24,7 +18,7 @@ import numpy as np
 from runtime import variables
 from runtime.core import dtypes
 from runtime.errors import NoLoweringError, with_origin
-from runtime.executor import codegen, numba_helpers, numba_lists
+from runtime.executor import numba_helpers, numba_lists
 from runtime.ops import (
     array_ops,
     creation_ops,
@@ -200,6 +194,9 @@ def _product(items) -> str:
     return " * ".join(([str(known)] if known != 1 or not unknown else []) + unknown)
 
 
+# Sums and means: of floats (and complex numbers) numba adds in another order than numpy's
+# pairwise sums (numba_exactness), except where `pairwise` says.
+FLOAT_SUMS = frozenset({reduction_ops.SUM, reduction_ops.MEAN})
 # The longest 1-d float array numba sums in numpy's order: `pairwise_sum_` is scalar code,
 # 2.5x slower than numba's own sum (2.8 ms against 1.2 on 1e6 float32s, W3b), so longer ones
 # (and those of a length known only when the graph runs) are summed numba's way.
@@ -670,80 +667,6 @@ def _assert(op, a, typed):
     at its line (see _failing_ops)."""
     holds = a[0] if len(op.inputs[0].shape) == 0 else f"np.all({a[0]})"
     return f"if not {holds}: raise AssertionError({op.name!r})"
-
-
-def exact(opdef) -> bool:
-    """Whether numba computes `opdef` bit for bit as numpy does: not a math function declared
-    not exact (LLVM's math library, not numpy's: a few ulp), not matmul (numba's BLAS; integer
-    matmul is exact: see lowers_exactly) and not softmax (LLVM's exp, and a sum). Float (and
-    complex) sums and means are not exact either (FLOAT_SUMS)."""
-    return opdef not in (math_ops.MATMUL, math_ops.SOFTMAX) and (
-        opdef.elementwise is None or opdef.elementwise.exact)
-
-
-def lowers_exactly(graph) -> bool:
-    """Whether numba computes every op of `graph` bit for bit as the default executor does
-    (each op `exact`, no float or complex sum, no float max or min reduction, and a NUMBA rule
-    for each op)."""
-    return next(not_lowered_exactly(graph), None) is None
-
-
-def why_not_lowered_exactly(graph) -> str | None:
-    """The first op of `graph` that numba does not compute bit for bit, at the user's line, and
-    why ("Tanh op 'tanh_3', line 12: numba's Tanh may differ ..."); None when there is none."""
-    for op, why in not_lowered_exactly(graph):
-        line = f", line {op.origin.lineno}" if op.origin is not None else ""
-        return f"{op.type} op '{op.name}'{line}: {why}"
-    return None
-
-
-def not_lowered_exactly(graph):
-    """(op, why) for each op of `graph` that numba does not compute bit for bit as the default
-    executor does (see lowers_exactly)."""
-    appends = {id(push) for op in graph.walk() if op.opdef is WHILE
-               for push in codegen.append_only(op).values()}  # (the emitter writes them)
-    for op in graph.walk():
-        if id(op) in appends:
-            continue
-        if any(t.dtype is dtypes.float16 for t in (*op.inputs, *op.outputs)):
-            yield op, FLOAT16
-            continue
-        if op.opdef in (PLACEHOLDER, CONST, IF, WHILE):
-            continue
-        if op.opdef.rule(NUMBA) is None:
-            yield op, op.opdef.lacking.get(NUMBA, "numba does not lower it")
-        elif not exact(op.opdef) and not (
-                op.opdef is math_ops.MATMUL and op.outputs[0].dtype.is_integer) and not (
-                _scalar_float_power(op)):
-            yield op, f"numba's {op.type} may differ from numpy's in the last bits"
-        elif op.opdef in FLOAT_SUMS and _inexact_sum(op.inputs[0].dtype) and not pairwise(op):
-            yield op, "numba adds in another order than numpy's pairwise sum"
-        elif op.opdef in FLOAT_EXTREMA and op.inputs[0].dtype.is_floating:
-            yield op, "the sign of a zero result may differ from numpy's"
-
-
-FLOAT16 = "numba has no float16 (cast to float32 first)"
-
-
-def _scalar_float_power(op) -> bool:
-    """Whether `op` is a Pow of float scalars: the default executor computes it with numpy
-    scalars' `**`, the C library's pow, which numba calls too (checked: the same bits on 200,000
-    pairs of float32 and of float64, signed zeros, infinities and NaN included); np.power of
-    arrays is numpy's own loop, which rounds some results otherwise."""
-    return op.opdef is math_ops.POW and all(
-        len(t.shape) == 0 and t.dtype.is_floating for t in (*op.inputs, *op.outputs))
-
-
-def _inexact_sum(dtype) -> bool:
-    return dtype.is_floating or dtype.is_complex
-
-
-# Sums and means of floats (and complex numbers): numba adds in another order than numpy's
-# pairwise sums.
-FLOAT_SUMS = frozenset({reduction_ops.SUM, reduction_ops.MEAN})
-# Max and min of floats: of 0.0 and -0.0, numba's keep the first, numpy's (in SIMD lanes) may
-# give the other, so the sign of a zero result may differ.
-FLOAT_EXTREMA = frozenset({reduction_ops.MAX, reduction_ops.MIN})
 
 
 def _may_be_empty(op) -> bool:

@@ -8,8 +8,8 @@ default executor by turns, timing each as the caller calls, and later calls run 
 one (a tiny graph is often faster as it is). No call ever waits for numba, and results never change:
 only graphs that numba computes bit for bit as the default executor does move (no exp, log,
 sin, cos, tanh or sigmoid, no `**` of arrays, and no float sums but of 1-d arrays: see
-numba_rules.lowers_exactly); the others, graphs of more than MAX_OPS ops, and every graph when
-numba is not installed, stay where they are. A call whose arguments numba did not compile for
+numba_exactness.lowers_exactly); the others, graphs of more than MAX_OPS ops, and every graph
+when numba is not installed, stay where they are. A call whose arguments numba did not compile for
 (another memory layout), or that fails on numba, runs on the default executor (whose value or
 located error it gives). `place(graph)` says where a graph
 runs now, and why (concrete.executor, rt.explain, rt.profile).
@@ -56,9 +56,9 @@ def compile_graph(graph, swap):
     if importlib.util.find_spec("numba") is None:
         _set_place(graph, "the default executor (numba is not installed)")
         return run, generated
-    from runtime.executor import numba_rules
+    from runtime.executor import numba_exactness
 
-    why = numba_rules.why_not_lowered_exactly(graph)
+    why = numba_exactness.why_not_lowered_exactly(graph)
     if why is not None:
         _set_place(graph, f"the default executor (numba would not compute it bit for bit: {why})")
         return run, generated

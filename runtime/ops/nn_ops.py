@@ -41,7 +41,7 @@ from runtime.ops.registry import (
 
 _NO_NUMBA = ("not lowered to numba: numba's np.max and np.sum take no axis, and its exp, log "
              "and float sums differ from numpy's in the last bits, where jit_compile='auto' "
-             "(numba_rules.lowers_exactly) would take the lowering as exact")
+             "(numba_exactness.lowers_exactly) would take the lowering as exact")
 
 
 def _floats(x, what: str):

@@ -27,7 +27,7 @@ import autograph
 from autograph.conversion import convert_function
 from runtime.core.tensor import Tensor
 from runtime.errors import NoLoweringError
-from runtime.executor import codegen, numba_rules
+from runtime.executor import codegen, numba_exactness
 from runtime.executor import registry as executors
 from runtime.ops.registry import PLACEHOLDER
 from runtime.passes import run_passes
@@ -144,7 +144,7 @@ def _runs_on(original, optimized, args, kwargs) -> str:
     default = executors.place(None, optimized)
     if importlib.util.find_spec("numba") is None:
         return default
-    why = numba_rules.why_not_lowered_exactly(optimized)  # (the graph "auto" compiles)
+    why = numba_exactness.why_not_lowered_exactly(optimized)  # (the graph "auto" compiles)
     if why is not None:
         return (f"{default}; jit_compile='auto' would keep it there: numba would not compute it "
                 f"bit for bit ({why})")

@@ -9,7 +9,7 @@ import pytest
 import runtime as rt
 from benchmarks import workloads
 from runtime import config
-from runtime.executor import numba_rules
+from runtime.executor import numba_exactness, numba_rules
 from runtime.ops.registry import NUMBA, REGISTRY, apply
 
 numba = pytest.importorskip("numba")
@@ -98,7 +98,7 @@ def test_every_lowered_op_matches_the_default_executor(name):
                 assert (dtype.is_complex and "complex" in str(e)) or (  # numpy refuses what
                     name == "Pow" and "integer Pow" in str(e))  # numba's int power would give
                 continue
-            inexact = not numba_rules.exact(opdef) or (
+            inexact = not numba_exactness.exact(opdef) or (
                 opdef in numba_rules.FLOAT_SUMS and dtype.is_floating)
             _same(want, got, ulps=4 if inexact else 0)
             cases += 1
@@ -144,7 +144,7 @@ def test_integer_matmul_is_exact_and_wraps_as_numpys(dtype):
     _agree(integer_matmuls, rt.constant(a), rt.constant(b), rt.constant(c))
     graph = rt.function(integer_matmuls).get_concrete_function(
         rt.constant(a), rt.constant(b), rt.constant(c)).graph
-    assert numba_rules.lowers_exactly(graph)  # so "auto" may move it
+    assert numba_exactness.lowers_exactly(graph)  # so "auto" may move it
 
 
 def test_an_integer_matmul_of_inner_dims_that_differ_is_a_located_error():
@@ -360,7 +360,7 @@ def test_softmax_is_within_a_few_ulp_and_not_exact():
     z = rt.constant(rng.normal(size=(2, 3, 4)))
     _agree(fn, x, y, z, ulps=8)
     graph = rt.function(fn).get_concrete_function(x, y, z).graph
-    assert not numba_rules.lowers_exactly(graph)
+    assert not numba_exactness.lowers_exactly(graph)
 
 
 def test_which_graphs_lower_exactly():
@@ -381,7 +381,7 @@ def test_which_graphs_lower_exactly():
     for fn, expected in ((exact, True), (summed, False), (whole_numbers, True),
                          (float_extremum, False)):
         graph = rt.function(fn).get_concrete_function(x, i).graph
-        assert numba_rules.lowers_exactly(graph) is expected, fn.__name__
+        assert numba_exactness.lowers_exactly(graph) is expected, fn.__name__
 
 
 def _scalar_power(x, y):
@@ -404,7 +404,7 @@ def test_a_power_of_float_scalars_is_exact_and_of_arrays_is_not(dtype):
     scalars = native.get_concrete_function(dtype(1), dtype(2)).graph
     arrays = rt.function(_scalar_power).get_concrete_function(
         rt.constant(np.ones(3, dtype)), rt.constant(np.ones(3, dtype))).graph
-    assert numba_rules.lowers_exactly(scalars) and not numba_rules.lowers_exactly(arrays)
+    assert numba_exactness.lowers_exactly(scalars) and not numba_exactness.lowers_exactly(arrays)
 
 
 def test_complex_reductions_say_why_not():
@@ -412,7 +412,7 @@ def test_complex_reductions_say_why_not():
     with pytest.raises(rt.errors.NoLoweringError, match="complex"):
         rt.function(lambda c: rt.reduce_max(c), jit_compile="numba")(c)
     graph = rt.function(lambda c: rt.reduce_sum(c)).get_concrete_function(c).graph
-    assert not numba_rules.lowers_exactly(graph)  # complex sums add in another order too
+    assert not numba_exactness.lowers_exactly(graph)  # complex sums add in another order too
 
 
 def test_ranges_are_exact():
@@ -546,7 +546,7 @@ def test_assertions_raise_the_users_message_at_the_users_line():
     with pytest.raises(rt.errors.InvalidArgumentError,
                        match=r"^Assertion failed: x must be positive(.|\n)*the assertion's line"):
         native(rt.constant([1.0, -2.0]))
-    assert numba_rules.lowers_exactly(native.get_concrete_function(rt.constant([1.0])).graph)
+    assert numba_exactness.lowers_exactly(native.get_concrete_function(rt.constant([1.0])).graph)
 
 
 def test_python_numbers_are_checked_as_in_the_default_executor():
@@ -635,7 +635,7 @@ def test_float16_is_not_lowered_and_not_said_to_be():
     x = rt.constant(np.float16([1.5, 2.0]))
     with pytest.raises(rt.errors.NoLoweringError, match=r"(?s)float16.*the float16 line"):
         rt.function(fn, jit_compile="numba")(x)
-    assert not numba_rules.lowers_exactly(rt.function(fn).get_concrete_function(x).graph)
+    assert not numba_exactness.lowers_exactly(rt.function(fn).get_concrete_function(x).graph)
 
 
 def weighted_counts_total(x, w):
@@ -844,9 +844,9 @@ def test_sums_of_vectors_are_numpys_pairwise_bits(dtype):
                 assert got.numpy().tobytes() == want.numpy().tobytes() or (
                     np.isnan(want.numpy()).all() and np.isnan(got.numpy()).all()), (n, x[:3])
     graph = native.get_concrete_function(np.ones(3, dtype)).graph
-    assert numba_rules.lowers_exactly(graph)
+    assert numba_exactness.lowers_exactly(graph)
     longer = native.get_concrete_function(np.ones(numba_rules.PAIRWISE_MAX + 1, dtype)).graph
-    assert not numba_rules.lowers_exactly(longer)  # (numba's faster order, said)
+    assert not numba_exactness.lowers_exactly(longer)  # (numba's faster order, said)
 
 
 def _thirds(x):

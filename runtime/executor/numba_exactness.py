@@ -6,15 +6,18 @@ them from LLVM's math library, numpy from its own: a few ulp; `**` of arrays, wh
 rounds otherwise than the C library's pow that scalars get in both), float matmul (numba's BLAS
 comes through SciPy), softmax (an exp and a sum), float (and complex) sums and means (numba adds
 in another order than numpy's pairwise sums, except of a 1-d float array, which
-`numba_rules.pairwise` adds in numpy's order), max and min reductions of floats (the sign of a
+`numba_reductions.pairwise` adds in numpy's order), max and min reductions of floats (the sign of a
 zero result), float16 (numba has none), and every op without a NUMBA rule.
 """
 
 from __future__ import annotations
 
 from runtime.core import dtypes
-from runtime.executor import codegen
-from runtime.executor.numba_rules import FLOAT_SUMS, pairwise
+from runtime.executor import (
+    codegen,
+    numba_rules,  # noqa: F401 - registers the NUMBA rules read here
+)
+from runtime.executor.numba_reductions import FLOAT_SUMS, pairwise
 from runtime.ops import math_ops, reduction_ops
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.registry import CONST, NUMBA, PLACEHOLDER

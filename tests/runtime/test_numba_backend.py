@@ -9,7 +9,7 @@ import pytest
 import runtime as rt
 from benchmarks import workloads
 from runtime import config
-from runtime.executor import numba_exactness, numba_rules
+from runtime.executor import numba_exactness, numba_reductions
 from runtime.ops.registry import NUMBA, REGISTRY, apply
 
 numba = pytest.importorskip("numba")
@@ -99,7 +99,7 @@ def test_every_lowered_op_matches_the_default_executor(name):
                     name == "Pow" and "integer Pow" in str(e))  # numba's int power would give
                 continue
             inexact = not numba_exactness.exact(opdef) or (
-                opdef in numba_rules.FLOAT_SUMS and dtype.is_floating)
+                opdef in numba_reductions.FLOAT_SUMS and dtype.is_floating)
             _same(want, got, ulps=4 if inexact else 0)
             cases += 1
     assert cases
@@ -845,7 +845,7 @@ def test_sums_of_vectors_are_numpys_pairwise_bits(dtype):
                     np.isnan(want.numpy()).all() and np.isnan(got.numpy()).all()), (n, x[:3])
     graph = native.get_concrete_function(np.ones(3, dtype)).graph
     assert numba_exactness.lowers_exactly(graph)
-    longer = native.get_concrete_function(np.ones(numba_rules.PAIRWISE_MAX + 1, dtype)).graph
+    longer = native.get_concrete_function(np.ones(numba_reductions.PAIRWISE_MAX + 1, dtype)).graph
     assert not numba_exactness.lowers_exactly(longer)  # (numba's faster order, said)
 
 

@@ -39,12 +39,19 @@ from runtime.core.tensor_conversion import (
     is_python_scalar,
     is_weak,
     packed_dtype,
+    python_scalar_fits,
     register_conversion,
     weak_dtype,
     weak_join,
 )
 from runtime.errors import OperatorNotAllowedInGraphError, a_or_an, with_origin
 from runtime.ops import basic_ops, list_ops
+
+# What a list tensor's `weak` says about its items: False, tensors as they are; WEAK, Python
+# numbers (their stand-ins) held at Python's width; MIXED, Python numbers and narrower tensors
+# widened to it (numpy's array of the Python list has that width, but the items' types differ
+# one by one, so they are not read back singly).
+WEAK, MIXED = True, 2
 
 
 class TensorList:
@@ -76,8 +83,8 @@ class TensorList:
                 else:
                     dtype = widened(sample.dtype, items) if strong else functools.reduce(
                         weak_join, [_weak_dtype(i) for i in items])
-            # (strong items of another dtype widen: the list stands for Python numbers then)
-            weak = not strong or dtype is not _dtype_of(sample)
+            # (strong items of another dtype widen: Python numbers and those then)
+            weak = WEAK if not strong else MIXED if dtype is not _dtype_of(sample) else False
             element_shape = _item_tensor(sample, dtype, weak).shape
         elif dtype is None:
             _empty_item()
@@ -99,8 +106,27 @@ class TensorList:
 
     @property
     def weak(self) -> bool:
-        """Whether the items stand for Python numbers (see the module's docstring)."""
-        return self.handle.weak
+        """Whether the items stand for Python numbers (see the module's docstring), or some do
+        and the others were widened to their width (`mixed`)."""
+        return bool(self.handle.weak)
+
+    @property
+    def mixed(self) -> bool:
+        """Whether Python numbers and narrower values widened to their width share the list: its
+        items cannot be read one by one (their types differ), only all together (np.array)."""
+        return self.handle.weak == MIXED
+
+    def check_items_readable(self) -> None:
+        """Raises where the items cannot be read one by one (a `mixed` list), at the user's
+        line."""
+        if self.mixed:
+            raise TypeError(with_origin(
+                "This list, built by graph code, holds Python numbers and narrower numpy values "
+                f"(float32, int32...), held together as {self.dtype.name} (numpy's array of the "
+                "list has that dtype: np.array(lst) works), but its items differ in type one by "
+                "one, which a graph list cannot keep apart, so they cannot be read singly "
+                "(lst[i], pop, a `for` over it, sum, max). Make them one type (append float(v) "
+                "or np.float32(0.5)), or read the items of np.array(lst).", user_origin()))
 
     # ---- changing the list ----
     def append(self, item) -> None:
@@ -114,7 +140,8 @@ class TensorList:
             raise NotImplementedError(
                 "pop(i) of a list built by graph code takes only the last item (pop()); "
                 "index it with lst[i] instead.")
-        weak = self.weak
+        self.check_items_readable()
+        weak = self.handle.weak
         handle, item = list_ops.pop_back(self.handle)
         self.handle = _made(handle, weak)
         return present(_made(item, weak))
@@ -123,7 +150,7 @@ class TensorList:
         """Appends each of `items` (a list, tuple or TensorList)."""
         if isinstance(items, TensorList):
             self.handle = _made(list_ops.concat_lists(self.handle, items.handle),
-                                self.weak and items.weak)
+                                _joined(self.handle.weak, items.handle.weak))
             return
         for item in items:
             self.append(item)
@@ -142,8 +169,8 @@ class TensorList:
     def __radd__(self, other):
         if not isinstance(other, list):
             return NotImplemented
-        return TensorList.from_items(other, self.dtype, self.element_shape,
-                                     self.weak and all(map(_is_weak_item, other))) + self
+        # (an empty `other` keeps this list's weakness)
+        return TensorList.from_items(other, self.dtype, self.element_shape, self.handle.weak) + self
 
     def __iadd__(self, other):
         self.extend(other)
@@ -155,7 +182,8 @@ class TensorList:
             raise TypeError(
                 "slicing a list built by graph code is not supported; stack it first "
                 "(rt.stack(lst)[a:b]) or index single items.")
-        return present(_made(list_ops.get_item(self.handle, _index(index)), self.weak))
+        self.check_items_readable()
+        return present(_made(list_ops.get_item(self.handle, _index(index)), self.handle.weak))
 
     def size(self) -> SymbolicTensor:
         """The number of items, a scalar int32 tensor (what `len(lst)` gives in converted
@@ -178,6 +206,7 @@ class TensorList:
     def numbers(self) -> SymbolicTensor:
         """The items stacked as a 1-D tensor for Python's builtins (`sum`, `max`) to go through:
         weak (Python numbers' stand-ins) when they are."""
+        self.check_items_readable()
         return _made(list_ops.stack(self.handle), self.weak)
 
     def __len__(self):
@@ -230,20 +259,21 @@ class TensorList:
                 f"{list(self.element_shape)}, in graph {self.handle.op.graph.name!r}>")
 
     def _item(self, item) -> tuple:
-        """`item` as a tensor this list holds, and whether the list then still holds Python
-        numbers: it does if they are, or a narrower tensor's values widened to their width (a
-        list of Python floats and float32 values: np.array makes float64, rt.stack float32)."""
+        """`item` as a tensor this list holds, and the list's weakness then: WEAK while it holds
+        Python numbers, MIXED once a narrower tensor's values widen to their width (a list of
+        Python floats and float32 values: np.array makes float64, rt.stack float32)."""
         item = _as_item(item)
         tensor = _item_tensor(item, self.dtype, self.weak)
-        widened = isinstance(item, Tensor) and item.dtype is not tensor.dtype and not item.weak
-        return tensor, self.weak and (widened or _is_weak_item(item))
+        if isinstance(item, Tensor) and item.dtype is not tensor.dtype and not item.weak:
+            return tensor, self.handle.weak and MIXED
+        return tensor, self.handle.weak if _is_weak_item(item) else False
 
 
 def widened(dtype: dtypes.DType, items) -> dtypes.DType:
     """The dtype of a list holding `items` and tensors of `dtype`: float64 where a Python float
-    (or its stand-in) meets narrower float tensors, as in numpy's array of the list (the list
-    is then weak: rt.stack of it gives `dtype`, as of the Python list), else `dtype`."""
-    if dtype.is_floating and dtype.np_dtype.itemsize < 8 and any(
+    (or its stand-in) meets float32 tensors, as in numpy's array of the list (the list is then
+    MIXED: rt.stack of it gives float32, as of the Python list), else `dtype`."""
+    if dtype is dtypes.float32 and any(
             isinstance(i, float) or isinstance(i, SymbolicTensor) and i.weak
             and i.dtype.is_floating for i in items):
         return dtypes.float64
@@ -254,7 +284,12 @@ def _dtype_of(item) -> dtypes.DType:
     return item.handle.dtype if isinstance(item, TensorList) else item.dtype
 
 
-def _made(tensor: SymbolicTensor, weak: bool) -> SymbolicTensor:
+def _joined(a, b):
+    """The weakness of two lists' items together (see WEAK, MIXED)."""
+    return max(a, b) if a and b else False
+
+
+def _made(tensor: SymbolicTensor, weak) -> SymbolicTensor:
     """`tensor`, a list op's output, marked as standing for Python numbers or not."""
     tensor.weak = weak
     return tensor
@@ -328,18 +363,22 @@ def _is_list_like(value) -> bool:
 
 def _item_tensor(item, dtype, weak_list=False) -> Tensor:
     """`item` as a tensor that a list of `dtype` items can hold (a Python number or weak tensor
-    converts if it keeps its value; in a list of Python numbers, a narrower float or integer
-    tensor widens, as numpy's array of them would)."""
+    converts if it keeps its value: 0.5 never joins a list of ints; in a list of Python numbers,
+    a narrower float or integer tensor widens, as numpy's array of them would)."""
     if isinstance(item, TensorList):
         if item.handle.dtype is dtype:
             return item.handle
+    elif is_python_scalar(item):
+        if python_scalar_fits(item, dtype):
+            return convert_to_tensor(item, dtype)
     elif not dtype.is_list:
         try:
             return convert_to_tensor(item, dtype)
         except TypeError:
             if weak_list and isinstance(item, Tensor) and _widens(item.dtype, dtype):
                 return basic_ops.cast(item, dtype)
-    got = item.handle.dtype if isinstance(item, TensorList) else item.dtype
+    got = (item.handle.dtype if isinstance(item, TensorList) else weak_dtype(item)
+           if is_python_scalar(item) else item.dtype)
     raise TypeError(with_origin(
         f"A list built by graph code holds items of one dtype: this one holds {dtype.name} "
         f"items and cannot take {a_or_an(got.name)} item. Use rt.cast so that all items have one "

@@ -126,6 +126,9 @@ def _binary(name, rt_fn, compares=False):
         a, b = operands(x1, x2)
         if dtype is not None:
             a, b = _cast_to(_tensor(a), dtype), _cast_to(_tensor(b), dtype)
+        if builtins.all(isinstance(v, Tensor) and v.dtype.is_bool or isinstance(v, (bool, np.bool_))
+               for v in (a, b)):  # numpy's bools, not Python's: np.add(True, True) is True
+            a, b = [python_builtins.strong(v) if isinstance(v, Tensor) else v for v in (a, b)]
         return rt_fn(a, b)
 
     return _named(name, fn, f"numpy.{name}, elementwise with broadcasting.")

@@ -86,8 +86,9 @@ def _changes_in_place(name: str, instead: str):
 # ndarray's methods that change the array in place, and what to write instead
 _IN_PLACE = {
     "sort": "x = np.sort(x)", "fill": "x = np.full_like(x, value)",
-    "put": "x = np.where(mask, v, x)",
-    "partition": "x = np.sort(x)", "resize": "x = np.reshape(x, shape)",
+    "put": "x = np.where((np.arange(x.size) == i).reshape(x.shape), v, x) for a flat index i",
+    "partition": "x = np.sort(x)",
+    "resize": "x = np.concatenate([x.ravel(), np.zeros(extra)]).reshape(shape)",
 }
 
 

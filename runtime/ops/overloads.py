@@ -101,7 +101,11 @@ def _iter_eager(self):
 
 def _iter_symbolic(self):
     if self.shape and self.shape[0] is not None:
-        return iter(array_ops.unstack(self))
+        rows = array_ops.unstack(self)
+        for row in rows:  # (numpy's rows of an array are views of it: `a, b = x`)
+            if row.shape:
+                array_ops.note_view(self, row)
+        return iter(rows)
     self.note_unknown_length()
     self._not_allowed("Iterating over {}",
                       "Let autograph convert the `for` loop, or use rt.while_loop.")

@@ -209,6 +209,7 @@ class RuntimeBackend(autograph.Backend):
         if isinstance(iterated, tuple):
             return tuple(self.item_placeholder(t) for t in iterated)
         if isinstance(iterated, TensorList):
+            iterated.check_items_readable()
             item = context.current_graph().add_input(iterated.dtype, iterated.element_shape)
         else:  # (a `range` stands for Python ints: weak)
             item = context.current_graph().add_input(iterated.dtype, iterated.shape[1:])

@@ -224,12 +224,18 @@ def _same_python_value(a, b) -> bool:
     return is_python_scalar(a) and type(a) is type(b) and a == b and repr(a) == repr(b)
 
 
+def _joinable(a, b) -> bool:
+    """Whether weak values of dtypes `a` and `b` join (lists only of one dtype: a list tensor is
+    not cast)."""
+    return a is b or not (a.is_list or b.is_list)
+
+
 def _cond_join(a, b, names, i):
     """(dtype, weak) of an output that is `a` in the true branch and `b` in the false one: two
     weak values stay weak (promoted: int and float give float); next to a strong tensor, a weak
     value takes its dtype if it keeps its value."""
     (da, wa), (db, wb) = _spec(a), _spec(b)
-    if wa and wb:
+    if wa and wb and _joinable(da, db):
         dtype = weak_join(da, db)
         for value, side in ((a, "true"), (b, "false")):
             # a Python int past int64, or one a float64 rounds (next to a float on the other
@@ -240,7 +246,7 @@ def _cond_join(a, b, names, i):
                     f"which a graph's {dtype.name} cannot hold exactly; compute it where no "
                     "tensor decides the branch (outside this `if`), or keep it within int64 "
                     "(and, next to a float on the other path, within 2**53).", user_origin()))
-        return dtype, True
+        return dtype, max(wa, wb)  # (a list's weakness: the most mixed, tensor_list.MIXED)
     dtype = db if wa else da
     if not (_fits(a, dtype) and _fits(b, dtype)):
         raise TypeError(
@@ -340,7 +346,7 @@ def _loop_join(before, out, names, i):
                 user_origin(),
             )
         )
-    if weak and out_weak:
+    if weak and out_weak and _joinable(dtype, out_dtype):
         joined = weak_join(dtype, out_dtype)
         if not _holds(out, joined):  # a Python int past int64 (or one float64 rounds)
             raise TypeError(with_origin(
@@ -348,7 +354,7 @@ def _loop_join(before, out, names, i):
                 f"iteration, which a graph's {joined.name} cannot hold exactly; compute it where "
                 "no tensor decides the loop, or keep it within int64 (and, next to floats, within "
                 "2**53).", user_origin()))
-        return joined, True, merged
+        return joined, max(weak, out_weak), merged
     if weak:  # a weak variable takes the dtype of the strong value the body gives it
         return out_dtype, False, merged
     if not _fits(out, dtype):

@@ -99,7 +99,9 @@ def bool_arithmetic(x):
 
 def python_bool_arithmetic(c):
     a = not c  # a Python bool (its stand-in in a graph): arithmetic gives Python ints
-    return a + a, a * a, a - a, a * 3
+    b = bool(c)  # numpy's functions of Python bools give numpy's bools (and int8)
+    return (a + a, a * a, a - a, a * 3, np.add(a, b), np.maximum(a, b), np.multiply(a, True),
+            np.floor_divide(a, True))
 
 
 def test_numpy_dtype_rules_for_bools_and_small_integers():

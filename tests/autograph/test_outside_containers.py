@@ -418,6 +418,12 @@ def scale_a_view_under_an_if(x):
     return y
 
 
+def double_an_unpacked_row(x):
+    first, _ = x  # (numpy's rows are views)
+    first *= 2.0
+    return first
+
+
 def scale_an_element(x):
     v = x[0, 0]  # (a numpy scalar: no view)
     v *= 2.0
@@ -443,7 +449,8 @@ def scale_an_array_copy(x):
 
 
 @pytest.mark.parametrize("fn", [scale_a_slice, shift_a_row, add_to_the_transpose,
-                                add_to_a_reshape_in_a_loop, scale_a_view_under_an_if])
+                                add_to_a_reshape_in_a_loop, scale_a_view_under_an_if,
+                                double_an_unpacked_row])
 def test_in_place_operator_on_a_view_of_a_numpy_argument_is_refused(fn):
     # numpy's basic slices, transposes and reshapes are views: plain Python changes the
     # caller's array through them (it ran silently unchanged before)

@@ -381,3 +381,47 @@ def test_rt_stack_of_a_graph_list_of_python_floats_is_float32():
     for result in rt.function(stacked)(np.int64(3)):
         assert result.dtype == rt.float32
         np.testing.assert_array_equal(result.numpy(), np.float32([0.0, 0.1, 0.2]))
+
+
+def float_into_a_list_of_ints(n):
+    vals = []
+    for i in range(n):
+        vals.append(i)
+    vals.append(0.5)
+    return np.array(vals)
+
+
+def test_a_python_float_never_joins_a_graph_list_of_ints_silently():
+    # (it was truncated to 0 for a while: Python numbers must keep their value)
+    with pytest.raises(TypeError, match="holds int64 items and cannot take a float64"):
+        rt.function(float_into_a_list_of_ints)(np.int64(3))
+
+
+def read_a_mixed_list(x):
+    vals = [0.5]
+    for v in x:  # (float32 values join Python floats: numpy's array of them is float64)
+        vals.append(v)
+    return vals[1] * 3.0
+
+
+def test_a_list_of_python_numbers_and_narrower_values_is_read_only_whole():
+    # its items differ in type one by one (a Python float, a numpy float32), which a graph list
+    # cannot keep apart: reading one is a located error; np.array of it is numpy's
+    with pytest.raises(TypeError, match="cannot be read singly") as info:
+        rt.function(read_a_mixed_list)(np.float32([0.1, 0.7]))
+    assert "test_staged_lists.py" in str(info.value)
+    assert_agree(python_floats_then_float32, np.arange(3, dtype=np.float32))
+
+
+def int_or_float_list(x):
+    vals = []
+    if x.sum() > 0:
+        vals.append(1)
+    else:
+        vals.append(0.5)
+    return np.array(vals)
+
+
+def test_lists_of_two_dtypes_from_two_branches_say_to_cast():
+    with pytest.raises(TypeError, match="list<int64>.*list<float64>.*rt.cast"):
+        rt.function(int_or_float_list)(np.arange(3.0))

@@ -27,8 +27,10 @@ def converted_call(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         return operators.format_string(f.__self__, *args, **kwargs)  # `template.format(...)`
     if is_numpy_function(f):
         backend = backends.tensor_backend_any((*args, *kwargs.values()))
-        if backend is None and _is_numpy_random(f):  # drawn while tracing, they would be
-            backend = backends.building_graph()  # frozen into the graph: the library draws
+        if backend is None and (_is_numpy_random(f) or _sets_numpy_errors(f)):
+            # drawn while tracing, numbers would be frozen into the graph, and an error state
+            # set then would not hold when the graph runs: the library decides
+            backend = backends.building_graph()
         if backend is not None:  # numpy's function on tensors: the library computes it
             return backend.numpy_call(f, args, kwargs)
     if type(f) is types.FunctionType:
@@ -61,6 +63,11 @@ def _is_numpy_random(f) -> bool:
     """`f` is numpy.random's (a module function, or a method of its global generator)."""
     module = getattr(f, "__module__", None) or ""
     return module.startswith("numpy.random")
+
+
+def _sets_numpy_errors(f) -> bool:
+    """`f` is numpy's `errstate` or `seterr` (how floating-point errors are handled)."""
+    return getattr(f, "__name__", None) in ("errstate", "seterr")
 
 
 def is_numpy_function(f: object) -> bool:

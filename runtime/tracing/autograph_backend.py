@@ -63,6 +63,23 @@ source_info.use_rule(frames.user_origin_of, frames.user_stacklevel,
                      autograph.not_converted_reason)  # which code is the user's: autograph's rule
 
 
+def _error_state(fn, args, kwargs):
+    """`np.errstate(...)` / `np.seterr(...)` called while a graph is built: the graph's ops run
+    after tracing, outside it, so numpy's errors would not be raised (nor its warnings silenced)
+    there. Modes that raise or call are refused at the user's line (a silent inf or nan instead
+    of Python's FloatingPointError); "ignore" and "warn" run as numpy's (the graph may warn)."""
+    modes = [*args, *kwargs.values()]
+    if any(mode in ("raise", "call", "print", "log") for mode in modes):
+        written = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])
+        raise OperatorNotAllowedInGraphError(with_origin(
+            f"np.{fn.__name__}({written}) in a function traced into a graph: the graph's ops "
+            "run after tracing, outside it, so numpy would not raise where Python does. Check "
+            "the values instead "
+            "(`assert np.all(np.isfinite(y))`, which the graph checks when it runs), or run "
+            "this part eagerly.", user_origin()))
+    return fn(*args, **kwargs)
+
+
 def _raised_in_op_code(exc) -> bool:
     """Whether the innermost Python frame of `exc` is the op library's (runtime.ops, runtime.
     numpy): a builtin or numpy function it called raised it (`int(axis)` of a bad axis), as the
@@ -312,6 +329,8 @@ class RuntimeBackend(autograph.Backend):
         return python_builtins.call(fn, args, kwargs)
 
     def numpy_call(self, fn, args, kwargs):
+        if fn is np.errstate or fn is np.seterr:
+            return _error_state(fn, args, kwargs)
         implementation = numpy_dispatch.lookup(fn)
         if self.building_graph():
             if implementation is None:

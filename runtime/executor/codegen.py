@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -118,6 +119,10 @@ class Emitter:
         return True
 
     def emit(self, indent: str, text: str, op: Operation | None = None) -> None:
+        """Appends a line; one that computes `op` names the user's line it came from (so do
+        numpy's warnings, which show the generated line)."""
+        if op is not None and op.origin is not None:
+            text += f"  # {os.path.basename(op.origin.filename)}:{op.origin.lineno}"
         self.lines.append(indent + text)
         if op is not None:
             # +1 for the `def` line, +1 because line numbers start at 1

@@ -143,6 +143,8 @@ def _power_expression(names, attrs, inputs):
     a, b = names
     checks = " and ".join(f"isinstance({name}, generic_)" for name, t in zip(names, inputs)
                           if t.op.opdef is not CONST)  # (a 0-d constant is a numpy scalar)
+    if not checks:  # (two constants, which folding left: `4.0 ** -600` underflows)
+        return f"({a} ** {b})"
     return f"({a} ** {b} if {checks} else power_({a}, {b}))"
 
 

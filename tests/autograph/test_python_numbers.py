@@ -839,3 +839,14 @@ def test_a_python_int_past_int64_a_graph_loop_makes_is_refused_at_the_users_line
     graph = outcomes(past_int64_in_a_graph_loop, np.int32(0), np.int32(2))[2]
     assert isinstance(graph, TypeError) and "int64 cannot hold exactly" in str(graph)
     assert "for _ in rt.range(n):" in str(graph)
+
+
+def underflowing_power(x):
+    base = -4.0 if rt.reduce_sum([1, 1]) < 1 else 4.0  # (a constant once the graph folds it)
+    return base ** -600 + x * 0.0
+
+
+def test_a_power_of_two_constants_that_folding_leaves_runs():
+    # `4.0 ** -600` underflows, so constant folding (numpy's errors raised) leaves it: its code
+    # was a SyntaxError (the check of a scalar had no operand to check)
+    assert_agree(underflowing_power, 1.0)

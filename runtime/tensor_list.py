@@ -301,8 +301,15 @@ def _is_weak_item(item) -> bool:
 
 
 def _weak_dtype(item) -> dtypes.DType:
-    """The dtype of a weak item at Python's width (a Python float as float64)."""
-    return weak_dtype(item) if is_python_scalar(item) else item.dtype
+    """The dtype of a weak item at Python's width (a Python float, or the stand-in of one, as
+    float64; an int as int64: a `range` over int32 bounds counts in int32)."""
+    if is_python_scalar(item):
+        return weak_dtype(item)
+    if isinstance(item, TensorList):
+        return item.handle.dtype
+    if item.dtype.is_floating and not item.dtype.is_complex:
+        return dtypes.float64
+    return dtypes.int64 if item.dtype.is_integer else item.dtype
 
 
 def item_spec(item) -> tuple:
@@ -317,8 +324,8 @@ def item_spec(item) -> tuple:
                                                         for v in item)):
         dtype, shape, weak = item_spec(item[-1])
         return dtypes.list_of(dtype), shape, weak and all(map(_is_weak_item, item))
-    if isinstance(item, SymbolicTensor):  # (a stand-in of a Python number keeps its width)
-        return item.dtype, tuple(item.shape), item.weak
+    if isinstance(item, SymbolicTensor):  # (a stand-in of a Python number: Python's width)
+        return (_weak_dtype(item) if item.weak else item.dtype), tuple(item.shape), item.weak
     if is_python_scalar(item):
         return weak_dtype(item), (), True
     tensor = convert_to_tensor(item)

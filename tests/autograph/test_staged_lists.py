@@ -354,6 +354,7 @@ def float32_then_python_floats(x):
     (thirds_in_a_while, np.float64(3.0)),
     (thirds_in_a_while, np.float64(0.0)),
     (ints_and_bools, np.int64(5)),
+    (ints_and_bools, np.int32(5)),  # (range's count over int32 bounds is an int32 stand-in)
     (python_floats_then_float32, np.arange(3, dtype=np.float32)),
 ])
 def test_a_graph_list_of_python_numbers_is_numpys_array_of_them(fn, arg):

@@ -61,10 +61,13 @@ __all__ = [
 
 
 def _tensor(value) -> Tensor:
-    """`value` as np.asarray sees it (a list a graph loop appended Python numbers to: float64 or
-    int64, as numpy's array of the Python list)."""
+    """`value` as np.asarray sees it: a Python list or tuple holding tensors and Python numbers
+    by numpy's promotion (`[t32, 0.5]` is float64), a list a graph loop appended Python numbers
+    to as numpy's array of the Python list (float64, int64)."""
     if type(value) is TensorList:
         return value.as_array()
+    if type(value) in (list, tuple):
+        return _nested(value) if value else convert_to_tensor(np.asarray(value))
     return convert_to_tensor(value)
 
 

@@ -471,3 +471,15 @@ def test_numpy_error_states_that_raise_are_refused_in_graphs():
     assert "test_numpy_code.py" in str(info.value)
     with np.errstate(divide="ignore"):  # (the graph's division warns: it runs outside the with)
         assert_agree(divide_quietly, x)
+
+
+def numpy_of_python_lists(p):
+    return (np.mean([p[0], 0.5]), np.sum([p[0], 1]), np.max((p[0], p[1])), np.sqrt([p[0], 4]),
+            np.mean([p[0], p[1]]))
+
+
+def test_numpy_functions_of_python_lists_promote_as_numpy():
+    # a Python list of tensors and Python numbers is numpy's array of it (float64 here: the
+    # tensors' float32 with a Python float), not rt's stacking rule (float32) (found by the
+    # random programs)
+    assert_agree(numpy_of_python_lists, np.array([0.25, 1.0], np.float32))

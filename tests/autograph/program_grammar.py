@@ -59,6 +59,24 @@ returned as they are. `w ** e` of Python floats whose base may be negative or ze
 raises in Python, and a negative base to a fraction, a complex number in Python, is returned
 by `f` (only), which the graph refuses with a located error.
 
+Behaviours the library gained recently, each behind a flag (PYTHON_NUMBER_LISTS ...
+USER_EXCEPTIONS): lists of Python numbers a graph builds, `nf` (floats: `[]`, `[0.5]`, or with
+MIXED_NUMBER_LISTS `[p[0], 0.5]`) and `ni` (ints: `[]`, `[1]`), appended to in `for i in
+rt.range(n)`, `for i in range(n)`, `while m < n` and tensor `if`s (`0.1 * m`, `m / 3`, `1 / 3`,
+`float(m)`, `0.1 * i`, `float(i)`, `i / 3` of range's index, `m * 2`, and float32 items
+`p[m % 2]`), read in the returned structure as `np.array(L)`, `np.mean(L)`, `np.sum(L)`,
+`sum(L)`, `max(L)`, `L[-1]`, `len(L)` (numpy's array of the Python list is float64 / int64:
+the graph must match dtype and value); in-place operators (`*= += -=`) on the numpy vector
+argument `p`, on a view `pv` (`p[1:]`, `p.reshape(-1)`, `p.T`) or a copy `pc` (`p.copy()`,
+`p * 1.0`, `p[np.array([0, 1])]`, `np.array(p)`, `p.flatten()`), also in graph loops and
+`if`s, then reads of the view or copy (test_differential compares the tensor-argument runs with
+the program rebound, `p = p * 2`, and runs the graph on numpy arguments too, which must refuse
+the call where Python changes the caller's array); `for k, v in enumerate(X)` over a vector,
+a Python list or the program's lists, with `s = s + k * 0.1` (a Python int count); arithmetic
+on bool arrays (`(p > a) * (q < b)`, `(p > a) + (q < b)`, `np.sum(...)` as an int64 value,
+masks scaling vectors); and `raise StepError("...")` (a ValueError subclass the module
+defines) under a tensor `if`, where the other runs must raise a StepError too.
+
 Expressions are typed (int, float, vector, int64, Python int) so that the numpy oracle never
 promotes where the runtime raises by design (int32 with float32, Python float with int32, int64
 with int32).
@@ -281,6 +299,11 @@ INT_EXPONENTS = True
 # Python float powers that overflow: `w ** 600` (exponents 600 and -600 among the written ones;
 # Python raises OverflowError, the graph gave inf; fixed: the graph raises).
 FLOAT_POWER_OVERFLOW = True
+# `w ** -600` (a Python float that underflows to 0.0). Found (a 300-program run of the widened
+# generator): the graph's generated code was a SyntaxError where Python gives 0.0: `s, t =
+# (-4.0 if rt.reduce_sum([1, 1]) < 1 else 4.0) ** -600, 0`, `return s` (a power of two
+# constants that folding leaves); fixed.
+FLOAT_POWER_UNDERFLOW = True
 # `abs(u) ** E`: powers of float32 values (E a float exponent, or `e`). Found: on scalars numpy
 # computes `**` with the C library's pow and np.power's vectorized loop rounds some results
 # otherwise (`np.float32(3.0) ** 1.5`); eager tensors and graphs used np.power; fixed.
@@ -293,6 +316,56 @@ TENSOR_POWERS = True
 STATIC_DIMS = True
 DIM_READS = ("p.shape[0]", "len(p)", "p.size", "p.shape[-1]", "(p.ndim * 3)",
              "int(p.shape == (3,))", "(2 if p.shape[0] == 3 else -1)")
+#
+# Behaviours the library gained recently (lists of Python numbers at Python's width, in-place
+# operators on the numpy argument, enumerate's count, bool arithmetic, the user's exception
+# classes); see the module docstring.
+#
+# Lists of Python numbers a graph builds, read by numpy: `nf` (floats, starting `[]` or
+# `[0.5]`) and `ni` (ints, `[]` or `[1]`), appended to under `for i in rt.range(n)`, `for i in
+# range(n)`, `while c < n` (a Python counter `c`) or a tensor `if` (`0.1 * c`, `c / 3`, `1 /
+# 3`, `float(i)`, `0.1 * i` of range's index, `c * 2`), read as `np.array(L)`, `np.mean(L)`,
+# `np.sum(L)`, `sum(L)`, `max(L)`, `L[-1]`, `len(L)` in the returned structure (NUMPY_READS).
+# numpy's array of the Python list is float64 / int64 and the graph must match dtype and value.
+PYTHON_NUMBER_LISTS = True
+# Found: the index of `range(n)` where n is an int32 tensor (as the harness passes n) stands for
+# Python ints as a weak *int32*: a list of them was int32 where numpy's array of the Python list
+# is int64 (silent). `L = []`, `for i in range(n): L.append(i * 2)`, `return np.array(L)` (n=3)
+# gave array([0, 2, 4]) (int64) / the same / an int32 tensor [0, 2, 4]; fixed (a list holds a
+# Python number's stand-in at Python's width).
+RANGE_INDEX_INT_ITEMS = True
+# Float32 vector items (`p[c % 2]`) in the float list next to Python floats: numpy's array of
+# the mixed list is float64 (read as `np.array`, `np.mean`, `np.sum`, `len` only: `sum`, `max`
+# and `L[-1]` of a mixed list give a float32 or a Python float depending on the order).
+MIXED_NUMBER_LISTS = True
+# In-place operators on the numpy vector argument `p` or a view of it (`pv = p[1:]`,
+# `p.reshape(-1)`, `p.T`), also under graph loops and ifs; and on copies (`pc = p.copy()`, `p *
+# 1.0`, `p[np.array([0, 1])]`, `np.array(p)`, `p.flatten()`). The harness passes tensors to the
+# converted and graph runs, where `p *= 2` rebinds (as in Python on a tensor): their oracle is
+# the program with `p op= v` and `pv op= v` written `p = p op v` (test_differential.
+# rebound_source). A program with such an operator also runs as a graph on numpy arguments:
+# where plain Python changed the caller's array, the graph must refuse the call
+# (OperatorNotAllowedInGraphError "changes the caller's array", at the user's line); else it
+# gives Python's values (or a clear error: the refusal is made while tracing, also for an
+# operator on a path the call does not take).
+IN_PLACE_ARGUMENT = True
+# `for k, v in enumerate(X)` over a vector, a Python list of floats or the program's lists
+# (also under graph loops); the count is a Python int (`s = s + k * 0.1` is float64 arithmetic
+# in the oracle).
+ENUMERATE = True
+# Arithmetic on bool arrays: `(p > e) * (q < e)`, `(p > e) + (q < e)` (numpy: logic, a bool
+# result), `np.sum((p > 0) * (p < 1))` (an int64 value), and bool masks scaling vectors (`p *
+# ((p > 0) + (q < 1))`).
+BOOL_ARRAYS = True
+# A bool array times a Python float is float32 in converted code and graphs where numpy gives
+# float64: `(p > 0) * 2.0`. That is the design's dtype rule for a Python float next to an
+# integer or bool tensor under the default promotion ("strict": README, Tensors), not a bug;
+# rt.config.set_dtype_promotion("numpy") gives float64. Off: the oracle is numpy's.
+BOOL_TIMES_FLOAT = False
+# A user-defined exception class (`class StepError(ValueError)` in the module) raised under a
+# tensor `if` (`if x > e: raise StepError("...")`): the graph must raise a StepError too
+# (test_differential compares the class of an error that Python raises as a StepError).
+USER_EXCEPTIONS = True
 
 def _override_flags(text):
     """FUZZ_FLAGS=NAME,NAME=0,...: turns flags of this module on (`NAME`, `NAME=1`) or off
@@ -339,7 +412,8 @@ GROWING = ("multiply", "assign")  # only in PRODUCT_LOOPS unless PYTHON_INTS_PAS
 POWER_BASES = ("-4.0", "0.0", "4.0", "-16.0", "0.25", "-0.25", "1.0") + (
     ("-0.0",) if NEGATIVE_ZERO_POWERS else ())
 FLOAT_EXPONENTS = ("0.5", "1.5", "-0.5", "2.0", "-2.0", "0.0", "3.0")
-INT_EXPONENTS_WRITTEN = ("2", "3", "-1", "0") + (("600", "-600") if FLOAT_POWER_OVERFLOW else ())
+INT_EXPONENTS_WRITTEN = ("2", "3", "-1", "0") + (("600",) if FLOAT_POWER_OVERFLOW else ()) + (
+    ("-600",) if FLOAT_POWER_UNDERFLOW else ())
 FRACTIONS = ("0.5", "1.5", "-0.5", "e")
 POWER_INITS = ("(-4.0 if x < y else 0.25)", "(0.0 if u < 0.5 else -16.0)")  # graph values
 EXPONENT_INITS = ("(0.5 if x < n else -2.0)",)
@@ -383,15 +457,41 @@ STATEMENTS = ("assign", "assign", "augassign", "return", "if", "if", "while", "f
     ("augbit",) if AUG_BITWISE else ()) + (("divmod",) if DIVMOD else ()) + (
     ("outside",) if OUTSIDE_STATE else ()) + (
     ("python_int",) * 3 if PYTHON_INTS else ()) + (("product_loop",) if PRODUCT_LOOPS else ()) + (
-    ("power",) * 2 if FLOAT_POWERS else ())
+    ("power",) * 2 if FLOAT_POWERS else ()) + (("numlist",) if PYTHON_NUMBER_LISTS else ()) + (
+    ("inplace",) if IN_PLACE_ARGUMENT else ()) + (("raise",) if USER_EXCEPTIONS else ())
 LIST_CHANGES = ("append", "append", "pop", "plus", "prepend", "iadd", "extend", "setitem", "pop",
                 "clear", "append_to_item")
 INDICES = ("0", "-1", "1", "-2", "{atom} % 3", "len({lst}) - 1", "-len({lst})")
 SAFE_INDICES = ("0", "-1", "{atom} % len({lst})", "len({lst}) - 1", "-len({lst})")
 DEFAULTS = {INT: "0", FLOAT: "0.5", VEC: "p"}  # `(L[i] if L else default)`
 FOR_FORMS = ("range", "rt.range", "vector", "list", "items", "range_len") + (
-    ("range64",) if INT64_RANGE else ())
+    ("range64",) if INT64_RANGE else ()) + (("enumerate",) if ENUMERATE else ())
 NAN_ATOMS = ("(u * 0.0 / 0.0)", "(u / 0.0)", "(p[-1] * 0.0 / 0.0)")  # u and p are numpy floats
+# PYTHON_NUMBER_LISTS: the loops and ifs that append, the items (`{m}` a Python counter the
+# graph loop carries, `{i}` range's index: not rt.range's, an int32 tensor in plain Python too),
+# the first items and the reads.
+NUMBER_LIST_BLOCKS = ("rt.range", "range", "while", "if")
+FLOAT_ITEMS = ("0.1 * {m}", "{m} / 3", "1 / 3", "float({m})", "0.5", "0.1 * {i}", "float({i})",
+               "{i} / 3")
+INT_ITEMS = ("{m} * 2", "{m}", "1", "-3", "{i} * 2")
+MIXED_ITEMS = ("p[{m} % 2]", "p[0]")  # float32 items (MIXED_NUMBER_LISTS)
+FLOAT_LIST_READS = ("np.array(nf)", "np.mean(nf)", "np.sum(nf)", "len(nf)", "sum(nf)",
+                    "(max(nf) if nf else 0.25)", "(nf[-1] if nf else 0.25)", "max(nf)", "nf[-1]")
+INT_LIST_READS = ("np.array(ni)", "np.sum(ni)", "sum(ni)", "len(ni)", "(max(ni) if ni else 7)",
+                  "(ni[-1] if ni else 7)", "np.mean(ni)")
+MIXED_READS = ("np.array(nf)", "np.mean(nf)", "np.sum(nf)", "len(nf)")
+# IN_PLACE_ARGUMENT: views of p (numpy changes p through them) and copies of it.
+VIEWS = ("p[1:]", "p.reshape(-1)", "p.T")
+COPIES = ("p.copy()", "p * 1.0", "p[np.array([0, 1])]", "np.array(p)", "p.flatten()")
+IN_PLACE_VALUES = ("2", "-1", "u", "0.5", "1")
+# BOOL_ARRAYS: reads in the returned structure ({a}, {b}: float values).
+BOOL_READS = ("(p > {a}) * (q < {b})", "(p > {a}) + (q < {b})", "np.sum((p > {a}) * (q < {b}))",
+              "np.sum((p > {a}) + (p < {b}))", "(p > 0) * 2") + (
+    ("(p > 0) * 2.0", "(q < {a}) * 0.5") if BOOL_TIMES_FLOAT else ())
+STEP_ERROR_CLASS = '''
+class StepError(ValueError):
+    pass
+'''
 # Values of list items: they never grow (so a loop over a list is a loop over stable values).
 # Float items are written so that a list of Python numbers is a float list (`- 26.0`).
 LIST_INITS = {INT: ("0", "x", "1", "n", "-3", "y"), FLOAT: ("0.5", "u", "-1.5", "p[0]", "1.0"),
@@ -587,6 +687,7 @@ class _Writer:
         self.outside_lines = []  # module-level lines: the outside state (OUTSIDE_STATE)
         self.f_decorators = []
         self.complex_ok = False  # (FLOAT_POWERS: where a power may be a complex number)
+        self.mixed = False  # (PYTHON_NUMBER_LISTS: `nf` holds float32 items too)
 
     @property
     def helpers(self):
@@ -595,7 +696,8 @@ class _Writer:
         `f` needs goes here)."""
         imports = [line for line, on in (
             ("import math", MATH_FUNCTIONS or MATH_TRUNC), ("import operator", OPERATOR_TRUTH),
-            ("import numpy as np", INT64_VALUES or INT64_RANGE)) if on]
+            ("import numpy as np", INT64_VALUES or INT64_RANGE or PYTHON_NUMBER_LISTS
+             or IN_PLACE_ARGUMENT or BOOL_ARRAYS)) if on]
         return (["", *imports] if imports else []) + self.outside_lines + self._helpers
 
     @helpers.setter
@@ -679,6 +781,13 @@ class _Writer:
         return _Real()
 
     def _expr(self, scope, kind, depth, form):
+        if BOOL_ARRAYS and form == "binary" and kind in (VEC, I64) and "q" in scope.atoms[VEC] \
+                and self.chance(5):  # a bool mask: numpy's logic `+` and `*`
+            a, b = self.atom(scope, FLOAT), self.atom(scope, FLOAT)
+            mask = f"((p > {a}) {self.pick(['*', '+'])} (q < {b}))"
+            if kind == I64:
+                return f"np.sum({mask})"
+            return f"({self.expr(scope, VEC, depth + 1)} * {mask})"
         if form == "atom":
             return self.atom(scope, kind)
         if form in ("item", "len", "reduce", "pack"):
@@ -1147,6 +1256,8 @@ class _Writer:
                 return "None"
             kind, name = lists[index % len(lists)]
             return name if form == "list" else self.stacked(kind, name, form)
+        if template == "numpy_read":
+            return self.numpy_read(scope)
         if template == "container":
             return "d" if self.features.dict else "lst" if self.features.list else "None"
         if isinstance(template, str):
@@ -1207,6 +1318,12 @@ class _Writer:
                 kinds.add("try")
         if scope.in_loop and not scope.in_finally:
             kinds |= {"break", "continue"}
+        if PYTHON_NUMBER_LISTS and scope.depth < MAX_DEPTH and self.loops < MAX_LOOPS:
+            kinds.add("numlist")
+        if IN_PLACE_ARGUMENT and scope.depth < MAX_DEPTH:
+            kinds.add("inplace")
+        if USER_EXCEPTIONS:
+            kinds.add("raise")
         if self.helper_kinds(scope):
             kinds.add("call")
             if self.chance(3):  # else helpers, declared apart from `f`, are seldom called
@@ -1401,9 +1518,12 @@ class _Writer:
         forms = ["range", "rt.range", "vector", "list"] + (["items", "range_len"]
                                                             if scope.lists() else [])
         forms += ["range64"] if INT64_RANGE else []
+        forms += ["enumerate"] if ENUMERATE else []
         form = self.choose(FOR_FORMS, forms)
         if INT64_RANGE and self.chance(3):  # else seldom drawn
             form = "range64"
+        if ENUMERATE and self.chance(5):  # (the last form: else seldom drawn)
+            form = "enumerate"
         kind, python, body = INT, False, scope.nested(in_loop=True)
         if form == "range":
             bound = self.pick([str(self.draw(st.integers(0, 4))), "n"])
@@ -1423,6 +1543,29 @@ class _Writer:
             step = "2**31" if sign == "+" else "-2**31"
             iterable = f"{call}({start}, {start} {sign} {count} * 2**31, {step})"
             kind, python = I64, call == "range" and start != "big"
+        elif form == "enumerate":  # ENUMERATE: `for k, v in enumerate(X)`, k a Python int
+            kind, count = FLOAT, f"k{scope.depth}"
+            source = self.pick(["vector", "vector", "list"] + (["items"] if scope.lists(
+                (LINT, LFLOAT)) else []))
+            if source == "vector":
+                iterated = self.pick(["p", "q"])
+            elif source == "list":
+                items = [self.atom(scope, FLOAT) for _ in range(self.draw(st.integers(0, 3)))]
+                iterated = f"[{', '.join(items)}]"
+            else:
+                list_kind, iterated = self.a_list(scope, (LINT, LFLOAT))
+                kind = ITEM[list_kind]
+                body = dataclasses.replace(body, frozen=body.frozen + (iterated,))
+            body = body.add(INT, count, stable=True)
+            body = body.add(kind, index, stable=kind in (INT, FLOAT))
+            first = []
+            floats = [t for t in ("s", "t") if t in scope.targets[FLOAT]]
+            if floats and self.draw(st.booleans()):
+                target = self.pick(floats)
+                first = [f"{target} = {target} + {count} * {self.pick(['0.1', '0.25', '0.5'])}"]
+            lines = [f"for {count}, {index} in enumerate({iterated}):", *_indent(first),
+                     *_indent(self.block(body)), *self.loop_else(scope)]
+            return lines, scope
         elif form == "items":  # the list is not lengthened or shortened in place in the body
             list_kind, iterable = self.a_list(scope)
             kind = ITEM[list_kind]
@@ -1434,6 +1577,92 @@ class _Writer:
         if self.chance(4):  # the index is read after the loop too
             scope = scope.add(kind, index, stable=True)
         return lines, scope
+
+    def write_numlist(self, scope):
+        """PYTHON_NUMBER_LISTS: appends of Python numbers to `nf` and `ni` in a graph loop
+        (`for i in rt.range(n)`, `for i in range(n)`, `while m < n`) or a tensor `if`."""
+        self.loops += 1
+        d = scope.depth
+        block, m, i = self.pick(NUMBER_LIST_BLOCKS), f"m{d}", f"i{d}"
+
+        def item(floats):
+            if floats:
+                options = [x for x in FLOAT_ITEMS if "{i}" not in x or block == "range"]
+                if self.mixed and self.chance(3):
+                    options = list(MIXED_ITEMS)
+            else:
+                options = [x for x in INT_ITEMS if "{i}" not in x or (
+                    block == "range" and RANGE_INDEX_INT_ITEMS)]
+            return self.pick(options).format(m=m, i=i)
+
+        def appends():
+            lines = []
+            for _ in range(self.draw(st.integers(1, 2))):
+                floats = self.draw(st.booleans())
+                lines.append(f"{'nf' if floats else 'ni'}.append({item(floats)})")
+            return lines
+
+        if block == "if":
+            lines = [f"{m} = {self.pick(['0', '2', '5'])}", f"if {self.condition(scope)}:",
+                     *_indent(appends())]
+            if self.draw(st.booleans()):
+                lines += ["else:", *_indent(appends())]
+            return lines, scope
+        bound = self.pick(["n", "n + 1", "x % 3"])
+        header = {"rt.range": f"for {i} in rt.range({bound}):",
+                  "range": f"for {i} in range({bound}):", "while": f"while {m} < {bound}:"}[block]
+        return [f"{m} = 0", header, f"    {m} += 1", *_indent(appends())], scope
+
+    def write_inplace(self, scope):
+        """IN_PLACE_ARGUMENT: `p op= v`, or on a view (`pv = p[1:]`) or a copy (`pc =
+        p.copy()`) of it, maybe in a graph loop or a tensor `if`; then a read of the view or
+        copy."""
+        form = self.pick(["argument", "view", "view", "copy", "copy"])
+        lines, target = [], "p"
+        if form == "view":
+            made = self.pick(VIEWS)
+            lines, target = [f"pv = {made}"], "pv"
+        elif form == "copy":
+            made = self.pick(COPIES)
+            lines, target = [f"pc = {made}"], "pc"
+        value = self.pick([v for v in IN_PLACE_VALUES if v != "u" or "u" in scope.atoms[FLOAT]])
+        change = [f"{target} {self.pick(['*=', '+=', '-='])} {value}"]
+        wrap = self.draw(st.integers(0, 3))
+        if wrap == 1 and self.loops < MAX_LOOPS:
+            self.loops += 1
+            change = [f"for i{scope.depth} in rt.range({self.pick(['n', 'x % 3'])}):",
+                      *_indent(change)]
+        elif wrap == 2:
+            change = [f"if {self.condition(scope)}:", *_indent(change)]
+        lines += change
+        if target != "p":
+            floats = [t for t in ("s", "t") if t in scope.targets[FLOAT]]
+            same_shape = target == "pc" and made != "p[np.array([0, 1])]" or (
+                target == "pv" and made != "p[1:]")
+            if same_shape and self.draw(st.booleans()):
+                lines.append(f"q = {target} * 1")
+            elif floats:
+                lines.append(f"{self.pick(floats)} = {target}[{self.pick(['0', '-1'])}]")
+        return lines, scope
+
+    def write_raise(self, scope):
+        """USER_EXCEPTIONS: `if cond: raise StepError("...")` (a tensor `if`, mostly)."""
+        return [f"if {self.condition(scope)}:", '    raise StepError("step failed")'], scope
+
+    def numpy_read(self, scope):
+        """A returned read of the families' values (NUMPY_READS): the lists of Python numbers
+        (PYTHON_NUMBER_LISTS), arithmetic on bool arrays (BOOL_ARRAYS)."""
+        reads = []
+        if PYTHON_NUMBER_LISTS:
+            reads += list(MIXED_READS if self.mixed else FLOAT_LIST_READS) + list(INT_LIST_READS)
+        if BOOL_ARRAYS and "q" in scope.atoms[VEC]:
+            reads += list(BOOL_READS)
+        if not reads:
+            return "None"
+        read = self.pick(reads)
+        if "{a}" in read:
+            read = read.format(a=self.atom(scope, FLOAT), b=self.atom(scope, FLOAT))
+        return read
 
     def write_try(self, scope):
         inner = scope.nested()
@@ -1457,7 +1686,8 @@ def templates(draw, depth=0):
     `lst` itself; `("staged", i, form)` the i-th list the program declares, as it is, stacked or
     concatenated), or a tuple, list or dict of structures."""
     leaves = [INT, FLOAT, VEC, "none", "container", "staged"] + ([I64] if INT64_VALUES else []) + (
-        [PINT] if PYTHON_INTS else [])
+        [PINT] if PYTHON_INTS else []) + (
+        ["numpy_read"] * 2 if PYTHON_NUMBER_LISTS or BOOL_ARRAYS else [])
     if depth >= 2 or draw(st.integers(0, 2)) < 2:
         leaf = draw(st.sampled_from(leaves))
         if leaf == "staged":
@@ -1501,6 +1731,10 @@ def _prologue(writer):
         lines += [f"w = {pick(POWER_BASES + POWER_INITS)}",
                   f"e = {pick(FLOAT_EXPONENTS + EXPONENT_INITS)}"]
         scope = scope.add(PFLOAT, "w", target=True).add(PFLOAT, "e", target=True)
+    if PYTHON_NUMBER_LISTS:
+        writer.mixed = MIXED_NUMBER_LISTS and writer.chance(3)
+        first = ["[]", "[0.5]"] + (["[p[0], 0.5]"] if writer.mixed else [])
+        lines += [f"nf = {pick(first)}", f"ni = {pick(['[]', '[1]'])}"]
     if OUTSIDE_STATE and writer.flag("outside"):
         writer.outside_lines, scope = writer.span(_declare_outside, writer, scope)
     on = writer.flag("decorated")  # before `inner` and `lambda_`, which it decorates
@@ -1679,6 +1913,8 @@ def programs(draw):
         header += "\n" + BOX_CLASS
     if writer.features.try_:
         header += "\n" + CHECK_HELPER
+    if "StepError(" in body:
+        header += "\n" + STEP_ERROR_CLASS
     return header + body
 
 

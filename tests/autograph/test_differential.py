@@ -41,6 +41,7 @@ write the counts and failures to FILE (JSON), and fail at the end if any.
 The bugs this mode found and that were fixed are listed in boundary_programs.py.
 """
 
+import ast
 import collections
 import functools
 import importlib.util
@@ -147,15 +148,48 @@ def _import(name, path):
     return module
 
 
+_ARGUMENT_NAMES = ("p", "pv")  # the vector argument and views of it (program_grammar.VIEWS)
+
+
+def rebound_source(source):
+    """The source with each in-place operator on the argument `p` or a view of it (`p *= 2`,
+    `pv += u`: program_grammar.IN_PLACE_ARGUMENT) written as a rebinding (`p = p * 2`), which
+    is what it does on a tensor argument (as in Python: a tensor is immutable); None for a
+    program without one. The converted and graph runs get tensors (as_tensor_args), so this is
+    their oracle; numpy's in-place operator on a numpy argument is run_case's numpy-argument run.
+    """
+    tree = ast.parse(source)
+    found = False
+
+    class Rebind(ast.NodeTransformer):
+        def visit_AugAssign(self, node):
+            nonlocal found
+            if not (isinstance(node.target, ast.Name) and node.target.id in _ARGUMENT_NAMES):
+                return node
+            found = True
+            value = ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, node.value)
+            return ast.copy_location(ast.Assign([node.target], value), node)
+
+    tree = ast.fix_missing_locations(Rebind().visit(tree))
+    return ast.unparse(tree) + "\n" if found else None
+
+
 def load(source):
     """(oracle, f, path, modules): the program's `f` as written, and a copy of it (from a second
     module) whose `rt.range` is Python's `range`, to run as plain Python; `modules` is (the
-    copy's module, f's)."""
+    copy's module, f's). For a program with an in-place operator on its vector argument, the
+    copy is of `rebound_source` (the runs to compare get a tensor there)."""
     name = f"differential_program_{next(_COUNTER)}"
     path = os.path.join(_DIRECTORY.name, name + ".py")
     with open(path, "w") as file:
         file.write(source)
-    plain = _import(name + "_plain", path)
+    rebound = rebound_source(source)
+    plain_path = path
+    if rebound is not None:
+        plain_path = os.path.join(_DIRECTORY.name, name + "_rebound.py")
+        with open(plain_path, "w") as file:
+            file.write(rebound)
+    plain = _import(name + "_plain", plain_path)
     plain.rt = PLAIN_RUNTIME
     module = _import(name, path)
     return plain.f, module.f, path, (plain, module)
@@ -204,6 +238,8 @@ def disagreement(results, path):
         for label, value in (("converted", eager), ("graph", graph)):
             if not isinstance(value, Exception):
                 return f"Python raised, {label} returned a value"
+            if not _same_class(value, python) and not is_clear_error(value, path):
+                return f"Python raised {type(python).__name__}, {label} {type(value).__name__}"
         return None
     if isinstance(eager, autograph.ConversionError) and is_clear_error(eager, path):
         return None
@@ -214,6 +250,39 @@ def disagreement(results, path):
     if isinstance(graph, Exception):
         return None if is_clear_error(graph, path) else "graph raised an unclear error"
     return None if _same(graph, python) else "graph differs from Python"
+
+
+_USER_CLASSES = ("StepError",)  # program_grammar.USER_EXCEPTIONS (one class per module copy)
+
+
+def _same_class(error, expected):
+    """An error of the program's own class where Python raised one (compared by name: the
+    oracle's module and f's define a class each), any error otherwise. (The callers also take
+    a clear error of the library: a graph may refuse a program while tracing, before its
+    raise.)"""
+    name = type(expected).__name__
+    return name not in _USER_CLASSES or type(error).__name__ == name
+
+
+def numpy_argument_disagreement(python, graph, changed, path):
+    """How the graph called with numpy arguments breaks the rule for a program with an in-place
+    operator on its vector argument (program_grammar.IN_PLACE_ARGUMENT): where plain Python
+    changed the caller's array (`changed`), the call must be refused with a clear error; else
+    Python's values or a clear error (the refusal is made while tracing, also for an operator on
+    a path this call does not take). None when it keeps it."""
+    if isinstance(python, Exception):
+        if not isinstance(graph, Exception):
+            return "Python raised, graph (numpy arguments) returned a value"
+        if not _same_class(graph, python) and not is_clear_error(graph, path):
+            return f"Python raised {type(python).__name__}, graph (numpy arguments) " \
+                f"{type(graph).__name__}"
+        return None
+    if isinstance(graph, Exception):
+        return None if is_clear_error(graph, path) else \
+            "graph (numpy arguments) raised an unclear error"
+    if changed:
+        return "Python changed the caller's array, graph (numpy arguments) returned a value"
+    return None if _same(graph, python) else "graph (numpy arguments) differs from Python"
 
 
 def describe(outcome):
@@ -233,8 +302,9 @@ def report(problem, source, args, results):
     names = ("x", "y", "u", "p", "n")
     shown = ", ".join(f"{name}={value!r}" for name, value in zip(names, args))
     lines = [problem, "program:", source, f"args: {shown}"]
-    lines += [f"{label:10} {describe(r)}" for label, r in zip(("python:", "converted:", "graph:"),
-                                                              results)]
+    labels = ("python:", "converted:", "graph:", "python (numpy arguments):",
+              "graph (numpy arguments):")
+    lines += [f"{label:10} {describe(r)}" for label, r in zip(labels, results)]
     return "\n".join(lines)
 
 
@@ -273,12 +343,31 @@ def state_outcomes(fn, args, python, modules):
 
 
 def run_case(case):
-    """[(args, results, problem)] for each argument tuple of `case`."""
+    """[(args, results, problem)] for each argument tuple of `case`. A program with an in-place
+    operator on its vector argument (`rebound_source`) also runs as plain Python and as a graph
+    on numpy arguments (results: python, converted, graph, python on numpy arguments, graph on
+    numpy arguments; see numpy_argument_disagreement)."""
     oracle, fn, path, modules = load(case.source)
+    numpy_oracle = None
+    if rebound_source(case.source) is not None:
+        numpy_oracle = _import(os.path.basename(path)[:-3] + "_numpy", path)
+        numpy_oracle.rt = PLAIN_RUNTIME
     runs = []
-    for args in case.arg_sets:
+    for number, args in enumerate(case.arg_sets):
         results = state_outcomes(fn, args, oracle, modules)
-        runs.append((args, results, disagreement(results, path)))
+        problem = disagreement(results, path)
+        if numpy_oracle is not None and problem is None and (FUZZING or number == 0):
+            # (in CI on the first argument tuple only: a graph traced again, for time)
+            python_args, graph_args = as_numpy_args(args), as_numpy_args(args)
+            before = python_args[3].copy()
+            python = _with_state(numpy_oracle, functools.partial(numpy_oracle.f, *python_args))
+            changed = not same(python_args[3], before)
+            graph = _with_state(modules[1], functools.partial(rt.function(fn), *graph_args))
+            problem = numpy_argument_disagreement(python, graph, changed, path)
+            if problem is None and not same(graph_args[3], before):
+                problem = "the graph changed its numpy argument"
+            results = (*results, python, graph)
+        runs.append((args, results, problem))
     return runs
 
 
@@ -385,6 +474,9 @@ def boundary_disagreement(plain_results, boundary_results, path, counts=None):
         if isinstance(python, Exception):
             if not isinstance(value, Exception):
                 return f"Python raised, decorated {label} returned a value"
+            if not _same_class(value, python) and not is_clear_error(value, path):
+                return f"Python raised {type(python).__name__}, decorated {label} " \
+                    f"{type(value).__name__}"
             continue
         if isinstance(value, Exception):
             if label == "converted" and isinstance(plain_graph, Exception) and is_clear_error(

@@ -14,6 +14,7 @@ import operator
 
 from autograph import backends
 from autograph.errors import at
+from autograph.operators import traced_paths
 from autograph.operators.formatting import format_string
 from autograph.operators.membership import in_
 from autograph.origins import caller_origin
@@ -122,8 +123,11 @@ def _staged_builtin(python_fn):
     """`python_fn` itself on Python values and eager tensors; where an argument (or an item of
     its one iterable argument) is staged, the backend's (`Backend.builtin`). An iterator
     (a generator expression) is read as Python reads it: `all` / `any` stop at the first
-    Python item that decides them."""
+    Python item that decides them. What `python_fn` raises is Python's own error (`max([])`):
+    on a path of a tensor `if` that Python does not take, it is raised when the graph takes
+    it (traced_paths)."""
 
+    @traced_paths.python_semantics
     def call(*args, **kwargs):
         if len(args) == 1 and _is_iterator(args[0]):
             if python_fn in (builtins.all, builtins.any):

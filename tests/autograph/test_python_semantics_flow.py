@@ -297,3 +297,16 @@ def test_locals_that_cannot_be_the_users_variables_is_a_located_error():
     assert isinstance(graph, autograph.AutoGraphError)
     assert "locals() cannot tell whether 'z' is assigned" in str(graph)
     assert located(graph, locals_maybe_assigned, "return locals()")
+
+
+def extreme_of_nothing_on_one_path(x):
+    found = []
+    if x > 0:
+        return x * 1.0
+    return x * max(found)  # Python's ValueError, on this path only
+
+
+def test_a_builtins_python_error_on_a_path_not_taken_is_raised_only_there():
+    # (it was raised while tracing, for every input: found by the random programs)
+    assert_agree(extreme_of_nothing_on_one_path, np.float64(1.0))
+    assert_agree(extreme_of_nothing_on_one_path, np.float64(-1.0))

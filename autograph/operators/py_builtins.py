@@ -133,8 +133,9 @@ def _staged_builtin(python_fn):
             if python_fn in (builtins.all, builtins.any):
                 return _decide(python_fn, args[0])
             args = (list(args[0]),)
-        # min and max compare their items in Python: an eager tensor captured by a graph
-        # being built compares as a graph value, so they are staged then too.
+        # min and max compare their items in Python, all and any take their truth: an eager
+        # tensor captured by a graph being built gives graph values, so they are staged then
+        # too.
         staging_any = backends.capturing_any if python_fn in _COMPARING else backends.staging_any
         backend = staging_any(args)
         if backend is None and len(args) == 1 and type(args[0]) in (list, tuple):
@@ -147,7 +148,7 @@ def _staged_builtin(python_fn):
     return call
 
 
-_COMPARING = (builtins.min, builtins.max)
+_COMPARING = (builtins.min, builtins.max, builtins.all, builtins.any)
 
 
 def _is_iterator(value) -> bool:

@@ -171,3 +171,24 @@ def test_chained_in_is_not_converted():
     code = autograph.to_code(chained_in)
     assert "ag__.in_" not in code and "ag__.and_" in code
     assert chained_in(2, [1, 2]) is autograph.to_graph(chained_in)(2, [1, 2]) is True
+
+
+def test_all_and_any_of_an_eager_tensor_a_traced_function_captures():
+    # iterating a captured eager tensor while a graph is built gives graph values, whose truth
+    # Python cannot take: all / any are staged then (as min / max are); they raised a bool
+    # error (found by the random programs across function boundaries)
+    zeros = rt.constant(np.array([0.0, -0.0], np.float32))
+    ones = rt.constant(np.array([1.0, 2.0], np.float32))
+
+    @rt.function(input_signature=[rt.TensorSpec([], rt.int32)])
+    def inner(v):
+        if all(zeros):
+            return v + 1
+        return v
+
+    @rt.function
+    def either(v):
+        return any(ones > 1), all(ones), any(zeros)
+
+    assert int(inner(rt.constant(np.int32(0)))) == 0
+    assert [bool(b) for b in either(rt.constant(np.int32(0)))] == [True, True, False]

@@ -51,6 +51,7 @@ class Emitter:
     python_history = True  # a While's gradient history on Python lists (`_History`)
     appended_lists = True  # the lists a loop only appends to as the executor's own (`_Appended`)
     jump_out_of_chains = True  # an unrolled loop's `break` skips its later iterations
+    origin_comments = True  # each op's line ends with the user's file and line
 
     def __init__(self, graph: Graph):
         self.graph = graph
@@ -121,7 +122,7 @@ class Emitter:
     def emit(self, indent: str, text: str, op: Operation | None = None) -> None:
         """Appends a line; one that computes `op` names the user's line it came from (so do
         numpy's warnings, which show the generated line)."""
-        if op is not None and op.origin is not None:
+        if op is not None and op.origin is not None and self.origin_comments:
             text += f"  # {os.path.basename(op.origin.filename)}:{op.origin.lineno}"
         self.lines.append(indent + text)
         if op is not None:

@@ -38,6 +38,8 @@ class NumbaEmitter(codegen.Emitter):
     free_temporaries = False  # numba manages its own memory
     counted_loops = False  # a numpy range of int32 would be typed int64 by numba
     python_history = False  # a gradient history is a list of lists: not lowered
+    origin_comments = False  # (the source names its file in the disk cache: the same graph
+    # traced from another line is the same file; numba's code warns of nothing)
 
     def __init__(self, graph):
         for t in graph.outputs:

@@ -29,8 +29,6 @@ from __future__ import annotations
 import functools
 from typing import cast
 
-import numpy as np
-
 from runtime.core import dtypes
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import SymbolicTensor, Tensor
@@ -371,7 +369,7 @@ def _is_list_like(value) -> bool:
 def _item_tensor(item, dtype, weak_list=False) -> Tensor:
     """`item` as a tensor that a list of `dtype` items can hold (a Python number or weak tensor
     converts if it keeps its value: 0.5 never joins a list of ints; in a list of Python numbers,
-    a narrower float or integer tensor widens, as numpy's array of them would)."""
+    a float32 or int32 tensor widens, as numpy's array of them would)."""
     if isinstance(item, TensorList):
         if item.handle.dtype is dtype:
             return item.handle
@@ -393,11 +391,10 @@ def _item_tensor(item, dtype, weak_list=False) -> Tensor:
 
 
 def _widens(dtype: dtypes.DType, wide: dtypes.DType) -> bool:
-    """Whether `wide` (float64, int64) holds every value of `dtype` of the same kind."""
-    if wide.is_floating:
-        return dtype.is_floating and dtype.np_dtype.itemsize <= wide.np_dtype.itemsize
-    return wide.is_integer and (dtype.is_integer or dtype.is_bool) and (
-        np.can_cast(dtype.np_dtype, wide.np_dtype))
+    """Whether a list of Python numbers at width `wide` takes values of `dtype` widened: float32
+    into float64, int32 into int64 (rt.stack of the list then gives float32 / int32, as rt.stack
+    of the Python list; other widths are an error)."""
+    return (dtype, wide) in ((dtypes.float32, dtypes.float64), (dtypes.int32, dtypes.int64))
 
 
 def _index(index):

@@ -426,3 +426,18 @@ def int_or_float_list(x):
 def test_lists_of_two_dtypes_from_two_branches_say_to_cast():
     with pytest.raises(TypeError, match="list<int64>.*list<float64>.*rt.cast"):
         rt.function(int_or_float_list)(np.arange(3.0))
+
+
+def python_ints_then_int8(x):
+    vals = [7]
+    for v in x:
+        vals.append(v)
+    return np.array(vals)
+
+
+def test_python_numbers_with_values_of_other_widths_are_refused_not_widened():
+    # float32 and int32 values widen in a list of Python numbers (rt.stack of it gives them
+    # back); int8 would come back from rt.stack as int32 where rt.stack of the Python list is
+    # int8: an error that says to cast
+    with pytest.raises(TypeError, match="cannot take an int8 item"):
+        rt.function(python_ints_then_int8)(np.array([100, 120], np.int8))

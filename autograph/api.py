@@ -41,6 +41,9 @@ def converted_call(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         call = type(f).__call__ if callable(f) else None
         if not (type(call) is types.FunctionType and not isinstance(f, type)
                 and _should_convert(call)):
+            library = backends.calling(f)
+            if library is not None:  # (a tensor library's compiled function)
+                return library.call_from_converted_code(f, args, kwargs)
             if f is builtins.locals or (f is builtins.vars and not args and not kwargs):
                 raise errors.AutoGraphError(errors.at(
                     "locals() is called here under another name: converted code runs in "

@@ -164,6 +164,15 @@ class Backend:
         such a slot when the trace ends, and puts the value back. Slots of the function's own
         objects are fine."""
 
+    def calls(self, fn) -> bool:
+        """Whether `fn` is a callable of this library that converted code calls through
+        `call_from_converted_code` (e.g. a compiled function: its results as plain Python's)."""
+        return False
+
+    def call_from_converted_code(self, fn, args: tuple, kwargs: dict):
+        """`fn(*args, **kwargs)` as converted code calls it (see `calls`)."""
+        return fn(*args, **kwargs)
+
     def contains(self, container, item):
         """`item in container` for a tensor `container` (eager or staged), as numpy's
         `(container == item).any()`: a scalar bool tensor."""
@@ -183,6 +192,14 @@ def unregister_backend(backend: Backend) -> None:
     """Stops `backend` from deciding for autograph's operators (if it is registered)."""
     if backend in _BACKENDS:
         _BACKENDS.remove(backend)
+
+
+def calling(fn) -> Backend | None:
+    """The backend whose callable `fn` is (`Backend.calls`), or None."""
+    for backend in _BACKENDS:
+        if backend.calls(fn):
+            return backend
+    return None
 
 
 def staging(value) -> Backend | None:

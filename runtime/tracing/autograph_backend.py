@@ -40,7 +40,9 @@ from runtime.numpy import dispatch as numpy_dispatch
 from runtime.ops import array_ops, creation_ops, io_ops, math_ops, reduction_ops, string_ops
 from runtime.ops.registry import constant_in_graph
 from runtime.tensor_list import TensorList, item_spec, present, widened
-from runtime.tracing import outside_state, python_builtins
+from runtime.tracing import call_paths, outside_state, python_builtins
+from runtime.tracing.call_paths import CallPaths
+from runtime.tracing.function import Function
 from runtime.tracing.python_builtins import one_element, to_float, to_int, truth
 from runtime.tracing.staged_control_flow import cond, while_loop
 
@@ -327,6 +329,19 @@ class RuntimeBackend(autograph.Backend):
 
     def builtin(self, fn, args, kwargs):
         return python_builtins.call(fn, args, kwargs)
+
+    def calls(self, fn) -> bool:
+        return isinstance(fn, CallPaths)
+
+    def call_from_converted_code(self, fn, args, kwargs):
+        """A compiled function called by converted code: while a graph is built, taken into it
+        (its Python numbers' stand-ins stay weak); eagerly, its results that stand for Python
+        numbers as Python numbers, as the code without the boundary gives them."""
+        result = fn(*args, **kwargs)
+        if context.current_graph() is not None or not isinstance(fn, Function):
+            return result
+        return call_paths.python_number_results(fn.get_concrete_function(*args, **kwargs),
+                                                result)
 
     def numpy_call(self, fn, args, kwargs):
         if fn is np.errstate or fn is np.seterr:

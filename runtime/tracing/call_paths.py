@@ -294,12 +294,28 @@ def _numpy_results(concrete, result):
     return _numpy_structure(concrete.structured_outputs, result, iter(numbers))
 
 
-def _numpy_structure(structure, value, numbers):
+def python_number_results(concrete, result):
+    """A call's results with those that stand for Python numbers (ConcreteFunction.
+    python_number_outputs) as Python numbers, the others as they are: what the function gives
+    called from converted code running eagerly, as the same code without the compiled boundary
+    would (a counter, `r = 1.5 - 26`)."""
+    if not any(concrete.python_number_outputs):
+        return result
+    return _numpy_structure(concrete.structured_outputs, result,
+                            iter(concrete.python_number_outputs), _python_number_leaf)
+
+
+def _python_number_leaf(value, number: bool):
+    return value._value.item() if number and type(value) is EagerTensor else value
+
+
+def _numpy_structure(structure, value, numbers, leaf=None):
     """`value` (results packed as `structure`, the traced outputs) with its leaves as numpy
-    values; `numbers` yields the python_number_outputs flag of each leaf of `structure`."""
+    values (or as `leaf(value, number)` makes them); `numbers` yields the python_number_outputs
+    flag of each leaf of `structure`."""
     if not nest.is_nested(structure) or isinstance(structure, TensorShape):
-        return _numpy_leaf(value, next(numbers))
-    children = {key: _numpy_structure(child, value[key], numbers)
+        return (leaf or _numpy_leaf)(value, next(numbers))
+    children = {key: _numpy_structure(child, value[key], numbers, leaf)
                 for key, child in nest.items(structure)}
     if isinstance(value, dict):
         return type(value)((key, children[key]) for key in value)

@@ -850,3 +850,29 @@ def test_a_power_of_two_constants_that_folding_leaves_runs():
     # `4.0 ** -600` underflows, so constant folding (numpy's errors raised) leaves it: its code
     # was a SyntaxError (the check of a scalar had no operand to check)
     assert_agree(underflowing_power, 1.0)
+
+
+@rt.function
+def offset_of(w):
+    r = 1
+    for _ in rt.range(w % 3):  # (a graph loop: `r` is a Python number's stand-in)
+        r = 1.5 - 26
+    return r * 2
+
+
+def scale_by_offset(u, w):
+    items = [0.5, u]
+    items[0] = offset_of(w) % 53 - 26
+    return rt.reduce_sum(rt.stack(items))
+
+
+def test_a_python_number_a_compiled_function_returns_to_converted_code_stays_one():
+    # called from converted code running eagerly, the compiled function's Python-number
+    # result is a Python number, as without the boundary (a float64 tensor there met the
+    # float32 one in rt.stack: a dtype error; found by the random programs across boundaries)
+    u, w = rt.constant(np.float32(0.0)), rt.constant(np.int32(1))
+    eager = autograph.to_graph(scale_by_offset)(u, w)
+    graph = rt.function(scale_by_offset)(u, w)
+    assert eager.dtype == graph.dtype == rt.float32
+    assert float(eager) == float(graph) == 0.5 * 0 + (-49.0 % 53 - 26) + 0.0
+    assert isinstance(offset_of(w), rt.Tensor)  # (called from Python, a tensor: the API)

@@ -313,7 +313,8 @@ def _every(name, iterable, join, reduce, empty):
         return reduce(math_ops.not_equal(items, False if items.dtype.is_bool else 0))
     result = convert_to_tensor(empty)
     for item in items:
-        result = join(result, truth(item) if isinstance(item, Tensor) else builtins.bool(item))
+        result = join(result, truth(item) if isinstance(item, SymbolicTensor)
+                      else builtins.bool(item))  # (an eager tensor's truth is numpy's)
     return result
 
 

@@ -190,5 +190,11 @@ def test_all_and_any_of_an_eager_tensor_a_traced_function_captures():
     def either(v):
         return any(ones > 1), all(ones), any(zeros)
 
+    @rt.function
+    def of_ints(v):  # (a captured eager int's truth is numpy's: it raised a dtype error)
+        return all([v, zero]), any([v, zero])
+
+    zero = rt.constant(np.int32(0))
     assert int(inner(rt.constant(np.int32(0)))) == 0
     assert [bool(b) for b in either(rt.constant(np.int32(0)))] == [True, True, False]
+    assert [bool(b) for b in of_ints(rt.constant(np.int32(2)))] == [False, True]

@@ -56,7 +56,10 @@ class TensorSpec:
 
 
 def _spec_key(dtype, shape, weak=False):
-    return (dtype, tuple(shape), "weak") if weak else (dtype, tuple(shape))
+    """(A list's weakness may be tensor_list.MIXED, 2: a key of its own.)"""
+    if not weak:
+        return (dtype, tuple(shape))
+    return (dtype, tuple(shape), "weak" if weak is True else f"weak {weak}")
 
 
 def value_key(value, path: str):

@@ -14,10 +14,11 @@ import numpy as np
 
 import autograph
 from autograph import frames
+from runtime import config, nest
 from runtime.core import context, dtypes, source_info
 from runtime.core.graph import Graph
 from runtime.core.source_info import user_origin
-from runtime.core.tensor import SymbolicTensor, Tensor
+from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.core.tensor_conversion import (
     convert_to_tensor,
     is_python_scalar,
@@ -338,7 +339,9 @@ class RuntimeBackend(autograph.Backend):
         (its Python numbers' stand-ins stay weak); eagerly, its results that stand for Python
         numbers as Python numbers, as the code without the boundary gives them."""
         result = fn(*args, **kwargs)
-        if context.current_graph() is not None or not isinstance(fn, Function):
+        if (context.current_graph() is not None or not isinstance(fn, Function)
+                or config.functions_run_eagerly()  # (ran as Python: no trace to ask)
+                or not any(type(v) is EagerTensor for v in nest.flatten(result))):
             return result
         return call_paths.python_number_results(fn.get_concrete_function(*args, **kwargs),
                                                 result)

@@ -876,3 +876,19 @@ def test_a_python_number_a_compiled_function_returns_to_converted_code_stays_one
     assert eager.dtype == graph.dtype == rt.float32
     assert float(eager) == float(graph) == 0.5 * 0 + (-49.0 % 53 - 26) + 0.0
     assert isinstance(offset_of(w), rt.Tensor)  # (called from Python, a tensor: the API)
+
+
+def test_functions_run_eagerly_are_not_traced_to_find_python_numbers():
+    calls = []
+
+    @rt.function
+    def counted(w):
+        calls.append(1)  # (a Python effect: once per run eagerly, once per trace)
+        return w * 2
+
+    rt.config.run_functions_eagerly(True)
+    try:
+        autograph.to_graph(lambda w: counted(w) + 1)(rt.constant(np.int32(1)))
+    finally:
+        rt.config.run_functions_eagerly(False)
+    assert calls == [1]

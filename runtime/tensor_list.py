@@ -382,8 +382,7 @@ def _item_tensor(item, dtype, weak_list=False) -> Tensor:
         except TypeError:
             if weak_list and isinstance(item, Tensor) and _widens(item.dtype, dtype):
                 return basic_ops.cast(item, dtype)
-    got = (item.handle.dtype if isinstance(item, TensorList) else weak_dtype(item)
-           if is_python_scalar(item) else item.dtype)
+    got = _weak_dtype(item) if is_python_scalar(item) else _dtype_of(item)
     raise TypeError(with_origin(
         f"A list built by graph code holds items of one dtype: this one holds {dtype.name} "
         f"items and cannot take {a_or_an(got.name)} item. Use rt.cast so that all items have one "

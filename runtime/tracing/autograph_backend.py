@@ -256,14 +256,14 @@ class RuntimeBackend(autograph.Backend):
             return value
         dtype, _, weak = _item_spec(like)
         dtype = widened(dtype, value)
+        # Python numbers (and their stand-ins) take the dtype of the items appended later, if
+        # they keep their value; so do float tensors that Python floats join later (numpy's
+        # array of them is float64)
+        joins_later = weak and dtype is dtypes.float64
         if all(is_python_scalar(v) and python_scalar_fits(v, dtype)
-               or isinstance(v, Tensor) and v.weak and weak_fits(v.dtype, dtype) for v in value):
-            # Python numbers (and their stand-ins) take the dtype of the items appended later,
-            # if they keep their value
-            return TensorList.from_items(value, dtype)
-        if weak and dtype is dtypes.float64 and all(
-                isinstance(v, Tensor) and v.dtype.is_floating for v in value):
-            # narrower floats that Python floats join later: numpy's array of them is float64
+               or isinstance(v, Tensor) and (v.weak and weak_fits(v.dtype, dtype)
+                                             or joins_later and v.dtype.is_floating)
+               for v in value):
             return TensorList.from_items(value, dtype)
         return TensorList.from_items(value)
 

@@ -392,12 +392,6 @@ def float_into_a_list_of_ints(n):
     return np.array(vals)
 
 
-def test_a_python_float_never_joins_a_graph_list_of_ints_silently():
-    # (it was truncated to 0 for a while: Python numbers must keep their value)
-    with pytest.raises(TypeError, match="holds int64 items and cannot take a float64"):
-        rt.function(float_into_a_list_of_ints)(np.int64(3))
-
-
 def read_a_mixed_list(x):
     vals = [0.5]
     for v in x:  # (float32 values join Python floats: numpy's array of them is float64)
@@ -423,11 +417,6 @@ def int_or_float_list(x):
     return np.array(vals)
 
 
-def test_lists_of_two_dtypes_from_two_branches_say_to_cast():
-    with pytest.raises(TypeError, match="list<int64>.*list<float64>.*rt.cast"):
-        rt.function(int_or_float_list)(np.arange(3.0))
-
-
 def python_ints_then_int8(x):
     vals = []
     if x.sum() > 0:
@@ -437,9 +426,16 @@ def python_ints_then_int8(x):
     return np.array(vals)
 
 
-def test_python_numbers_with_values_of_other_widths_are_refused_not_widened():
+@pytest.mark.parametrize("fn, arg, match", [
+    # a Python float never joins a list of ints (it was truncated to 0 for a while)
+    (float_into_a_list_of_ints, np.int64(3), "holds int64 items and cannot take a float64"),
+    # two branches, two dtypes
+    (int_or_float_list, np.arange(3.0), "list<int64>.*list<float64>.*rt.cast"),
     # float32 and int32 values widen in a list of Python numbers (rt.stack of it gives them
     # back); int8 would come back from rt.stack as int32 where rt.stack of the Python list is
     # int8: an error that says to cast
-    with pytest.raises(TypeError, match="cannot take an int8 item"):
-        rt.function(python_ints_then_int8)(np.array([100, 120], np.int8))
+    (python_ints_then_int8, np.array([100, 120], np.int8), "cannot take an int8 item"),
+])
+def test_lists_a_graph_cannot_hold_as_numpy_would_are_refused(fn, arg, match):
+    with pytest.raises(TypeError, match=match):
+        rt.function(fn)(arg)

@@ -23,13 +23,25 @@ from runtime import config
 from runtime.core import dtypes
 from runtime.core.generated_code import InlineCall
 from runtime.errors import NoLoweringError, located_kind, with_origin
-from runtime.executor import codegen, interpreter, numba_exactness, numba_rules
+from runtime.executor import (
+    codegen,
+    interpreter,
+    numba_exactness,
+    numba_helpers,
+    numba_rules,
+)
 from runtime.ops import (
     array_ops,
     io_ops,
     random_ops,
 )
 from runtime.ops.registry import NUMBA
+
+
+def _helpers() -> dict:
+    """Every helper the rules' code may call: name -> (source, njit's fastmath or None)."""
+    return {**{name: (source, None) for name, source in numba_rules.HELPERS.items()},
+            **numba_helpers.GENERATED}
 
 
 class NumbaEmitter(codegen.Emitter):
@@ -93,7 +105,7 @@ class NumbaEmitter(codegen.Emitter):
 
     def _add_helpers(self, code: str) -> None:
         """The helpers `code` calls, and those they call."""
-        for name, source in numba_rules.HELPERS.items():
+        for name, (source, _) in _helpers().items():
             if name not in self.helpers and re.search(rf"\b{name}\(", code):
                 self.helpers.append(name)
                 self._add_helpers(source)
@@ -103,10 +115,13 @@ class NumbaEmitter(codegen.Emitter):
         it when its module is a file of the cache directory)."""
         if not self.helpers:
             return ""
-        decorator = ('@numba_.njit(cache="__file__" in globals(), error_model='
-                     f'{_ERROR_MODEL!r})\n')
-        return "\n\nimport numba as numba_\n" + "".join(
-            f"\n\n{decorator}{numba_rules.HELPERS[name]}" for name in self.helpers)
+        helpers, parts = _helpers(), ["\n\nimport numba as numba_\n"]
+        for name in self.helpers:
+            source, fastmath = helpers[name]
+            options = "" if fastmath is None else f", fastmath={fastmath}"
+            parts.append(f'\n\n@numba_.njit(cache="__file__" in globals(), error_model='
+                         f'{_ERROR_MODEL!r}{options})\n{source}')
+        return "".join(parts)
 
     def typed(self, number, dtype) -> str:
         """A global holding `number` as a numpy scalar of `dtype`."""

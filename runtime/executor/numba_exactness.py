@@ -6,7 +6,8 @@ them from LLVM's math library, numpy from its own: a few ulp; `**` of arrays, wh
 rounds otherwise than the C library's pow that scalars get in both), float matmul (numba's BLAS
 comes through SciPy), softmax (an exp and a sum), float (and complex) sums and means (numba adds
 in another order than numpy's pairwise sums, except of a 1-d float array, which
-`numba_reductions.pairwise` adds in numpy's order), max and min reductions of floats (the sign of a
+`numba_reductions.pairwise` adds in numpy's order; a fused chain's sum adds in SIMD lanes,
+numba_fused), max and min reductions of floats (the sign of a
 zero result), float16 (numba has none), and every op without a NUMBA rule.
 """
 
@@ -20,6 +21,7 @@ from runtime.executor import (
 from runtime.executor.numba_reductions import FLOAT_SUMS, pairwise
 from runtime.ops import math_ops, reduction_ops
 from runtime.ops.control_flow_ops import IF, WHILE
+from runtime.ops.fused_ops import FUSED_REDUCTION
 from runtime.ops.registry import CONST, NUMBA, PLACEHOLDER
 
 
@@ -67,6 +69,8 @@ def not_lowered_exactly(graph):
                 op.opdef is math_ops.MATMUL and op.outputs[0].dtype.is_integer) and not (
                 _scalar_float_power(op)):
             yield op, f"numba's {op.type} may differ from numpy's in the last bits"
+        elif op.opdef is FUSED_REDUCTION:
+            yield op, "numba's loop sums the fused chain in SIMD lanes, not in numpy's order"
         elif op.opdef in FLOAT_SUMS and _inexact_sum(op.inputs[0].dtype) and not pairwise(op):
             yield op, "numba adds in another order than numpy's pairwise sum"
         elif op.opdef in FLOAT_EXTREMA and op.inputs[0].dtype.is_floating:

@@ -1,6 +1,17 @@
 """The functions the NUMBA rules' code calls (numba_rules.HELPERS, with numba_lists' own): each
 a numba function written after the graph's function in its module (numba_backend's emitter),
-kept as source: name -> source. An integer matmul, bincount, and numpy's pairwise sum."""
+kept as source: name -> source. An integer matmul, bincount, and numpy's pairwise sum; and
+those a rule writes for its op (`generate`: numba_fused's loops)."""
+
+# The helpers rules wrote: name -> (source, njit's `fastmath` as code, or None). Each name holds
+# a digest of its source, so a name stands for one source while the process runs.
+GENERATED: dict[str, tuple[str, str | None]] = {}
+
+
+def generate(name: str, source: str, fastmath: str | None = None) -> None:
+    """Makes `name` (defined by `source`) a helper the emitter writes where code calls it."""
+    GENERATED[name] = (source, fastmath)
+
 
 HELPERS = {
     "int_matmul_": """def int_matmul_(a, b):

@@ -4,8 +4,8 @@ An op declared as a numpy ufunc (`Elementwise.ufunc`, see ops/math_ops.py) is th
 `np.<ufunc>(...)`; the table at the end registers the rules of the other ops (and of the
 ufuncs written otherwise) against the op objects, and lists the ops without one, each with its
 reason; the rules of reductions are in numba_reductions, of data movement, shapes and filled
-arrays in numba_array_rules, of staged lists in numba_lists (this module imports them, so
-importing it registers every rule). Results equal the default executor's bit for bit except
+arrays in numba_array_rules, of staged lists in numba_lists, of a chain fused into its sum in
+numba_fused (this module imports them, so importing it registers every rule). Results equal the default executor's bit for bit except
 where numba_exactness says they may differ (LLVM's math functions, numba's BLAS, float sums in
 another order, signs of zero extrema). Scalar results are converted to the op's dtype (numba
 computes integer scalars in int64) and numbers in expressions are typed constants of the op's
@@ -19,6 +19,7 @@ from runtime.core import dtypes
 from runtime.errors import NoLoweringError, with_origin
 from runtime.executor import (
     numba_array_rules,  # noqa: F401 - registers its rules
+    numba_fused,  # noqa: F401 - registers its rule
     numba_helpers,
     numba_lists,
     numba_reductions,
@@ -36,7 +37,7 @@ from runtime.ops import (
     string_ops,
 )
 from runtime.ops.control_flow_ops import IF, WHILE
-from runtime.ops.fused_ops import FUSED_ELEMENTWISE, FUSED_REDUCTION
+from runtime.ops.fused_ops import FUSED_ELEMENTWISE
 from runtime.ops.op_support import cannot_lower
 from runtime.ops.registry import CONST, NUMBA, PLACEHOLDER, derive_rules, lacks, register_rules
 
@@ -318,8 +319,9 @@ lacks(NUMBA, "not lowered yet: its shape and parameters are tensors, checked whe
       random_ops.DYNAMIC_NORMAL)
 lacks(NUMBA, "variables are Python objects, which numba cannot read or write", variables.READ,
       variables.ASSIGN, variables.ASSIGN_ADD, variables.ASSIGN_SUB)
-lacks(NUMBA, "made by the fusion pass, which does not run for numba (jit_compile='auto' keeps a "
-      "fused graph on the default executor)", FUSED_ELEMENTWISE, FUSED_REDUCTION)
+lacks(NUMBA, "made by the fusion pass for the default executor only: numba fuses elementwise "
+      "chains itself (jit_compile='auto' keeps a graph so fused on the default executor)",
+      FUSED_ELEMENTWISE)
 lacks(NUMBA, "numba does not implement np.heaviside", math_ops.HEAVISIDE)
 lacks(NUMBA, "not lowered: a scatter-add into zeros (np.add.at, repeated indices adding up in "
       "order), which numba does not compile, and a rule's expression cannot write into an array",

@@ -52,6 +52,13 @@ def _xla(graph, swap):
     return jax_backend.compile_graph(graph)
 
 
+def fusion(name) -> str:
+    """Which chains the fusion pass fuses for executor `name` (passes.optimize_graph's `fuse`):
+    all for numpy code, only those a sum reads for numba (its loop sums as it computes; numba
+    fuses the other chains itself), none for XLA (which fuses everything itself)."""
+    return {"numba": "reductions", "xla": "none"}.get(name, "all")
+
+
 def place(name, graph) -> str:
     """Where `graph`, compiled for the executor called `name`, runs (and for "auto", why)."""
     if name == "auto":

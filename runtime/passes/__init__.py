@@ -31,11 +31,11 @@ from runtime.passes import (
 MAX_INLINING_ROUNDS = 4
 
 
-def run_passes(graph, optimize: bool = True, fuse: bool = True):
+def run_passes(graph, optimize: bool = True, fuse: str = "all"):
     """The graph to compile for a freshly traced `graph`. Pruning always runs (it is part of the
     semantics: unneeded ops never run); with `optimize` (and `rt.config.optimize_graphs` on),
-    the optimizing passes run on a copy, so the traced graph stays inspectable. `fuse=False`
-    leaves elementwise chains to a compiler that fuses them itself (numba, XLA)."""
+    the optimizing passes run on a copy, so the traced graph stays inspectable. `fuse`: which
+    chains the fusion pass fuses (see `optimize_graph`)."""
     prune.transform(graph)
     if not optimize or not config.graphs_optimized():
         return graph
@@ -44,9 +44,11 @@ def run_passes(graph, optimize: bool = True, fuse: bool = True):
     return optimized
 
 
-def optimize_graph(graph, fuse: bool = True) -> None:
-    """Runs the optimizing passes on `graph`, in place; `fuse=False` stops before fusion (the
-    graph then holds only ops a saved file may hold)."""
+def optimize_graph(graph, fuse: str = "all") -> None:
+    """Runs the optimizing passes on `graph`, in place. `fuse`: "all" fuses elementwise chains
+    and those a sum reads (the default executor's kernels), "reductions" only those a sum reads
+    (numba fuses the others itself), "none" stops before fusion (XLA fuses itself; a saved file
+    holds only unfused ops)."""
     constant_folding.transform(graph)
     for _ in range(MAX_INLINING_ROUNDS):
         if not dead_branch.transform(graph):
@@ -58,8 +60,8 @@ def optimize_graph(graph, fuse: bool = True) -> None:
     counter_checks.transform(graph)
     cse.transform(graph)
     prune.transform(graph)
-    if fuse:
-        fusion.transform(graph)
+    if fuse != "none":
+        fusion.transform(graph, elementwise=fuse == "all")
 
 
 def compile_ready(graph, fuse: bool):

@@ -5,6 +5,8 @@ fusable ops that the greedy sweep below can merge is one `FusedElementwise` op
 (runtime/ops/fused_ops.py), which evaluates the chain block by block with `out=` buffers; a run
 (of any length) whose values only a float Sum or Mean of all the elements of one of them reads
 is one `FusedReduction` op with that reduction (`np.mean((a - b) ** 2)`: no array is made).
+For numba only the latter are made (`elementwise=False`): numba fuses elementwise chains itself,
+and its FusedReduction loop sums as it computes (runtime/executor/numba_fused.py).
 
 Fusable: an op with a FUSED rule (its ufunc form, registered next to the op) whose output is
 an array of at least `MIN_ELEMENTS` elements, or of dims not known while tracing (a graph
@@ -48,10 +50,11 @@ class _Group:
         self.reduction: Operation | None = None  # a Sum or Mean of all of its one value read
 
 
-def transform(graph: Graph) -> None:
-    """Fuses elementwise chains in `graph` and its sub-graphs, in place."""
+def transform(graph: Graph, elementwise: bool = True) -> None:
+    """Fuses elementwise chains in `graph` and its sub-graphs, in place: only those a sum reads
+    (`FusedReduction`) unless `elementwise`."""
     for g, _ in graphs_outer_first(graph):
-        groups = _find_groups(g)
+        groups = _find_groups(g, elementwise)
         if groups:
             _replace_groups(g, groups)
 
@@ -74,8 +77,9 @@ def _fusable(op: Operation) -> bool:
     )
 
 
-def _find_groups(graph: Graph) -> list[_Group]:
-    """The groups of two or more ops to fuse, each with its members in graph order.
+def _find_groups(graph: Graph, elementwise: bool = True) -> list[_Group]:
+    """The groups of ops to fuse (of `MIN_OPS` or more, when `elementwise`, or read by a sum),
+    each with its members in graph order.
 
     A group stays open while no op outside it has read its values; so nothing outside depends
     on an open group, and merging open groups (or adding an op to one) cannot make a cycle.
@@ -102,7 +106,8 @@ def _find_groups(graph: Graph) -> list[_Group]:
             if producer is not None and producer is not group:
                 producer.open = False
     _find_reductions(graph, group_of)
-    fused = [g for g in groups if (len(g.members) >= MIN_OPS or g.reduction is not None) and (
+    fused = [g for g in groups if (
+        (elementwise and len(g.members) >= MIN_OPS) or g.reduction is not None) and (
         None not in g.shape or _one_array_input(g))]
     for g in fused:
         g.members.sort(key=lambda op: position[id(op)])

@@ -185,7 +185,7 @@ def _portable_graph(concrete) -> Graph:
     if not concrete.optimized:
         return concrete.traced_graph
     graph = concrete.traced_graph.copy()
-    optimize_graph(graph, fuse=False)
+    optimize_graph(graph, fuse="none")
     return graph if _infers_again(graph) else concrete.traced_graph
 
 

@@ -94,7 +94,7 @@ class ConcreteFunction:
                 traced = self.traced_graph
                 graph = traced.copy() if self.optimized else traced
                 if self.optimized:
-                    optimize_graph(graph, fuse=self.jit_compile in (None, "auto"))
+                    optimize_graph(graph, fuse=executors.fusion(self.jit_compile))
                 self._compile(graph)
                 self.structured_outputs = translate_outputs(self.structured_outputs, traced,
                                                             graph)
@@ -124,8 +124,7 @@ class ConcreteFunction:
         one's: the halves of its gradient), optimized like this one and compiled for the same
         executor, or for the default one where that executor cannot compile it."""
         traced.custom_gradients = list(self.traced_graph.custom_gradients)  # (see take_in)
-        fuse = self.jit_compile in (None, "auto")
-        optimized = run_passes(traced, self.optimized, fuse=fuse)
+        optimized = run_passes(traced, self.optimized, fuse=executors.fusion(self.jit_compile))
         specs = [TensorSpec(t.shape, t.dtype) for t in traced.inputs]
         names = [t.op.name for t in traced.inputs]
 

@@ -13,6 +13,7 @@ from runtime.core.source_info import user_origin
 from runtime.core.tensor import SymbolicTensor
 from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.errors import ForeignTensorError, OperatorNotAllowedInGraphError, with_origin
+from runtime.executor import registry as executors
 from runtime.passes import prune, run_passes
 from runtime.tracing import outside_state
 from runtime.tracing.concrete_function import ConcreteFunction, translate_outputs
@@ -92,7 +93,7 @@ def _trace(fn, name, arguments, bind, optimize, jit_compile, defer, failed):
                                     jit_compile=jit_compile, deferred=True)
         concrete.in_place_arguments = tuple(graph.in_place_arguments)
         return concrete, created
-    optimized = run_passes(graph, optimize, fuse=jit_compile in (None, "auto"))
+    optimized = run_passes(graph, optimize, fuse=executors.fusion(jit_compile))
     concrete = ConcreteFunction(
         optimized, name, names, specs, translate_outputs(outputs, graph, optimized),
         traced_graph=graph, jit_compile=jit_compile,

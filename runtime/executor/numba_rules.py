@@ -5,11 +5,11 @@ An op declared as a numpy ufunc (`Elementwise.ufunc`, see ops/math_ops.py) is th
 ufuncs written otherwise) against the op objects, and lists the ops without one, each with its
 reason; the rules of reductions are in numba_reductions, of data movement, shapes and filled
 arrays in numba_array_rules, of staged lists in numba_lists, of a chain fused into its sum in
-numba_fused (this module imports them, so importing it registers every rule). Results equal the default executor's bit for bit except
-where numba_exactness says they may differ (LLVM's math functions, numba's BLAS, float sums in
-another order, signs of zero extrema). Scalar results are converted to the op's dtype (numba
-computes integer scalars in int64) and numbers in expressions are typed constants of the op's
-dtype.
+numba_fused (this module imports them, so importing it registers every rule). Results equal
+the default executor's bit for bit except where numba_exactness says they may differ (LLVM's
+math functions, numba's BLAS, float sums in another order, signs of zero extrema). Scalar
+results are converted to the op's dtype (numba computes integer scalars in int64) and numbers
+in expressions are typed constants of the op's dtype.
 """
 
 from __future__ import annotations

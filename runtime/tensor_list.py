@@ -129,6 +129,7 @@ class TensorList:
     # ---- changing the list ----
     def append(self, item) -> None:
         """Adds `item` at the end."""
+        self._widen_for(item)
         tensor, weak = self._item(item)
         self.handle = _made(list_ops.push_back(self.handle, tensor), weak)
 
@@ -154,6 +155,7 @@ class TensorList:
             self.append(item)
 
     def __setitem__(self, index, item) -> None:
+        self._widen_for(item)
         tensor, weak = self._item(item)
         self.handle = _made(list_ops.set_item(self.handle, _index(index), tensor), weak)
 
@@ -255,6 +257,15 @@ class TensorList:
     def __repr__(self) -> str:
         return (f"<rt.TensorList of {self.dtype.name} items, shape="
                 f"{list(self.element_shape)}, in graph {self.handle.op.graph.name!r}>")
+
+    def _widen_for(self, item) -> None:
+        """Widens the items (float32 ones to float64: the list is then MIXED) where `item`, a
+        Python float (or its stand-in), joins a list of float32 values: Python keeps the float's
+        value, which float32 would round, and numpy's array of the list is float64."""
+        if not self.weak and not self.dtype.is_list:
+            wide = widened(self.dtype, [_as_item(item)])
+            if wide is not self.dtype:
+                self.handle = _made(list_ops.cast(self.handle, wide), MIXED)
 
     def _item(self, item) -> tuple:
         """`item` as a tensor this list holds, and the list's weakness then: WEAK while it holds
@@ -387,6 +398,13 @@ def _item_tensor(item, dtype, weak_list=False) -> Tensor:
         f"A list built by graph code holds items of one dtype: this one holds {dtype.name} "
         f"items and cannot take {a_or_an(got.name)} item. Use rt.cast so that all items have one "
         "dtype.", user_origin()))
+
+
+def list_widens(dtype: dtypes.DType, wide: dtypes.DType) -> bool:
+    """Whether a list tensor of `dtype` becomes one of `wide` keeping its items' values, as a
+    list whose values a Python float joined does (`widened`; float32 ones to float64)."""
+    return (isinstance(dtype, dtypes.ListDType) and isinstance(wide, dtypes.ListDType)
+            and _widens(dtype.element, wide.element))
 
 
 def _widens(dtype: dtypes.DType, wide: dtypes.DType) -> bool:

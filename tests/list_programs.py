@@ -164,3 +164,11 @@ def lists_in_a_list(n):
         parts[1].pop()
         parts[1].append(rt.cast(i, rt.float32) * 2.0)
     return parts
+
+
+def float32_items_then_a_python_float(n, x):
+    out = []
+    for i in rt.range(n):
+        out.append(x[0] * rt.cast(i, rt.float32))
+    out.append(0.1)  # (a Python float joins float32 values: numpy's array of them is float64)
+    return rt.stack(out), rt.reduce_sum(rt.stack(out) * x[1])

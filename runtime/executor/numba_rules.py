@@ -313,7 +313,7 @@ lacks(NUMBA, "not lowered: numba lowers the lists numeric loops build (made, app
       "stacked, counted; runtime/executor/numba_lists.py)", list_ops.LIST_POP_BACK,
       list_ops.LIST_GET_ITEM, list_ops.LIST_SET_ITEM, list_ops.LIST_CONCAT_LISTS,
       list_ops.LIST_CONCAT, list_ops.LIST_ZEROS_LIKE, list_ops.LIST_ADD, list_ops.LIST_UNSTACK,
-      list_ops.LIST_SPLIT_AT, list_ops.LIST_SPLIT_LIKE)
+      list_ops.LIST_SPLIT_AT, list_ops.LIST_SPLIT_LIKE, list_ops.LIST_CAST)
 lacks(NUMBA, "not lowered yet: its shape and parameters are tensors, checked when the graph "
       "runs (random numbers with a static shape are)", random_ops.DYNAMIC_UNIFORM,
       random_ops.DYNAMIC_NORMAL)

@@ -539,14 +539,14 @@ def _list_split_at(b, op, x):
 
 
 def _map_items(b, op, sequences, item_fn):
-    """SequenceMap over the items of `sequences`, lists like the op's output list:
-    `item_fn(child builder, item names)` makes each output item."""
+    """SequenceMap over the items of `sequences`, lists like the op's input lists:
+    `item_fn(child builder, item names)` makes each item of the output list."""
     child = b.child()
     child.op = op
     out = op.outputs[0]
     shape = [d if d is not None else child.names.fresh(f"{op.name}_dim") for d in out.shape]
     items = [child.names.fresh(f"{op.name}_item") for _ in sequences]
-    inputs = [value_info(name, out.dtype.element, shape) for name in items]
+    inputs = [value_info(name, op.inputs[0].dtype.element, shape) for name in items]
     body = child.finish(f"{op.name}_body", inputs, [item_fn(child, items)],
                         [(out.dtype.element, shape)])
     return b.one("SequenceMap", *sequences, body=body)
@@ -561,6 +561,11 @@ def _list_zeros_like(b, op, x):
 
 def _list_add(b, op, x):
     return [_map_items(b, op, x, lambda c, items: c.one("Add", *items))]
+
+
+def _list_cast(b, op, x):
+    dtype = op.inputs[0].dtype.element
+    return [_map_items(b, op, x, lambda c, items: c.cast(items[0], dtype, op.attrs["dtype"]))]
 
 
 def _list_unstack(b, op, x):
@@ -703,6 +708,7 @@ register_rules(ONNX, {
     list_ops.LIST_UNSTACK: _sequence_op(_list_unstack),
     list_ops.LIST_SPLIT_LIKE: _sequence_op(_list_split_like),
     list_ops.LIST_SPLIT_AT: _sequence_op(_list_split_at),
+    list_ops.LIST_CAST: _sequence_op(_list_cast),
     # control flow
     control_flow_ops.IF: _if,
     control_flow_ops.WHILE: _while,

@@ -271,6 +271,24 @@ LIST_CONCAT = define_op(
 )
 
 
+def _cast_infer(inputs, *, dtype):
+    (lst,) = inputs
+    _check_list(lst, "cast")
+    if lst.dtype.element.is_list or dtype.is_list:
+        raise argument_error(TypeError, "a list of lists is not cast")
+    return [(dtypes.list_of(dtype), lst.shape)]
+
+
+def _cast_kernel(lst, dtype):
+    kind = dtype.np_dtype
+    return ListValue([item.astype(kind) for item in lst.items()], lst.length)
+
+
+# A list whose items widen (float32 ones to float64 when a Python float joins them: numpy's
+# array of such a list is float64; rt.TensorList.append)
+LIST_CAST = define_op("ListCast", infer=_cast_infer, kernel=_cast_kernel)
+
+
 # ---- functions on list tensors (used by rt.TensorList) -----------------------------------------
 def from_items(items, dtype, element_shape):
     return apply(LIST_FROM_ITEMS, list(items),
@@ -307,6 +325,11 @@ def stack(lst):
 
 def concat(lst, axis: int):
     return apply(LIST_CONCAT, [lst], {"axis": int(axis)})
+
+
+def cast(lst, dtype):
+    """`lst` with its items cast to `dtype` (itself when they have it)."""
+    return lst if lst.dtype.element is dtype else apply(LIST_CAST, [lst], {"dtype": dtype})
 
 
 
@@ -482,5 +505,6 @@ register_rules(GRADIENT, {
     LIST_UNSTACK: lambda op, grads: [stack(grads[0])],
     LIST_SPLIT_AT: _split_at_gradient,
     LIST_SPLIT_LIKE: lambda op, grads: [None, concat(grads[0], op.attrs["axis"])],
+    LIST_CAST: lambda op, grads: [cast(grads[0], op.inputs[0].dtype.element)],
 })
 lacks(GRADIENT, "its output is an integer", LIST_LENGTH)

@@ -331,7 +331,8 @@ _LIST_OPERANDS = {list_ops.LIST_FROM_ITEMS: 0, list_ops.LIST_PUSH_BACK: 1,
                   list_ops.LIST_SET_ITEM: 1, list_ops.LIST_CONCAT_LISTS: 2,
                   list_ops.LIST_STACK: 1, list_ops.LIST_CONCAT: 1,
                   list_ops.LIST_ZEROS_LIKE: 1, list_ops.LIST_ADD: 2, list_ops.LIST_UNSTACK: 0,
-                  list_ops.LIST_SPLIT_AT: 1, list_ops.LIST_SPLIT_LIKE: 1}
+                  list_ops.LIST_SPLIT_AT: 1, list_ops.LIST_SPLIT_LIKE: 1,
+                  list_ops.LIST_CAST: 1}
 
 
 def _check_lists(opdef, inputs, attrs) -> None:

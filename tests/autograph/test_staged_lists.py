@@ -7,6 +7,7 @@ from list_programs import (
     append_in_branch,
     concat_after_loop,
     dict_of_lists,
+    float32_items_then_a_python_float,
     iterate_built_list,
     length_and_index,
     list_of_lists,
@@ -50,6 +51,7 @@ import runtime as rt
     (vectors_of_changing_length, [(3,)]),
     (dict_of_lists, [(4,), (0,)]),
     (lists_in_a_list, [(3,), (0,)]),
+    (float32_items_then_a_python_float, [(3, np.float32([1.5, 2])), (0, np.float32([1, 2]))]),
 ])
 def test_staged_lists_behave_like_python_lists(fn, inputs):
     for args in inputs:
@@ -346,8 +348,35 @@ def float32_then_python_floats(x):
     return np.array(vals), rt.stack(vals).dtype == np.float32
 
 
+def float32_list_then_python_floats(x):
+    vals = []
+    for v in x:  # (a graph loop: a list of float32 values)
+        vals.append(v)
+    i = 0
+    while i < x.sum() * 5:  # (Python floats join them: np.array of the list is float64)
+        vals.append(0.1 * i)
+        i += 1
+    vals.append(2 / 3)
+    return np.array(vals), rt.stack(vals).dtype == np.float32
+
+
+def float32_list_then_a_python_float_on_one_path(x):
+    vals = []
+    for v in x:
+        vals.append(v)
+    if x.sum() > 0:
+        vals.append(0.1)
+    else:
+        vals.append(x[0])
+    vals[0] = 1 / 3
+    return np.array(vals), rt.stack(vals).dtype == np.float32
+
+
 @pytest.mark.parametrize("fn, arg", [
     (floats_in_a_tensor_range, np.int64(4)),
+    (float32_list_then_python_floats, np.array([0.1, 0.2, 0.3], np.float32)),
+    (float32_list_then_a_python_float_on_one_path, np.array([0.1, 0.2], np.float32)),
+    (float32_list_then_a_python_float_on_one_path, np.array([-0.1, -0.2], np.float32)),
     (float32_then_python_floats, np.array([0.1, 0.2, 0.3], np.float32)),
     (floats_in_a_tensor_if, np.arange(3.0)),
     (floats_in_a_tensor_if, -np.arange(3.0)),

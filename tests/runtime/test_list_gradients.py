@@ -242,6 +242,26 @@ def test_a_list_of_lists_refuses_at_the_users_line():
         rt.function(grad)(rt.constant([1.0]))
 
 
+def test_a_list_a_python_float_widens():
+    # float32 values, then a Python float: the list holds float64 (ListCast; numpy's array of
+    # it is float64), rt.stack gives float32 as of the Python list, and gradients flow back
+    def fn(x):
+        ys = []
+        for _ in rt.range(STEPS):
+            ys.append(rt.reduce_sum(rt.sin(x)) * 1.5)
+        ys.append(0.1)
+        return rt.reduce_sum(rt.stack(ys) ** 2)
+
+    x = np.float32([0.3, -0.8])
+    eager_value, eager = _gradients(fn, [x], lambda f: f)
+    graph_value, graph = _gradients(fn, [x], rt.function)
+    assert graph_value == eager_value
+    assert graph[0].dtype == eager[0].dtype == np.float32
+    np.testing.assert_array_equal(graph[0], eager[0])
+    ops = [op.type for op in rt.function(fn).get_concrete_function(rt.constant(x)).graph.walk()]
+    assert "ListCast" in ops
+
+
 LIST_OPS = {name for name in REGISTRY if name.startswith("List")}
 
 

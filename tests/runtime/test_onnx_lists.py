@@ -6,6 +6,7 @@ import pytest
 from list_programs import (
     append_in_branch,
     concat_after_loop,
+    float32_items_then_a_python_float,
     length_and_index,
     list_of_lists,
     plus_list,
@@ -99,6 +100,7 @@ CASES = [
     (plus_list, [(4,), (0,)]),
     (append_in_branch, [(5,), (0,)]),
     (strings, [(2,), (0,)]),
+    (float32_items_then_a_python_float, [(3, VECTOR), (0, VECTOR)]),
 ]
 
 

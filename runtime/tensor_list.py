@@ -86,8 +86,9 @@ class TensorList:
             element_shape = _item_tensor(sample, dtype, weak).shape
         elif dtype is None:
             _empty_item()
-        items = [_item_tensor(item, dtype, weak) for item in items]
-        return cls(_made(list_ops.from_items(items, dtype, tuple(element_shape or ())), weak))
+        tensors = [_item_tensor(item, dtype, weak) for item in items]
+        handle = _made(list_ops.from_items(tensors, dtype, tuple(element_shape or ())), weak)
+        return cls(_holding_views(handle, *items))
 
     def __copy__(self) -> TensorList:
         return TensorList(self.handle)
@@ -131,7 +132,8 @@ class TensorList:
         """Adds `item` at the end."""
         self._widen_for(item)
         tensor, weak = self._item(item)
-        self.handle = _made(list_ops.push_back(self.handle, tensor), weak)
+        self.handle = _holding_views(_made(list_ops.push_back(self.handle, tensor), weak),
+                                     self.handle, item)
 
     def pop(self, index=-1):
         """Removes and returns the last item (only the last: `pop()`)."""
@@ -140,16 +142,17 @@ class TensorList:
                 "pop(i) of a list built by graph code takes only the last item (pop()); "
                 "index it with lst[i] instead.")
         self.check_items_readable()
-        weak = self.handle.weak
-        handle, item = list_ops.pop_back(self.handle)
-        self.handle = _made(handle, weak)
-        return present(_made(item, weak))
+        weak, old = self.handle.weak, self.handle
+        handle, item = list_ops.pop_back(old)
+        self.handle = _holding_views(_made(handle, weak), old)
+        return present(_holding_views(_made(item, weak), old))
 
     def extend(self, items) -> None:
         """Appends each of `items` (a list, tuple or TensorList)."""
         if isinstance(items, TensorList):
-            self.handle = _made(list_ops.concat_lists(self.handle, items.handle),
-                                _joined(self.handle.weak, items.handle.weak))
+            self.handle = _holding_views(
+                _made(list_ops.concat_lists(self.handle, items.handle),
+                      _joined(self.handle.weak, items.handle.weak)), self.handle, items)
             return
         for item in items:
             self.append(item)
@@ -157,7 +160,8 @@ class TensorList:
     def __setitem__(self, index, item) -> None:
         self._widen_for(item)
         tensor, weak = self._item(item)
-        self.handle = _made(list_ops.set_item(self.handle, _index(index), tensor), weak)
+        self.handle = _holding_views(
+            _made(list_ops.set_item(self.handle, _index(index), tensor), weak), self.handle, item)
 
     def __add__(self, other):
         if not isinstance(other, (list, tuple, TensorList)) or isinstance(other, tuple):
@@ -183,7 +187,8 @@ class TensorList:
                 "slicing a list built by graph code is not supported; stack it first "
                 "(rt.stack(lst)[a:b]) or index single items.")
         self.check_items_readable()
-        return present(_made(list_ops.get_item(self.handle, _index(index)), self.handle.weak))
+        item = _made(list_ops.get_item(self.handle, _index(index)), self.handle.weak)
+        return present(_holding_views(item, self.handle))
 
     def size(self) -> SymbolicTensor:
         """The number of items, a scalar int32 tensor (what `len(lst)` gives in converted
@@ -265,7 +270,8 @@ class TensorList:
         if not self.weak and not self.dtype.is_list:
             wide = widened(self.dtype, [_as_item(item)])
             if wide is not self.dtype:
-                self.handle = _made(list_ops.cast(self.handle, wide), MIXED)
+                self.handle = _holding_views(_made(list_ops.cast(self.handle, wide), MIXED),
+                                             self.handle)
 
     def _item(self, item) -> tuple:
         """`item` as a tensor this list holds, and the list's weakness then: WEAK while it holds
@@ -296,6 +302,19 @@ def _dtype_of(item) -> dtypes.DType:
 def _joined(a, b):
     """The weakness of two lists' items together (see WEAK, MIXED)."""
     return max(a, b) if a and b else False
+
+
+def _holding_views(tensor: SymbolicTensor, *sources) -> SymbolicTensor:
+    """`tensor`, a list (or an array item read from one), noted as holding views of the function
+    argument that one of `sources` (items, lists, list tensors) is or holds views of (see
+    Graph.note_view): a row or basic slice of a numpy argument is a view of it, so an in-place
+    operator on one a list gives back changes the caller's array in plain Python."""
+    if tensor.dtype.is_list or tensor.shape:
+        for source in sources:
+            source = source.handle if isinstance(source, TensorList) else source
+            if isinstance(source, SymbolicTensor):
+                tensor.op.graph.note_view(source, tensor)
+    return tensor
 
 
 def _made(tensor: SymbolicTensor, weak) -> SymbolicTensor:

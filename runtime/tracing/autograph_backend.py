@@ -209,6 +209,7 @@ class RuntimeBackend(autograph.Backend):
         if isinstance(value, TensorList):
             handle = context.current_graph().add_input(value.handle.dtype, value.element_shape)
             handle.weak = value.weak
+            handle.op.graph.note_view(value.handle, handle)  # (its items' views of an argument)
             return TensorList(handle)
         if isinstance(value, Tensor) or type(value) in _PYTHON_DTYPES or self.converts(value):
             tensor = convert_to_tensor(value, weak_dtype(value) if is_python_scalar(value)
@@ -231,6 +232,8 @@ class RuntimeBackend(autograph.Backend):
         if isinstance(iterated, TensorList):
             iterated.check_items_readable()
             item = context.current_graph().add_input(iterated.dtype, iterated.element_shape)
+            if item.shape:  # (an array item may be a view of an argument)
+                item.op.graph.note_view(iterated.handle, item)
         else:  # (a `range` stands for Python ints: weak)
             item = context.current_graph().add_input(iterated.dtype, iterated.shape[1:])
         item.weak = iterated.weak

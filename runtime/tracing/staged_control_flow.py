@@ -199,7 +199,10 @@ def cond(pred, true_fn, false_fn, names=None):
 
 
 def _argument_of(value):
-    """The function argument index `value` stands for (see Graph.argument_inputs), or None."""
+    """The function argument index `value` stands for (see Graph.argument_inputs; for a list,
+    the argument its items may be views of), or None."""
+    if isinstance(value, TensorList):
+        value = value.handle
     if isinstance(value, SymbolicTensor):
         return value.op.graph.argument_inputs.get(id(value))
     return None
@@ -320,9 +323,11 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, names=None):
         cond_g, body_g, outs = _trace_loop(graph, cond, body, structure, state, names,
                                            arguments)
         joined = [_loop_join(s, out, names, i) for i, (s, out) in enumerate(zip(state, outs))]
-        if joined == state:
+        # (a list the body fills with views of an argument holds them from the start too)
+        held = [a if a is not None else _argument_of(out) for a, out in zip(arguments, outs)]
+        if joined == state and held == arguments:
             break
-        state = joined
+        state, arguments = joined, held
     body_g.outputs = [_as_dtype(body_g, out, s[0]) for out, s in zip(outs, state)]
     flat = [_loop_initial(graph, v, s[0], names, i) for i, (v, s) in enumerate(zip(initial, state))]
     captured = _unify_captures([cond_g, body_g], len(flat))

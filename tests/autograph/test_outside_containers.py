@@ -424,6 +424,40 @@ def double_an_unpacked_row(x):
     return first
 
 
+def double_a_row_read_from_a_list(x):
+    rows = [r for r in x]  # (a graph loop over x: a list of its rows, which are views)
+    first = rows[0]
+    first *= 2.0
+    return first
+
+
+def shift_rows_a_tensor_if_listed(x):
+    rows = []
+    if x.sum() > 0:
+        rows.append(x[0])
+    else:
+        rows.append(x[1])
+    total = 0.0
+    for r in rows:  # (a graph loop over the list: its items are the views)
+        r -= 1.0
+        total = total + r.sum()
+    return total
+
+
+def scale_a_popped_row(x):
+    rows = [r for r in x]
+    last = rows.pop()
+    last *= 2.0
+    return last
+
+
+def scale_a_listed_copy(x):
+    rows = [r * 1.0 for r in x]
+    first = rows[0]
+    first *= 2.0
+    return first
+
+
 def scale_an_element(x):
     v = x[0, 0]  # (a numpy scalar: no view)
     v *= 2.0
@@ -450,7 +484,8 @@ def scale_an_array_copy(x):
 
 @pytest.mark.parametrize("fn", [scale_a_slice, shift_a_row, add_to_the_transpose,
                                 add_to_a_reshape_in_a_loop, scale_a_view_under_an_if,
-                                double_an_unpacked_row])
+                                double_an_unpacked_row, double_a_row_read_from_a_list,
+                                shift_rows_a_tensor_if_listed, scale_a_popped_row])
 def test_in_place_operator_on_a_view_of_a_numpy_argument_is_refused(fn):
     # numpy's basic slices, transposes and reshapes are views: plain Python changes the
     # caller's array through them (it ran silently unchanged before)
@@ -466,7 +501,7 @@ def test_in_place_operator_on_a_view_of_a_numpy_argument_is_refused(fn):
 
 
 @pytest.mark.parametrize("fn", [scale_an_element, scale_picked_rows, scale_a_flattened_copy,
-                                scale_an_array_copy])
+                                scale_an_array_copy, scale_a_listed_copy])
 def test_in_place_operator_on_a_copy_of_a_numpy_argument_runs(fn):
     a = np.arange(6.0).reshape(2, 3)
     np.testing.assert_array_equal(rt.function(fn, numpy_results=True)(a), fn(a.copy()),

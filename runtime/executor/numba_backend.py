@@ -162,12 +162,30 @@ def compile_graph(graph, example_values=None, fallback=None):
     # numpy's error model: a float divided by zero is inf or nan and an integer one 0, as numpy
     # gives (numba's default, Python's, raises ZeroDivisionError)
     compiled = numba.njit(run, cache=on_disk, boundscheck=checked, error_model=_ERROR_MODEL)
+    scalars = _scalar_types(graph) if not generated.extra_arguments else None
     if example_values is not None:
         example_values = (*example_values,
                           *(random_ops.generator(seed) for seed in generated.extra_arguments))
-        compiled.compile(tuple(numba.typeof(v) for v in example_values))
+        signature = tuple(numba.typeof(v) for v in example_values)
+        compiled.compile(signature)
         compiled.disable_compile()
-    return _caller(compiled, graph, generated.extra_arguments, fallback), generated
+        if scalars is not None and tuple(map(type, example_values)) != scalars:
+            scalars = None
+    elif scalars is not None:  # (the types every call of numpy scalars passes)
+        signature = tuple(numba.typeof(kind(0)) for kind in scalars)
+        compiled.compile(signature)
+    entry = compiled.overloads[signature].entry_point if scalars is not None else None
+    return _caller(compiled, graph, generated.extra_arguments, fallback, (entry, scalars)), (
+        generated)
+
+
+def _scalar_types(graph):
+    """The numpy scalar type of each input of `graph` when all are numeric scalars (a call
+    with numpy scalars of those types then needs none of numba's type dispatch), else None."""
+    kinds = tuple(t.dtype.np_dtype.type for t in graph.inputs)
+    if all(len(t.shape) == 0 and t.dtype.np_dtype.kind in "biufc" for t in graph.inputs):
+        return kinds
+    return None
 
 
 _CACHED = "tracegraph_numba_"  # the module name prefix of graphs kept on disk
@@ -271,14 +289,17 @@ def compiled_on_disk(graph) -> bool:
                                        f"{glob.escape(file[:-3])}.*.{python}.nbi")))
 
 
-def _caller(compiled, graph, seeds=(), fallback=None):
+def _caller(compiled, graph, seeds=(), fallback=None, direct=(None, None)):
     """`compiled` (which numba types on the first call) with its scalar results as numpy scalars
     of their dtypes (numba returns Python numbers): one generated function, as lean as the
     call can be, which a concrete function's caller takes in (`.inline`). A number becomes a
     numpy scalar by adding it to a numpy zero of the dtype (numpy keeps the scalar's dtype next
     to a Python number, and the number fits it): 5x faster than calling the type; the zero is
     -0.0 for floats, so a -0.0 stays -0.0. `seeds`: of the generators `compiled` takes after
-    the inputs (the current ones, at each call)."""
+    the inputs (the current ones, at each call). `direct`: (the machine code's entry point, the
+    numpy scalar type of each argument it was compiled for): arguments of exactly those types
+    go straight to it (numba's dispatch, which types them first, costs as much again as the
+    call itself)."""
     scope = {"native": compiled, "native_generator": random_ops.generator}
     args = ", ".join(f"a{i}" for i in range(len(graph.inputs)))
     passed = ", ".join([*(f"a{i}" for i in range(len(graph.inputs))),
@@ -304,8 +325,15 @@ def _caller(compiled, graph, seeds=(), fallback=None):
         scope[f"native_failed{i}"] = _failed(ops, error)
         handlers += [f"except {error.__name__} as e:", f"    raise native_failed{i}(e) from None"]
     lines = [f"outs = native({passed})"]
+    entry, kinds = direct
+    if entry is not None:
+        scope["native_entry"] = entry
+        scope.update((f"native_t{i}", kind) for i, kind in enumerate(kinds))
+        exact = " and ".join(f"type(a{i}) is native_t{i}" for i in range(len(kinds)))
+        lines = [f"if {exact}:", f"    outs = native_entry({passed})", "else:",
+                 f"    {lines[0]}"] if kinds else [f"outs = native_entry({passed})"]
     if handlers:
-        lines = ["try:", f"    {lines[0]}", *handlers]
+        lines = ["try:", *(f"    {line}" for line in lines), *handlers]
     return InlineCall(args, tuple(lines), tuple(results), scope).function(
         f"<rt-numba-call {next(_caller_ids)}>")
 

@@ -677,6 +677,15 @@ def test_the_call_of_a_numba_graph_is_one_generated_function_with_the_default_re
     concrete = f.get_concrete_function(np.float32(1.0), np.float32(1.0))
     source = "".join(linecache.getlines(concrete.call.__code__.co_filename))
     assert "outs = native(a0, a1)" in source and "run(" not in source
+    # numpy scalars of the graph's dtypes go straight to the machine code (no numba dispatch);
+    # other values of the same signature (a 0-d array) take numba's dispatch, and agree
+    assert "if type(a0) is native_t0 and type(a1) is native_t1:" in source
+    assert "outs = native_entry(a0, a1)" in source
+    for x, y in ((np.array(2.0, np.float32), np.float32(1.0)),
+                 (rt.constant(np.array(-2.0, np.float32)), np.array(1.0, np.float32))):
+        for a, b in zip(rt.nest.flatten(f(x, y)), rt.nest.flatten(g(x, y))):
+            assert a.dtype is b.dtype
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
 
     def picks(x, i):
         return x[i]

@@ -3,8 +3,8 @@
 
 The fast path (`__call__`) is kept lean: a call whose arguments are all positional eager
 tensors, numeric numpy arrays and scalars, or Python scalars builds its key from (dtype, shape)
-pairs and (type, value) pairs and looks it up in one dict (`_fast`); on a hit it calls the
-compiled graph with the numpy values.
+pairs and (type, value) pairs and looks it up in one dict (`_fast`; one numpy scalar, by its
+type alone in `_fast_scalar`); on a hit it calls the compiled graph with the numpy values.
 Everything else (nested structures, keywords, a miss) takes the general path
 (`_call_general`), which binds the arguments to the signature first, finds or traces the
 concrete function, and fills the fast path's dict. A call while a caller is traced takes in
@@ -46,9 +46,11 @@ _NUMPY_ARGUMENTS = "numpy arguments"
 
 class CallPaths:
     """The call paths of `Function`, over its parts: `_fast` (fast-path key ->
-    ConcreteFunction), `_check`, `_binder` (ArgumentBinder), `_guards` (FunctionGuards),
-    `_traces` (TraceCache), `_tracer` (FunctionTracer), `_lock`, and `_inside_caller` (it
-    reads a caller's tensors: traced as part of callers)."""
+    ConcreteFunction), `_fast_scalar` (the same for a call of one numpy scalar, by its type,
+    unless results are numpy's: the commonest call of a scalar program), `_check`, `_binder`
+    (ArgumentBinder), `_guards` (FunctionGuards), `_traces` (TraceCache), `_tracer`
+    (FunctionTracer), `_lock`, and `_inside_caller` (it reads a caller's tensors: traced as part
+    of callers)."""
 
     python_function: Callable[..., Any]  # (Function's)
 
@@ -77,12 +79,9 @@ class CallPaths:
                             return self._call_busy(concrete, args)
                         return concrete.call(v)
                     return self._call_general(args, kwargs, (key, [v]))
-                if kind in _FAST_NUMPY_SCALARS:  # (the loop below, for one numpy scalar)
-                    concrete = self._fast.get((kind, _NUMPY_ARGUMENTS))
-                    if concrete is not None and not context.busy:
-                        if self._options.numpy_results:
-                            return _numpy_results(concrete, concrete.call(v))
-                        return concrete.call(v)
+                concrete = self._fast_scalar.get(kind)  # (one numpy scalar: its own dict)
+                if concrete is not None and not context.busy:
+                    return concrete.call(v)
             key, values, arrays = [], [], 0
             for a in args:
                 kind = type(a)
@@ -172,6 +171,10 @@ class CallPaths:
         values = [_as_value(v) for v in leaves]
         if fast is not None and _same_values(values, fast[1]):  # none came from a default, and
             self._fast[fast[0]] = concrete  # the fast path would pass what this call passes
+            key = fast[0]
+            if (type(key) is tuple and len(key) == 2 and key[1] is _NUMPY_ARGUMENTS
+                    and key[0] in _FAST_NUMPY_SCALARS and not self._options.numpy_results):
+                self._fast_scalar[key[0]] = concrete
         result = concrete.call(*values)
         if self._check or config.checking_functions():
             checking.check_call(self, concrete, args, kwargs, values, result)

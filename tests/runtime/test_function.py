@@ -50,6 +50,21 @@ def test_python_floats_zero_and_minus_zero_and_nan_are_different_arguments():
     assert g.experimental_get_tracing_count() == 4
 
 
+def test_a_call_of_one_numpy_scalar_takes_its_own_dict_with_the_general_paths_results():
+    def f(x):
+        return x * 2 if x > 0 else x - 1
+
+    for options in ({}, {"numpy_results": True}):
+        g = rt.function(f, **options)
+        for x in (np.float32(1.5), np.float32(-1.5), np.int32(3), np.float32(2.5), np.int32(-3)):
+            first, again = g(x), g(x)  # (the general path, then the fast one)
+            for got in (first, again):
+                value = got if options else got.numpy()
+                assert type(value) is type(f(x)) and value == f(x)
+        assert g.experimental_get_tracing_count() == 2  # one trace per dtype
+        assert set(g._fast_scalar) == (set() if options else {np.float32, np.int32})
+
+
 def test_keywords_and_defaults_bind_to_one_signature():
     @rt.function
     def f(x, scale=2.0, *, shift=0.0):

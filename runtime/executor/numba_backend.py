@@ -40,8 +40,9 @@ from runtime.ops.registry import NUMBA
 
 def _helpers() -> dict:
     """Every helper the rules' code may call: name -> (source, njit's fastmath or None)."""
-    return {**{name: (source, None) for name, source in numba_rules.HELPERS.items()},
-            **numba_helpers.GENERATED}
+    reassociating = "{'reassoc'}"
+    return {**{name: (source, reassociating if name in numba_helpers.REASSOCIATING else None)
+               for name, source in numba_rules.HELPERS.items()}, **numba_helpers.GENERATED}
 
 
 class NumbaEmitter(codegen.Emitter):

@@ -28,7 +28,7 @@ from runtime.ops.registry import FUSED, NUMBA, REGISTRY, register_rules
 # Elements summed by one vector loop: small enough that each lane's running sum adds few terms,
 # big enough that the loop's start and the blocks' pairwise sum cost little (1e6 float32s:
 # 80 us against numpy's 310 for `np.mean((a - b) ** 2)`).
-BLOCK = 1024
+BLOCK = numba_helpers.SUM_BLOCK
 
 
 @functools.cache

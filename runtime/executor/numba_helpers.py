@@ -1,11 +1,17 @@
 """The functions the NUMBA rules' code calls (numba_rules.HELPERS, with numba_lists' own): each
 a numba function written after the graph's function in its module (numba_backend's emitter),
-kept as source: name -> source. An integer matmul, bincount, and numpy's pairwise sum; and
-those a rule writes for its op (`generate`: numba_fused's loops)."""
+kept as source: name -> source. An integer matmul, bincount, numpy's pairwise sum, a sum in
+SIMD lanes; and those a rule writes for its op (`generate`: numba_fused's loops)."""
 
 # The helpers rules wrote: name -> (source, njit's `fastmath` as code, or None). Each name holds
 # a digest of its source, so a name stands for one source while the process runs.
 GENERATED: dict[str, tuple[str, str | None]] = {}
+# Float sums in SIMD lanes add blocks of this many values, each by LLVM's vector loop (partial
+# sums in lanes: the one operation allowed to reassociate), and the blocks' sums in numpy's
+# pairwise order: numpy's accuracy class, not its bits (lanes_sum_, numba_fused).
+SUM_BLOCK = 1024
+# The helpers below compiled with fastmath={'reassoc'}: only their sum may reassociate.
+REASSOCIATING = frozenset({"lanes_block_"})
 
 
 def generate(name: str, source: str, fastmath: str | None = None) -> None:
@@ -76,6 +82,23 @@ HELPERS = {
     for i in range(lo + m, lo + n):
         res += a[i]
     return res
+""",
+    # a float sum of a whole array in SIMD lanes (SUM_BLOCK)
+    "lanes_block_": """def lanes_block_(x, zero):
+    total = zero
+    for j in range(x.shape[0]):
+        total += x[j]
+    return total
+""",
+    "lanes_sum_": f"""def lanes_sum_(a, zero):
+    x = np.ascontiguousarray(a).reshape(-1)
+    n = x.shape[0]
+    blocks = (n + {SUM_BLOCK - 1}) // {SUM_BLOCK}
+    parts = np.empty(blocks, x.dtype)
+    for b in range(blocks):
+        lo = b * {SUM_BLOCK}
+        parts[b] = lanes_block_(x[lo:min(lo + {SUM_BLOCK}, n)], zero)
+    return zero + pairwise_sum_(parts, 0, blocks, zero)
 """,
     # (without recursion: numba's disk cache cannot reload a recursive function)
     "pairwise_sum_": """def pairwise_sum_(a, lo, n, zero):

@@ -26,9 +26,9 @@ from runtime.ops.registry import NUMBA, register_rules
 # Sums and means: of floats (and complex numbers) numba adds in another order than numpy's
 # pairwise sums (numba_exactness), except where `pairwise` says.
 FLOAT_SUMS = frozenset({reduction_ops.SUM, reduction_ops.MEAN})
-# The longest 1-d float array numba sums in numpy's order: `pairwise_sum_` is scalar code,
-# 2.5x slower than numba's own sum (2.8 ms against 1.2 on 1e6 float32s, W3b), so longer ones
-# (and those of a length known only when the graph runs) are summed numba's way.
+# The longest 1-d float array numba sums in numpy's order: `pairwise_sum_` is scalar code
+# (330 us on 1e6 float32s, numpy's own 125), so longer ones (and those of a length known only
+# when the graph runs, or of more dims) are summed in SIMD lanes (`lanes_sum_`: 37 us).
 PAIRWISE_MAX = 1 << 14
 
 
@@ -88,8 +88,9 @@ def _reduction(op, a, typed):
     the first, numpy's may give the other), nor sums and means of floats
     (FLOAT_SUMS): where numpy adds in order, in the dtype (its inner axis kept, or fewer than 8
     values a row: `_numpy_adds_in_order`), so does this, which gives numpy's bits for a
-    C-ordered array; where numpy adds pairwise, this adds in order, float32 values in float64
-    (then rounds)."""
+    C-ordered array; where numpy adds pairwise, this adds the rows in order, float32 values in
+    float64 (then rounds), and a whole array in SIMD lanes (`lanes_sum_`: numpy's accuracy,
+    not its bits; of a 1-d array of up to PAIRWISE_MAX items, numpy's own order)."""
     x, out = op.inputs[0], op.outputs[0].dtype
     function, rank, keepdims = _REDUCERS[op.opdef], len(x.shape), op.attrs["keepdims"]
     if x.dtype.is_string:
@@ -109,6 +110,13 @@ def _reduction(op, a, typed):
         expr = (f"{numpy_name(out)}({total} / np.int64({a[0]}.shape[0]))"
                 if op.opdef is reduction_ops.MEAN else total)
         return f"np.full((1,), {expr}, {numpy_name(out)})" if keepdims else expr
+    if len(axes) == rank and op.opdef in FLOAT_SUMS and x.dtype in (
+            dtypes.float32, dtypes.float64) and out is x.dtype:  # in SIMD lanes (lanes_sum_)
+        zero = f"{numpy_name(out)}(0.0)"
+        total = f"lanes_sum_({a[0]}, {zero})"
+        expr = (f"{numpy_name(out)}({total} / np.int64({a[0]}.size))"
+                if op.opdef is reduction_ops.MEAN else total)
+        return f"np.full({(1,) * rank!r}, {expr}, {numpy_name(out)})" if keepdims else expr
     if len(axes) == rank:  # every axis: numba's function of the whole array
         wide = op.opdef in FLOAT_SUMS and x.dtype.is_floating and x.dtype.itemsize < 8
         operand = f"{a[0]}.astype(np.float64)" if wide else a[0]

@@ -1,7 +1,8 @@
 """numba's loop for a chain a float sum reads (`FusedReduction`, runtime/executor/
-numba_fused.py): each program run as plain numpy, on the default executor and on numba. numba's
-sum is not numpy's bits (SIMD lanes), so its results are held to numpy's accuracy class against
-the exact sum, and `auto` and `rt.explain` say it differs."""
+numba_fused.py), and its sum of a whole array (numba_helpers.lanes_sum_): each program run as
+plain numpy, on the default executor and on numba. numba's sum is not numpy's bits (SIMD
+lanes), so its results are held to numpy's accuracy class against the exact sum, and `auto`
+and `rt.explain` say it differs."""
 
 import numpy as np
 import pytest
@@ -59,6 +60,30 @@ def test_fused_sums_agree_with_numpy_within_its_accuracy(program, dtype):
         bound = (128 + np.log2(terms.size)) * eps * scale + 4 * eps * abs(exact)
         assert abs(float(got) - exact) <= bound
         assert abs(float(expected) - exact) <= bound
+
+
+def sums(x):  # no chain: a sum of the whole array in SIMD lanes (numba_helpers.lanes_sum_)
+    return rt.reduce_sum(x), rt.reduce_mean(x), rt.reduce_sum(x, keepdims=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sums_of_whole_arrays_agree_with_numpy_within_its_accuracy(dtype):
+    native = rt.function(sums, jit_compile="numba")
+    eps = np.finfo(dtype).eps
+    rng = np.random.default_rng(5)
+    for x in (rng.standard_normal(100_003), rng.standard_normal((300, 70)) * 1e3,
+              rng.standard_normal(60_000)[::3], np.full(20_000, -0.0)):
+        x = x.astype(dtype)
+        got = native(x)
+        assert "lanes_sum_" in native.get_concrete_function(x).generated.source
+        exact = float(np.sum(x.astype(np.longdouble)))
+        bound = (128 + np.log2(x.size)) * eps * float(np.sum(np.abs(x), dtype=np.float64))
+        for value, count in ((got[0], 1), (got[1], x.size), (got[2], 1)):
+            assert value.dtype.np_dtype == dtype
+            assert abs(float(np.asarray(value).reshape(())) - exact / count) <= (
+                bound / count + 4 * eps * abs(exact / count))
+        assert got[2].shape == (1,) * x.ndim
+        assert not np.signbit(got[0].numpy())  # (numpy's sum of -0.0s is 0.0 too)
 
 
 def spread(x):  # one array of a length known when the graph runs: fused (fusion.py)

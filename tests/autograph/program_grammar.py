@@ -61,7 +61,8 @@ by `f` (only), which the graph refuses with a located error.
 
 Behaviours the library gained recently, each behind a flag (PYTHON_NUMBER_LISTS ...
 USER_EXCEPTIONS): lists of Python numbers a graph builds, `nf` (floats: `[]`, `[0.5]`, or with
-MIXED_NUMBER_LISTS `[p[0], 0.5]`) and `ni` (ints: `[]`, `[1]`), appended to in `for i in
+MIXED_NUMBER_LISTS `[p[0], 0.5]`, or with FLOAT32_LIST_THEN_PYTHON_FLOATS a graph loop's list
+of float32 items) and `ni` (ints: `[]`, `[1]`), appended to in `for i in
 rt.range(n)`, `for i in range(n)`, `while m < n` and tensor `if`s (`0.1 * m`, `m / 3`, `1 / 3`,
 `float(m)`, `0.1 * i`, `float(i)`, `i / 3` of range's index, `m * 2`, and float32 items
 `p[m % 2]`), read in the returned structure as `np.array(L)`, `np.mean(L)`, `np.sum(L)`,
@@ -338,6 +339,11 @@ RANGE_INDEX_INT_ITEMS = True
 # the mixed list is float64 (read as `np.array`, `np.mean`, `np.sum`, `len` only: `sum`, `max`
 # and `L[-1]` of a mixed list give a float32 or a Python float depending on the order).
 MIXED_NUMBER_LISTS = True
+# With MIXED_NUMBER_LISTS, `nf` may start as a graph loop's list of float32 items (`nf = []`,
+# `for m_ in rt.range(n): nf.append(p[m_ % 2])`): staged and float32 when later blocks append
+# Python floats (numpy's array of the list is float64: the graph's list widens then). Found:
+# the list stayed float32 and rounded the Python floats (silent).
+FLOAT32_LIST_THEN_PYTHON_FLOATS = True
 # In-place operators on the numpy vector argument `p` or a view of it (`pv = p[1:]`,
 # `p.reshape(-1)`, `p.T`), also under graph loops and ifs; and on copies (`pc = p.copy()`, `p *
 # 1.0`, `p[np.array([0, 1])]`, `np.array(p)`, `p.flatten()`). The harness passes tensors to the
@@ -1735,6 +1741,8 @@ def _prologue(writer):
         writer.mixed = MIXED_NUMBER_LISTS and writer.chance(3)
         first = ["[]", "[0.5]"] + (["[p[0], 0.5]"] if writer.mixed else [])
         lines += [f"nf = {pick(first)}", f"ni = {pick(['[]', '[1]'])}"]
+        if writer.mixed and FLOAT32_LIST_THEN_PYTHON_FLOATS and writer.draw(st.booleans()):
+            lines[-2:-1] = ["nf = []", "for m_ in rt.range(n):", "    nf.append(p[m_ % 2])"]
     if OUTSIDE_STATE and writer.flag("outside"):
         writer.outside_lines, scope = writer.span(_declare_outside, writer, scope)
     on = writer.flag("decorated")  # before `inner` and `lambda_`, which it decorates

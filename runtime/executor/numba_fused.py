@@ -9,21 +9,23 @@ LLVM's vector loop (partial sums in lanes, joined at the end: the only float ope
 to reassociate), and the blocks' sums in numpy's pairwise order. That is numpy's accuracy class
 (a few partial sums of under a hundred terms, then halves joined in pairs; numpy's leaves have
 eight running sums of 16 terms), checked in tests/runtime/test_numba_fused.py. Each
-element's chain is computed as the default executor's steps compute it: the same ufuncs on the
-same operand dtypes (a Python number takes the dtype of the other operand, as numpy's weak
-scalars do), each value rounded to its step's dtype; they run in a function of their own,
+element's chain is computed as the unfused ops' NUMBA rules compute it: the fusion pass gives
+numba only float chains of ops whose rule is their ufunc (`FUSION`), and the loop applies the
+same ufuncs on the same operand dtypes (a Python number takes the dtype of the other operand,
+as numpy's weak scalars do), each value rounded to its step's dtype, in a function of its own,
 compiled without fast-math flags, which LLVM inlines keeping its exact operations.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 
+from runtime.core import dtypes
 from runtime.executor import numba_helpers
+from runtime.ops import math_ops
 from runtime.ops.fused_ops import FUSED_REDUCTION
-from runtime.ops.op_support import cannot_lower
-from runtime.ops.registry import FUSED, NUMBA, REGISTRY, register_rules
+from runtime.ops.registry import NUMBA, register_rules
+from runtime.passes.fusion import Mode
 
 # Elements summed by one vector loop: small enough that each lane's running sum adds few terms,
 # big enough that the loop's start and the blocks' pairwise sum cost little (1e6 float32s:
@@ -31,19 +33,31 @@ from runtime.ops.registry import FUSED, NUMBA, REGISTRY, register_rules
 BLOCK = numba_helpers.SUM_BLOCK
 
 
-@functools.cache
-def _lowered_ufuncs() -> frozenset:
-    """The ufunc names of FUSED steps numba computes: those of ops with a NUMBA rule."""
-    return frozenset(step[0] for opdef in REGISTRY.values()
-                     if opdef.rule(FUSED) is not None and opdef.rule(NUMBA) is not None
-                     for step in opdef.rule(FUSED))
+# Ops whose NUMBA rule computes a float value as their FUSED steps do, though written out:
+# Python's operators on floats are the ufuncs (`x * x` is np.square), and sigmoid is its steps
+# in their order.
+_AS_STEPS = frozenset({math_ops.ADD, math_ops.SUB, math_ops.MUL, math_ops.DIV, math_ops.NEG,
+                       math_ops.SQUARE, math_ops.SIGMOID})
+_FLOATS = (dtypes.float32, dtypes.float64)
+
+
+def _computes_as_steps(op) -> bool:
+    """Whether numba's loop computes `op`, a member of a chain a sum reads, as its unfused NUMBA
+    rule does: its values are float32 or float64 (integer steps need the rules' corrections:
+    numba's fmod, int8 division and INT_MIN % -1 differ from numpy's) and its rule is its
+    ufunc, `np.<ufunc>(...)`, or computes as its steps (_AS_STEPS); others (maximum's signs of
+    zeros and NaNs...) stay unfused, in their own rules."""
+    return all(t.dtype in _FLOATS for t in (*op.inputs, *op.outputs)) and (
+        op.opdef.rule(NUMBA) is not None  # (an op numba does not lower stays, and says so)
+        and (op.opdef.rules.get(NUMBA) is None or op.opdef in _AS_STEPS))
+
+
+# The chains the fusion pass fuses for numba: only float chains a sum reads, of such ops
+FUSION = Mode(elementwise=False, reductions=True, reduces=_computes_as_steps)
 
 
 def _fused_reduction(op, a, typed):
     attrs = op.attrs
-    for name, _, _ in attrs["program"]:
-        if name not in _lowered_ufuncs():
-            raise cannot_lower(op, f"numba does not lower np.{name}, a step of this fused chain")
     helper = _helpers(attrs["program"], attrs["slot_dtypes"], attrs["result"],
                       attrs["array_inputs"], tuple(t.dtype.name for t in op.inputs),
                       attrs["reduce"])

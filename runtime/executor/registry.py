@@ -9,6 +9,7 @@ backends (numba, JAX) are imported only when a graph is compiled for them.
 from __future__ import annotations
 
 from runtime.executor import codegen, tiering
+from runtime.passes.fusion import ALL, NONE, Mode
 
 EXECUTORS: dict = {}  # name -> compile(graph, swap), in the order the names are listed
 
@@ -52,11 +53,16 @@ def _xla(graph, swap):
     return jax_backend.compile_graph(graph)
 
 
-def fusion(name) -> str:
+def fusion(name) -> Mode:
     """Which chains the fusion pass fuses for executor `name` (passes.optimize_graph's `fuse`):
-    all for numpy code, only those a sum reads for numba (its loop sums as it computes; numba
-    fuses the other chains itself), none for XLA (which fuses everything itself)."""
-    return {"numba": "reductions", "xla": "none"}.get(name, "all")
+    all for numpy code, the float chains a sum reads that numba's loop computes as the unfused
+    ops do for numba (which fuses the other chains itself), none for XLA (which fuses
+    everything itself)."""
+    if name == "numba":
+        from runtime.executor import numba_fused
+
+        return numba_fused.FUSION
+    return NONE if name == "xla" else ALL
 
 
 def place(name, graph) -> str:

@@ -31,7 +31,7 @@ from runtime.passes import (
 MAX_INLINING_ROUNDS = 4
 
 
-def run_passes(graph, optimize: bool = True, fuse: str = "all"):
+def run_passes(graph, optimize: bool = True, fuse: fusion.Mode = fusion.ALL):
     """The graph to compile for a freshly traced `graph`. Pruning always runs (it is part of the
     semantics: unneeded ops never run); with `optimize` (and `rt.config.optimize_graphs` on),
     the optimizing passes run on a copy, so the traced graph stays inspectable. `fuse`: which
@@ -44,11 +44,9 @@ def run_passes(graph, optimize: bool = True, fuse: str = "all"):
     return optimized
 
 
-def optimize_graph(graph, fuse: str = "all") -> None:
-    """Runs the optimizing passes on `graph`, in place. `fuse`: "all" fuses elementwise chains
-    and those a sum reads (the default executor's kernels), "reductions" only those a sum reads
-    (numba fuses the others itself), "none" stops before fusion (XLA fuses itself; a saved file
-    holds only unfused ops)."""
+def optimize_graph(graph, fuse: fusion.Mode = fusion.ALL) -> None:
+    """Runs the optimizing passes on `graph`, in place; `fuse`: the chains the fusion pass
+    fuses (fusion.NONE stops before it: a saved file holds only unfused ops)."""
     constant_folding.transform(graph)
     for _ in range(MAX_INLINING_ROUNDS):
         if not dead_branch.transform(graph):
@@ -60,8 +58,8 @@ def optimize_graph(graph, fuse: str = "all") -> None:
     counter_checks.transform(graph)
     cse.transform(graph)
     prune.transform(graph)
-    if fuse != "none":
-        fusion.transform(graph, elementwise=fuse == "all")
+    if fuse.elementwise or fuse.reductions:
+        fusion.transform(graph, fuse)
 
 
 def compile_ready(graph, fuse: bool):

@@ -5,8 +5,9 @@ fusable ops that the greedy sweep below can merge is one `FusedElementwise` op
 (runtime/ops/fused_ops.py), which evaluates the chain block by block with `out=` buffers; a run
 (of any length) whose values only a float Sum or Mean of all the elements of one of them reads
 is one `FusedReduction` op with that reduction (`np.mean((a - b) ** 2)`: no array is made).
-For numba only the latter are made (`elementwise=False`): numba fuses elementwise chains itself,
-and its FusedReduction loop sums as it computes (runtime/executor/numba_fused.py).
+Which of the two it makes is the executor's `Mode` (runtime/executor/registry.py): numba fuses
+elementwise chains itself, and takes only float chains its FusedReduction loop computes as the
+unfused ops do (runtime/executor/numba_fused.py); XLA fuses everything itself.
 
 Fusable: an op with a FUSED rule (its ufunc form, registered next to the op) whose output is
 an array of at least `MIN_ELEMENTS` elements, or of dims not known while tracing (a graph
@@ -25,6 +26,8 @@ scratch buffers. Results are bit-identical to the unfused ops (see fused_ops.py)
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from runtime.core import dtypes
@@ -41,6 +44,20 @@ MIN_OPS = 3
 BLOCK_ELEMENTS = 1 << 17  # per block shared between threads (fused_ops.run_blocks)
 
 
+@dataclass(frozen=True)
+class Mode:
+    """Which chains `transform` fuses: `elementwise` ones (FusedElementwise kernels), and
+    those a float sum reads (FusedReduction) when `reductions`, of ops that pass `reduces`
+    (None: any fusable op)."""
+    elementwise: bool
+    reductions: bool
+    reduces: Callable[[Operation], bool] | None = None
+
+
+ALL = Mode(True, True)  # the default executor's kernels
+NONE = Mode(False, False)  # a compiler that fuses by itself (XLA); a saved graph
+
+
 class _Group:
     def __init__(self, index: int, shape: tuple):
         self.index = index
@@ -50,11 +67,10 @@ class _Group:
         self.reduction: Operation | None = None  # a Sum or Mean of all of its one value read
 
 
-def transform(graph: Graph, elementwise: bool = True) -> None:
-    """Fuses elementwise chains in `graph` and its sub-graphs, in place: only those a sum reads
-    (`FusedReduction`) unless `elementwise`."""
+def transform(graph: Graph, mode: Mode = ALL) -> None:
+    """Fuses the chains `mode` names in `graph` and its sub-graphs, in place."""
     for g, _ in graphs_outer_first(graph):
-        groups = _find_groups(g, elementwise)
+        groups = _find_groups(g, mode)
         if groups:
             _replace_groups(g, groups)
 
@@ -77,9 +93,9 @@ def _fusable(op: Operation) -> bool:
     )
 
 
-def _find_groups(graph: Graph, elementwise: bool = True) -> list[_Group]:
-    """The groups of ops to fuse (of `MIN_OPS` or more, when `elementwise`, or read by a sum),
-    each with its members in graph order.
+def _find_groups(graph: Graph, mode: Mode = ALL) -> list[_Group]:
+    """The groups of ops to fuse (of `MIN_OPS` or more, when `mode.elementwise`, or read by a
+    sum `mode` fuses), each with its members in graph order.
 
     A group stays open while no op outside it has read its values; so nothing outside depends
     on an open group, and merging open groups (or adding an op to one) cannot make a cycle.
@@ -106,8 +122,12 @@ def _find_groups(graph: Graph, elementwise: bool = True) -> list[_Group]:
             if producer is not None and producer is not group:
                 producer.open = False
     _find_reductions(graph, group_of)
+    for g in groups:
+        if g.reduction is not None and not (mode.reductions and (
+                mode.reduces is None or all(mode.reduces(op) for op in g.members))):
+            g.reduction = None
     fused = [g for g in groups if (
-        (elementwise and len(g.members) >= MIN_OPS) or g.reduction is not None) and (
+        (mode.elementwise and len(g.members) >= MIN_OPS) or g.reduction is not None) and (
         None not in g.shape or _one_array_input(g))]
     for g in fused:
         g.members.sort(key=lambda op: position[id(op)])

@@ -40,7 +40,7 @@ from runtime.core.graph import Graph
 from runtime.core.tensor import EagerTensor
 from runtime.core.tensor_conversion import constant
 from runtime.module import Module
-from runtime.passes import compile_ready, optimize_graph
+from runtime.passes import compile_ready, fusion, optimize_graph
 from runtime.saved import modules, storage
 from runtime.saved.errors import LoadError, SaveError
 from runtime.saved.graphs import GraphDecoder, GraphEncoder, expect_keys, expect_list
@@ -185,7 +185,7 @@ def _portable_graph(concrete) -> Graph:
     if not concrete.optimized:
         return concrete.traced_graph
     graph = concrete.traced_graph.copy()
-    optimize_graph(graph, fuse="none")
+    optimize_graph(graph, fuse=fusion.NONE)
     return graph if _infers_again(graph) else concrete.traced_graph
 
 

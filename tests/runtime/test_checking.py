@@ -12,7 +12,7 @@ def affine(x):
     return y + 1.0
 
 
-def _broken_optimize(graph, fuse="all"):
+def _broken_optimize(graph, fuse=None):
     """A deliberately broken pass: every multiplication constant 3 becomes 4."""
     for op in graph.operations:
         if op.type == "Const" and np.asarray(op.attrs["value"]).tolist() == 3.0:

@@ -106,6 +106,21 @@ class Operation:
         return f"<Operation {self.name} ({self.type})>"
 
 
+def joined_arguments(a, b):
+    """The `argument_inputs` entry of a value that may stand for what `a` or `b` stand for
+    (an index, a tuple of several, or None)."""
+    if a is None or a == b:
+        return b
+    if b is None:
+        return a
+    return tuple(sorted({*_indices(a), *_indices(b)}))
+
+
+def _indices(argument) -> tuple:
+    """The argument indices an `argument_inputs` entry holds (one, or a tuple of several)."""
+    return argument if type(argument) is tuple else (argument,)
+
+
 class Graph:
     """A dataflow graph; `outer` is the enclosing graph for branch and loop bodies."""
 
@@ -129,10 +144,11 @@ class Graph:
         # functions are Python closures over its tensors, which no copy of it can carry).
         self.custom_gradients: list = []
         # The placeholders that stand for a function argument (its own, or a loop's stand-in
-        # for one): id -> the argument's index among the tensor inputs; and where the code
+        # for one): id -> the argument's index among the tensor inputs (a tuple of indices for
+        # a value that may stand for several: a list holding views of two); and where the code
         # applied an in-place operator (`x += 1`) to one: (index, Origin) pairs, in the
         # outermost graph. Plain Python changes the caller's numpy array there.
-        self.argument_inputs: dict[int, int] = {}
+        self.argument_inputs: dict[int, int | tuple] = {}
         self.in_place_arguments: list = []
         self._names: _Names = outer._names if outer is not None else _Names()
 
@@ -150,19 +166,24 @@ class Graph:
 
     def note_in_place(self, tensor, origin=None) -> None:
         """Notes an in-place operator (`x *= 2`) applied to `tensor`, of this graph, at `origin`
-        (the user's line unless given), when it stands for a function argument."""
+        (the user's line unless given), when it stands for a function argument (or for one of
+        several: an item of a list that holds views of them)."""
         argument = self.argument_inputs.get(id(tensor))
         if argument is not None:
-            self.outermost().in_place_arguments.append(
-                (argument, user_origin() if origin is None else origin))
+            origin = user_origin() if origin is None else origin
+            self.outermost().in_place_arguments.extend(
+                (index, origin) for index in (argument if type(argument) is tuple
+                                              else (argument,)))
 
     def note_view(self, source, view) -> None:
         """Notes that `view`, of this graph, is what numpy gives as a view of `source` (a basic
-        slice, a transpose, a reshape): an in-place operator on it changes the function argument
-        `source` stands for, if any, in plain Python."""
+        slice, a transpose, a reshape), or may be (an item of a list holding views): an in-place
+        operator on it changes the function argument `source` stands for, if any, in plain
+        Python (the arguments noted for `view` before stay noted: a tuple of them)."""
         argument = source.op.graph.argument_inputs.get(id(source))
         if argument is not None:
-            self.argument_inputs[id(view)] = argument
+            self.argument_inputs[id(view)] = joined_arguments(
+                self.argument_inputs.get(id(view)), argument)
 
     def next_construct_id(self) -> int:
         """A number for naming the sub-graphs of a new control-flow op (per graph family, so

@@ -17,7 +17,7 @@ import numpy as np
 
 from runtime import nest
 from runtime.core import context
-from runtime.core.graph import Graph
+from runtime.core.graph import Graph, joined_arguments
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.core.tensor_conversion import (
@@ -214,8 +214,8 @@ def _may_be_argument(graph, result, *values) -> None:
     for value in values:
         argument = _argument_of(value)
         if argument is not None:
-            graph.argument_inputs[id(result)] = argument
-            return
+            graph.argument_inputs[id(result)] = joined_arguments(
+                graph.argument_inputs.get(id(result)), argument)
 
 
 def _holds(value, dtype) -> bool:
@@ -324,7 +324,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, names=None):
                                            arguments)
         joined = [_loop_join(s, out, names, i) for i, (s, out) in enumerate(zip(state, outs))]
         # (a list the body fills with views of an argument holds them from the start too)
-        held = [a if a is not None else _argument_of(out) for a, out in zip(arguments, outs)]
+        held = [joined_arguments(a, _argument_of(out)) for a, out in zip(arguments, outs)]
         if joined == state and held == arguments:
             break
         state, arguments = joined, held

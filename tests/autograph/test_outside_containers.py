@@ -500,6 +500,29 @@ def test_in_place_operator_on_a_view_of_a_numpy_argument_is_refused(fn):
     np.testing.assert_array_equal(rt.function(fn)(t).numpy(), fn(np.ones((2, 3))))
 
 
+def double_the_first_of_rows_of_two_arguments(x, y):
+    rows = [r for r in x]
+    rows.append(y[0])  # (the list holds views of x and of y)
+    first = rows[0]
+    first *= 2.0
+    return first
+
+
+def test_an_item_of_a_list_holding_views_of_two_arguments_refuses_either_as_numpy():
+    # (the list noted only the last argument: with x a numpy array and y a tensor, the call ran
+    # and the caller's x stayed unchanged; found by a second reading)
+    plain = np.ones((2, 3))
+    double_the_first_of_rows_of_two_arguments(plain, np.ones((2, 3)))
+    assert plain[0, 0] == 2.0
+    f = rt.function(double_the_first_of_rows_of_two_arguments)
+    for x, y in ((np.ones((2, 3)), rt.constant(np.ones((2, 3)))),
+                 (rt.constant(np.ones((2, 3))), np.ones((2, 3)))):
+        with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="view of it"):
+            f(x, y)
+    both = rt.constant(np.ones((2, 3)))
+    np.testing.assert_array_equal(f(both, both).numpy(), [2.0, 2.0, 2.0])
+
+
 @pytest.mark.parametrize("fn", [scale_an_element, scale_picked_rows, scale_a_flattened_copy,
                                 scale_an_array_copy, scale_a_listed_copy])
 def test_in_place_operator_on_a_copy_of_a_numpy_argument_runs(fn):

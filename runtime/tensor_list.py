@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 from typing import cast
 
-from runtime.core import dtypes
+from runtime.core import context, dtypes
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import SymbolicTensor, Tensor
 from runtime.core.tensor_conversion import (
@@ -44,6 +44,7 @@ from runtime.core.tensor_conversion import (
 )
 from runtime.errors import OperatorNotAllowedInGraphError, a_or_an, with_origin
 from runtime.ops import basic_ops, list_ops
+from runtime.ops.registry import PLACEHOLDER
 
 # What a list tensor's `weak` says about its items: False, tensors as they are; WEAK, Python
 # numbers (their stand-ins) held at Python's width; MIXED, Python numbers and narrower tensors
@@ -266,12 +267,23 @@ class TensorList:
     def _widen_for(self, item) -> None:
         """Widens the items (float32 ones to float64: the list is then MIXED) where `item`, a
         Python float (or its stand-in), joins a list of float32 values: Python keeps the float's
-        value, which float32 would round, and numpy's array of the list is float64."""
+        value, which float32 would round, and numpy's array of the list is float64. Refused on
+        a path of a graph `if` or loop for a list from before it: the list's dtype would
+        depend on whether the path runs, which a graph cannot hold."""
         if not self.weak and not self.dtype.is_list:
             wide = widened(self.dtype, [_as_item(item)])
-            if wide is not self.dtype:
-                self.handle = _holding_views(_made(list_ops.cast(self.handle, wide), MIXED),
-                                             self.handle)
+            if wide is self.dtype:
+                return
+            if _from_before_the_construct(self.handle):
+                raise TypeError(with_origin(
+                    f"This list, built by graph code, holds {self.dtype.name} values; a Python "
+                    f"float appended to it on a path of a graph `if` or loop makes numpy's "
+                    f"array of it {wide.name} where that path runs and {self.dtype.name} where "
+                    "it does not, which a graph cannot hold. Append "
+                    f"np.{self.dtype.np_dtype.name}(v) to keep {self.dtype.name}, or build the "
+                    "list from Python floats (float(v)).", user_origin()))
+            self.handle = _holding_views(_made(list_ops.cast(self.handle, wide), MIXED),
+                                         self.handle)
 
     def _item(self, item) -> tuple:
         """`item` as a tensor this list holds, and the list's weakness then: WEAK while it holds
@@ -302,6 +314,20 @@ def _dtype_of(item) -> dtypes.DType:
 def _joined(a, b):
     """The weakness of two lists' items together (see WEAK, MIXED)."""
     return max(a, b) if a and b else False
+
+
+# List ops that make a new version of the list they take first
+_VERSIONS = frozenset({list_ops.LIST_PUSH_BACK, list_ops.LIST_POP_BACK, list_ops.LIST_SET_ITEM,
+                       list_ops.LIST_CAST, list_ops.LIST_CONCAT_LISTS})
+
+
+def _from_before_the_construct(handle: SymbolicTensor) -> bool:
+    """Whether the list tensor `handle` is (a version of) a list that entered the graph `if`
+    branch or loop body being traced from outside (an input of that graph)."""
+    while handle.op.opdef in _VERSIONS:
+        handle = handle.op.inputs[0]
+    return handle.op.graph is not context.current_graph() or (
+        handle.op.opdef is PLACEHOLDER and handle.op.graph.outer is not None)
 
 
 def _holding_views(tensor: SymbolicTensor, *sources) -> SymbolicTensor:
@@ -417,13 +443,6 @@ def _item_tensor(item, dtype, weak_list=False) -> Tensor:
         f"A list built by graph code holds items of one dtype: this one holds {dtype.name} "
         f"items and cannot take {a_or_an(got.name)} item. Use rt.cast so that all items have one "
         "dtype.", user_origin()))
-
-
-def list_widens(dtype: dtypes.DType, wide: dtypes.DType) -> bool:
-    """Whether a list tensor of `dtype` becomes one of `wide` keeping its items' values, as a
-    list whose values a Python float joined does (`widened`; float32 ones to float64)."""
-    return (isinstance(dtype, dtypes.ListDType) and isinstance(wide, dtypes.ListDType)
-            and _widens(dtype.element, wide.element))
 
 
 def _widens(dtype: dtypes.DType, wide: dtypes.DType) -> bool:

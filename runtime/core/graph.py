@@ -403,6 +403,7 @@ def _copy_graph(graph: Graph, outer: Graph | None, tensor_map: dict, rename=Fals
         copied = Operation(new, name, op.opdef, inputs, attrs, specs, op.origin)
         for old, out in zip(op.outputs, copied.outputs):
             tensor_map[id(old)] = out
+            out.weak = old.weak  # (a copy is the same graph: what its tensors stand for too)
         new.operations.append(copied)
     new.inputs = [tensor_map[id(t)] for t in graph.inputs]
     new.outputs = [tensor_map[id(t)] for t in graph.outputs]

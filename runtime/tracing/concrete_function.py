@@ -13,10 +13,11 @@ from runtime.core.generated_code import compile_function
 from runtime.core.graph import Graph
 from runtime.core.tensor import EagerTensor, SymbolicTensor
 from runtime.core.tensor_conversion import convert_to_tensor
-from runtime.errors import Error, NoLoweringError
+from runtime.errors import Error, NoLoweringError, with_origin
 from runtime.executor import registry as executors
 from runtime.executor.interpreter import locate_error
 from runtime.passes import optimize_graph, run_passes
+from runtime.tensor_list import MIXED
 from runtime.tracing import calls
 from runtime.tracing.signature import TensorSpec, is_tensor_leaf, leaf_str
 
@@ -285,6 +286,18 @@ def _raise_located(error, locate):
 
 def _make_packer(structure, copy_read_only=True):
     """A function from the compiled graph's output tuple to the user's output structure."""
+    mixed = next((leaf for leaf in nest.flatten(structure) if isinstance(leaf, SymbolicTensor)
+                  and leaf.dtype.is_list and leaf.weak == MIXED), None)
+    if mixed is not None:  # (refused when called: a caller's graph may take the list in)
+        def refuse(outs):
+            raise TypeError(with_origin(
+                "The function returns a list built by graph code that holds Python numbers "
+                "and narrower numpy values (float32, int32...), held together as "
+                f"{mixed.dtype.element.name}: returned, every item would be "
+                f"{mixed.dtype.element.name}, where Python's list holds each as it was. Return "
+                "np.array(lst) (numpy's array of the list), or make the items one type "
+                "(float(v), or np.float32(0.5)).", mixed.op.origin))
+        return refuse
     if isinstance(structure, SymbolicTensor):
         dtype = structure.dtype
         return lambda outs: eager_output(outs[0], dtype, copy_read_only)

@@ -30,10 +30,10 @@ from runtime.core.tensor_conversion import (
     weak_join,
 )
 from runtime.errors import with_origin
-from runtime.ops import list_ops, math_ops
+from runtime.ops import math_ops
 from runtime.ops.control_flow_ops import IF, WHILE, if_attrs, while_attrs
 from runtime.ops.registry import apply, constant_in_graph
-from runtime.tensor_list import MIXED, TensorList, list_widens, present
+from runtime.tensor_list import TensorList, present
 
 
 def _describe(names, index: int) -> str:
@@ -82,8 +82,6 @@ def _fits(value, dtype) -> bool:
         return python_scalar_fits(value, dtype)
     if value.dtype is dtype:
         return True
-    if list_widens(value.dtype, dtype):  # (its items widen exactly: float32 ones to float64)
-        return True
     return value.weak and weak_fits(value.dtype, dtype)
 
 
@@ -92,8 +90,6 @@ def _as_dtype(graph: Graph, value, dtype) -> SymbolicTensor:
     with graph.as_default():
         if is_python_scalar(value):
             return _to_graph_tensor(graph, value, dtype)
-        if value.dtype.is_list:
-            return list_ops.cast(value, dtype.element)
         return math_ops.cast(value, dtype)
 
 
@@ -254,8 +250,6 @@ def _cond_join(a, b, names, i):
                     "tensor decides the branch (outside this `if`), or keep it within int64 "
                     "(and, next to a float on the other path, within 2**53).", user_origin()))
         return dtype, max(wa, wb)  # (a list's weakness: the most mixed, tensor_list.MIXED)
-    if list_widens(da, db) or list_widens(db, da):  # a Python float joined the items on
-        return (db if list_widens(da, db) else da), MIXED  # one path (TensorList.append)
     dtype = db if wa else da
     if not (_fits(a, dtype) and _fits(b, dtype)):
         raise TypeError(
@@ -368,8 +362,6 @@ def _loop_join(before, out, names, i):
         return joined, max(weak, out_weak), merged
     if weak:  # a weak variable takes the dtype of the strong value the body gives it
         return out_dtype, False, merged
-    if list_widens(dtype, out_dtype):  # a Python float joined the items (TensorList.append)
-        return out_dtype, MIXED, merged
     if not _fits(out, dtype):
         raise TypeError(
             with_origin(

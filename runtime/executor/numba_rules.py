@@ -101,10 +101,23 @@ def _sigmoid(op, a, typed):
 
 def _fmod(op, a, typed):
     """numba's np.fmod of integers reads their bits as unsigned (numba 0.68: fmod(-5, 3) is 2):
-    integers take the remainder of their magnitudes (right, INT_MIN's too) with x1's sign."""
-    if op.outputs[0].dtype.is_floating:
+    signed integers take the remainder of their magnitudes (right, INT_MIN's too) with x1's
+    sign; unsigned ones are their own magnitudes."""
+    dtype = op.outputs[0].dtype
+    if dtype.is_floating or dtype.np_dtype.kind == "u":
         return as_output_dtype(op, f"np.fmod({a[0]}, {a[1]})")
     return as_output_dtype(op, f"(np.sign({a[0]}) * np.fmod(np.abs({a[0]}), np.abs({a[1]})))")
+
+
+def _sign(op, a, typed):
+    """numba's np.sign of unsigned integers reads their top bit as a sign (sign(np.uint8(200))
+    is 255): theirs is whether they are above 0."""
+    dtype = op.outputs[0].dtype
+    if dtype.np_dtype.kind != "u":
+        return as_output_dtype(op, f"np.sign({a[0]})")
+    if len(op.outputs[0].shape):
+        return f"({a[0]} > 0).astype({numpy_name(dtype)})"
+    return f"{numpy_name(dtype)}({a[0]} > 0)"
 
 
 def _power(op, a, typed):
@@ -272,6 +285,7 @@ register_rules(NUMBA, {
     math_ops.NEG: _wrapping_operator("(-{})"),
     math_ops.SQUARE: _wrapping_operator("({0} * {0})"),
     math_ops.FMOD: _fmod,  # a ufunc that numba computes otherwise than numpy for integers
+    math_ops.SIGN: _sign,  # so is this one, for unsigned integers
     math_ops.POW: _power,
     # not ufuncs
     math_ops.SIGMOID: _sigmoid,

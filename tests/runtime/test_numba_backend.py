@@ -858,6 +858,19 @@ def test_sums_of_vectors_are_numpys_pairwise_bits(dtype):
     assert not numba_exactness.lowers_exactly(longer)  # (numba's faster order, said)
 
 
+def _signs_and_remainders(x):
+    return np.sign(x), np.sign(x[-1]), np.fmod(x, np.uint8(7)), np.fmod(x[-1], np.uint8(7))
+
+
+def test_sign_and_fmod_of_unsigned_integers_are_numpys():
+    # (numba read the top bit of a uint8 as a sign: np.sign(np.uint8(200)) was 255, and auto
+    # ran numba's result in its trial calls; found by a second reading)
+    x = np.array([0, 1, 127, 128, 200, 255], np.uint8)
+    native = rt.function(_signs_and_remainders, jit_compile="numba", numpy_results=True)(x)
+    for got, want in zip(native, _signs_and_remainders(x)):
+        np.testing.assert_array_equal(got, want, strict=True)
+
+
 def _thirds(x):
     return x / 3, x[0] / x[1]
 

@@ -13,6 +13,8 @@ zero result), float16 (numba has none), and every op without a NUMBA rule.
 
 from __future__ import annotations
 
+import numpy as np
+
 from runtime.core import dtypes
 from runtime.executor import (
     codegen,
@@ -69,6 +71,8 @@ def not_lowered_exactly(graph):
                 op.opdef is math_ops.MATMUL and op.outputs[0].dtype.is_integer) and not (
                 _scalar_float_power(op)):
             yield op, f"numba's {op.type} may differ from numpy's in the last bits"
+        elif _int64_arrays_divided(op):
+            yield op, "numba's INT_MIN // -1 of int64 arrays is 0, numpy's wraps to INT_MIN"
         elif op.opdef is FUSED_REDUCTION:
             yield op, "numba's loop sums the fused chain in SIMD lanes, not in numpy's order"
         elif op.opdef in FLOAT_SUMS and _inexact_sum(op.inputs[0].dtype) and not pairwise(op):
@@ -87,6 +91,17 @@ def _scalar_float_power(op) -> bool:
     arrays is numpy's own loop, which rounds some results otherwise."""
     return op.opdef is math_ops.POW and all(
         len(t.shape) == 0 and t.dtype.is_floating for t in (*op.inputs, *op.outputs))
+
+
+def _int64_arrays_divided(op) -> bool:
+    """Whether `op` floor-divides int64 arrays by a divisor that may be -1 (one not a constant;
+    numba_rules._floor_division gets scalars right)."""
+    if op.opdef is not math_ops.FLOORDIV or op.outputs[0].dtype is not dtypes.int64 or not len(
+            op.outputs[0].shape):
+        return False
+    divisor = op.inputs[1]
+    return divisor.op.opdef is not CONST or bool(np.any(np.asarray(
+        divisor.op.attrs["value"]) == -1))
 
 
 def _inexact_sum(dtype) -> bool:

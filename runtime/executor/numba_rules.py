@@ -109,6 +109,17 @@ def _fmod(op, a, typed):
     return as_output_dtype(op, f"(np.sign({a[0]}) * np.fmod(np.abs({a[0]}), np.abs({a[1]})))")
 
 
+def _floor_division(op, a, typed):
+    """`a // b`; of int64 scalars, numba gives 0 for INT_MIN // -1 where numpy wraps to INT_MIN:
+    a divisor of -1 negates, in uint64, which wraps. (Narrower integers are divided in int64,
+    which holds their INT_MIN // -1; of int64 arrays numba_exactness says it may differ.)"""
+    dtype = op.outputs[0].dtype
+    if dtype is not dtypes.int64 or len(op.outputs[0].shape):
+        return as_output_dtype(op, f"({a[0]} // {a[1]})")
+    return (f"(np.int64(np.uint64(0) - np.uint64({a[0]})) if {a[1]} == -1 "
+            f"else np.int64({a[0]} // {a[1]}))")
+
+
 def _sign(op, a, typed):
     """numba's np.sign of unsigned integers reads their top bit as a sign (sign(np.uint8(200))
     is 255): theirs is whether they are above 0."""
@@ -274,7 +285,7 @@ register_rules(NUMBA, {
     math_ops.SUB: _wrapping_operator("({} - {})"),
     math_ops.MUL: _real_operator("({} * {})"),
     math_ops.DIV: _division,
-    math_ops.FLOORDIV: _operator("({} // {})"),
+    math_ops.FLOORDIV: _floor_division,
     math_ops.MOD: _operator("({} % {})"),
     math_ops.EQUAL: _operator("({} == {})"),
     math_ops.NOT_EQUAL: _operator("({} != {})"),

@@ -871,6 +871,26 @@ def test_sign_and_fmod_of_unsigned_integers_are_numpys():
         np.testing.assert_array_equal(got, want, strict=True)
 
 
+def _floor_divisions(a, b, x, y):
+    return a // b, x // y, x // 2
+
+
+def test_int64_floor_division_of_int_min_by_minus_one_wraps_as_numpys():
+    # (numba gave 0 where numpy wraps to INT_MIN; found by a second reading)
+    low = np.iinfo(np.int64).min
+    a, b = np.int64(low), np.int64(-1)
+    x, y = np.array([low, 7, -7], np.int64), np.array([3, -1, 2], np.int64)
+    native = rt.function(_floor_divisions, jit_compile="numba", numpy_results=True)
+    with np.errstate(over="ignore"):
+        want = _floor_divisions(a, b, x, y)
+        got = native(a, b, x, y)
+    np.testing.assert_array_equal(got[0], want[0], strict=True)  # scalars: exact
+    np.testing.assert_array_equal(got[2], want[2], strict=True)
+    graph = rt.function(_floor_divisions).get_concrete_function(a, b, x, y).graph
+    why = numba_exactness.why_not_lowered_exactly(graph)  # arrays by a tensor: said to differ
+    assert why is not None and "INT_MIN // -1" in why
+
+
 def _thirds(x):
     return x / 3, x[0] / x[1]
 

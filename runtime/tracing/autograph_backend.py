@@ -162,21 +162,25 @@ class RuntimeBackend(autograph.Backend):
 
             def item(i):
                 return python_builtins.weak(i) if iterated.weak else i
-        else:  # dim 0 of a tensor, or of several in lockstep (zip: the shortest ends the loop)
+        else:  # dim 0 of a tensor, or of several in lockstep (zip: the shortest ends the loop;
+            # a staged list among them: its items, `enumerate(lst)`)
             tensors = iterated if isinstance(iterated, tuple) else (iterated,)
-            if any(len(t.shape) == 0 for t in tensors):  # as eagerly (numpy: a 0-d array)
+            if any(not isinstance(t, TensorList) and len(t.shape) == 0 for t in tensors):
                 raise TypeError(with_origin("Cannot iterate over a 0-d tensor (a scalar).",
-                                            user_origin()))
+                                            user_origin()))  # (as eagerly: numpy's 0-d array)
             start, delta = 0, 1
-            count = array_ops.shape(tensors[0])[0]
-            for other in tensors[1:]:
-                count = math_ops.minimum(count, array_ops.shape(other)[0])
+            counts = [t.size() if isinstance(t, TensorList) else array_ops.shape(t)[0]
+                      for t in tensors]
+            count = counts[0]
+            for other in counts[1:]:
+                count = math_ops.minimum(count, other)
 
             def in_range(i):
                 return math_ops.less(i, count)
 
             def item(i):
-                items = tuple(python_builtins.weak(array_ops.getitem(t, i))  # x[i]: a subscript
+                items = tuple(t[i] if isinstance(t, TensorList)
+                              else python_builtins.weak(array_ops.getitem(t, i))  # x[i]
                               if getattr(t, "weak", False) else array_ops.getitem(t, i)
                               for t in tensors)  # (enumerate's count: Python ints)
                 return items if isinstance(iterated, tuple) else items[0]

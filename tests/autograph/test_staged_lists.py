@@ -421,6 +421,24 @@ def test_a_list_of_python_numbers_and_narrower_values_is_read_only_whole():
     assert_agree(python_floats_then_float32, np.arange(3, dtype=np.float32))
 
 
+def enumerate_and_zip_a_staged_list(x):
+    vals = []
+    for v in x:
+        vals.append(v * 2)
+    s = 0.0
+    for i, v in enumerate(vals):
+        s = s + i * v
+    for v, w in zip(vals, x):
+        s = s + v * w
+    return s
+
+
+def test_enumerate_and_zip_take_a_staged_list():
+    # (an AttributeError of TensorList's before; found by a second reading)
+    for x in (np.float32([1, 2, 3]), np.float32([])):
+        assert_agree(enumerate_and_zip_a_staged_list, x)
+
+
 def returns_a_mixed_list(x):
     vals = []
     for v in x:

@@ -8,7 +8,7 @@ backends (numba, JAX) are imported only when a graph is compiled for them.
 
 from __future__ import annotations
 
-from runtime.executor import codegen, tiering
+from runtime.executor import codegen, numba_fused, tiering
 from runtime.passes.fusion import ALL, NONE, Mode
 
 EXECUTORS: dict = {}  # name -> compile(graph, swap), in the order the names are listed
@@ -59,8 +59,6 @@ def fusion(name) -> Mode:
     ops do for numba (which fuses the other chains itself), none for XLA (which fuses
     everything itself)."""
     if name == "numba":
-        from runtime.executor import numba_fused
-
         return numba_fused.FUSION
     return NONE if name == "xla" else ALL
 

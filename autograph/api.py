@@ -116,13 +116,9 @@ def to_graph(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        body = traced_paths.FunctionBody()
         try:
-            with body:
-                return converted(*args, **kwargs)
+            return converted(*args, **kwargs)
         except Exception as e:
-            if body.raised_after_paths(e):  # (Python raises it on the inputs past a path's
-                return None  # raise: the graph raises it there)
             translated = errors.translate(e, origins.REGISTRY)
             if translated is e:
                 raise  # the same exception, its traceback rewritten: its cause is kept

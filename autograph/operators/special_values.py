@@ -50,11 +50,6 @@ class Undefined:
             "(e.g. a loop that runs zero times).", caller_origin())
         if note not in getattr(self.cause, "__notes__", ()):
             add_note(self.cause, note)
-        # (where the graph runs past that path's raise, this read raises what Python does:
-        # traced_paths.FunctionBody)
-        origin = caller_origin()
-        self.cause.ag_unbound = (UnboundLocalError(at(_unbound_message(self.name), origin)),
-                                 origin)
         raise self.cause
 
     def __getattr__(self, attr):

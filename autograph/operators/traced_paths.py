@@ -109,45 +109,6 @@ class TryBody:
             _last_user_line(exc)[0] or caller_origin())) from exc
 
 
-class FunctionBody:
-    """`with FunctionBody() as body:` around a converted function's call. Once tracing made the
-    graph raise on some path (`staged_raise`), an error plain Python raises that then escapes
-    the outermost traced function is one Python raises only on the inputs that pass those
-    raises: `body.raised_after_paths(exc)` makes the graph raise it last, when it runs, instead
-    of raising it now for every input."""
-
-    staged_at = None
-
-    def __enter__(self):
-        bodies = _state.__dict__.setdefault("bodies", [])
-        self.outermost = not bodies
-        bodies.append(self)
-        return self
-
-    def __exit__(self, kind, exc, tb):
-        _state.bodies.pop()
-        return False
-
-    def raised_after_paths(self, exc) -> bool:
-        """Whether `exc`, escaping this body, is now an error the graph raises after its paths'
-        raises (then the function returns None to the tracer: nothing follows on any path)."""
-        backend = backends.building_graph()
-        if (not self.outermost or self.staged_at is None or backend is None or depth()
-                or in_try() or not isinstance(exc, Exception)):
-            return False
-        origin = raised_by_user(exc)
-        if origin is None:
-            return False
-        # (a variable that path left unassigned: unassigned on the inputs that pass it)
-        exc, origin = getattr(exc, "ag_unbound", (exc, origin))
-        backend.assert_(False, at(
-            f"{type(exc).__name__}: {exc} (raised when the graph runs, on the inputs that do "
-            f"not take the path that raises at {self.staged_at.filename}, line "
-            f"{self.staged_at.lineno}: Python raises there first on the others)",
-            origin), raises=exc, origin=origin)
-        return True
-
-
 def in_try() -> bool:
     """Whether a `try` statement with `except` clauses is being traced (its `except` may
     handle what a path raises, which a graph cannot)."""
@@ -156,7 +117,7 @@ def in_try() -> bool:
 
 def staged_raise(origin) -> None:
     """Notes that tracing made the graph raise at `origin` when it takes a path."""
-    for body in (*getattr(_state, "tries", ()), *getattr(_state, "bodies", ())):
+    for body in getattr(_state, "tries", ()):
         if body.staged_at is None:
             body.staged_at = origin
 

@@ -37,12 +37,17 @@ from runtime.ops import (
 )
 from runtime.ops.registry import NUMBA
 
+# The helpers written once (numba_rules.HELPERS): name -> (source, njit's fastmath or None); the
+# rules write others as they lower an op (numba_helpers.GENERATED, the same form)
+_WRITTEN_HELPERS = {name: ("{'reassoc'}" if name in numba_helpers.REASSOCIATING else None)
+                    for name in numba_rules.HELPERS}
 
-def _helpers() -> dict:
-    """Every helper the rules' code may call: name -> (source, njit's fastmath or None)."""
-    reassociating = "{'reassoc'}"
-    return {**{name: (source, reassociating if name in numba_helpers.REASSOCIATING else None)
-               for name, source in numba_rules.HELPERS.items()}, **numba_helpers.GENERATED}
+
+def _helper(name: str) -> tuple:
+    """(source, njit's fastmath or None) of the helper `name`."""
+    if name in _WRITTEN_HELPERS:
+        return numba_rules.HELPERS[name], _WRITTEN_HELPERS[name]
+    return numba_helpers.GENERATED[name]
 
 
 class NumbaEmitter(codegen.Emitter):
@@ -106,19 +111,19 @@ class NumbaEmitter(codegen.Emitter):
 
     def _add_helpers(self, code: str) -> None:
         """The helpers `code` calls, and those they call."""
-        for name, (source, _) in _helpers().items():
+        for name in itertools.chain(_WRITTEN_HELPERS, numba_helpers.GENERATED):
             if name not in self.helpers and re.search(rf"\b{name}\(", code):
                 self.helpers.append(name)
-                self._add_helpers(source)
+                self._add_helpers(_helper(name)[0])
 
     def epilogue(self) -> str:
         """The helpers the code calls, compiled by numba as the function is (kept on disk with
         it when its module is a file of the cache directory)."""
         if not self.helpers:
             return ""
-        helpers, parts = _helpers(), ["\n\nimport numba as numba_\n"]
+        parts = ["\n\nimport numba as numba_\n"]
         for name in self.helpers:
-            source, fastmath = helpers[name]
+            source, fastmath = _helper(name)
             options = "" if fastmath is None else f", fastmath={fastmath}"
             parts.append(f'\n\n@numba_.njit(cache="__file__" in globals(), error_model='
                          f'{_ERROR_MODEL!r}{options})\n{source}')

@@ -4,11 +4,12 @@ chain an element at a time and sums as it goes, so no array is made and the sum 
 lanes.
 
 Not numpy's bits (numba_exactness says so, and `auto` keeps such a graph on the default
-executor): the elements are summed in blocks of `BLOCK` in the array's dtype, each block by
-LLVM's vector loop (partial sums in lanes, joined at the end: the only float operation allowed
-to reassociate), and the blocks' sums in numpy's pairwise order. That is numpy's accuracy class
-(a few partial sums of under a hundred terms, then halves joined in pairs; numpy's leaves have
-eight running sums of 16 terms), checked in tests/runtime/test_numba_fused.py. Each
+executor): the elements are summed in blocks of numba_helpers.SUM_BLOCK in the array's dtype,
+each block by LLVM's vector loop (partial sums in lanes, joined at the end: the only float
+operation allowed to reassociate), and the blocks' sums in numpy's pairwise order. That is
+numpy's accuracy class (a few partial sums of under a hundred terms, then halves joined in
+pairs; numpy's leaves have eight running sums of 16 terms), checked in
+tests/runtime/test_numba_fused.py. Each
 element's chain is computed as the unfused ops' NUMBA rules compute it: the fusion pass gives
 numba only float chains of ops whose rule is their ufunc (`FUSION`), and the loop applies the
 same ufuncs on the same operand dtypes (a Python number takes the dtype of the other operand,
@@ -26,12 +27,6 @@ from runtime.ops import math_ops
 from runtime.ops.fused_ops import FUSED_REDUCTION
 from runtime.ops.registry import NUMBA, register_rules
 from runtime.passes.fusion import Mode
-
-# Elements summed by one vector loop: small enough that each lane's running sum adds few terms,
-# big enough that the loop's start and the blocks' pairwise sum cost little (1e6 float32s:
-# 80 us against numpy's 310 for `np.mean((a - b) ** 2)`).
-BLOCK = numba_helpers.SUM_BLOCK
-
 
 # Ops whose NUMBA rule computes a float value as their FUSED steps do, though written out:
 # Python's operators on floats are the ufuncs (`x * x` is np.square), and sigmoid is its steps
@@ -87,15 +82,16 @@ def _helpers(program, slot_dtypes, result, array_inputs, input_dtypes, reduce) -
              f"        total += ITEM({items})",
              "    return total"]
     sliced = ", ".join(f"{v}[lo:hi]" if v[0] == "x" else v for v in values)
+    size = numba_helpers.SUM_BLOCK
     fused = [f"def FUSED({params}):",
              *(f"    {v} = np.ascontiguousarray(in{v[1:]}).reshape(-1)"
                for v in values if v[0] == "x"),
              f"    n = {first}.shape[0]",
-             f"    blocks = (n + {BLOCK - 1}) // {BLOCK}",
+             f"    blocks = (n + {size - 1}) // {size}",
              f"    parts = np.empty(blocks, {dtype})",
              "    for b in range(blocks):",
-             f"        lo = b * {BLOCK}",
-             f"        hi = min(lo + {BLOCK}, n)",
+             f"        lo = b * {size}",
+             f"        hi = min(lo + {size}, n)",
              f"        parts[b] = BLOCK({sliced})",
              f"    total = {dtype}(0.0) + pairwise_sum_(parts, 0, blocks, {dtype}(0.0))",
              # (np.mean divides by the count as an int64, and rounds to the sum's dtype)

@@ -9,7 +9,7 @@ import pytest
 
 import runtime as rt
 from runtime.errors import NoLoweringError
-from runtime.executor import numba_exactness, numba_fused
+from runtime.executor import numba_exactness, numba_helpers
 
 numba = pytest.importorskip("numba")
 
@@ -98,7 +98,7 @@ def test_any_length_empty_to_many_blocks_and_views():
     assert "FusedReduction" in [
         op.type for op in native.get_concrete_function().graph.operations]
     rng = np.random.default_rng(3)
-    block = numba_fused.BLOCK
+    block = numba_helpers.SUM_BLOCK
     for n in (1, 7, block - 1, block, block + 1, 3 * block + 5, 70_001):
         a = rng.standard_normal(2 * n).astype(np.float32)
         for x in (a[:n], a[::2]):  # (a view is copied, then summed in order)

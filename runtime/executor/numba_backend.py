@@ -63,7 +63,7 @@ class NumbaEmitter(codegen.Emitter):
         for t in graph.outputs:
             if t.dtype.is_list:
                 raise NoLoweringError(with_origin(
-                    "jit_compile='numba' does not return a staged list (numba's typed list is "
+                    "jit_compile='numba' does not return a staged list (numba's list is "
                     "not the runtime's list value); return np.stack(xs) or use the default "
                     "executor.", t.op.origin))
         super().__init__(graph)
@@ -88,7 +88,7 @@ class NumbaEmitter(codegen.Emitter):
         outs = [self._define(t) for t in op.outputs]
         self.emit(indent, f"{', '.join(outs)} = {expr}" if outs else expr, op)
 
-    # a list a loop only appends to: a typed List (runtime/executor/numba_lists.py)
+    # a list a loop only appends to: numba's list (runtime/executor/numba_lists.py)
     def list_buffer(self, lst: str) -> str:
         return f"{lst}.copy()"
 

@@ -315,7 +315,7 @@ register_rules(NUMBA, {
     array_ops.IDENTITY: lambda op, a, typed: a[0],
     array_ops.STOP_GRADIENT: lambda op, a, typed: a[0],
     io_ops.ASSERT: _assert,
-    **numba_lists.RULES,  # staged lists: numba's typed lists
+    **numba_lists.RULES,  # staged lists: numba's lists
     # numpy's draws from numpy's generator: exact
     random_ops.NORMAL: _random(lambda op: ("normal", op.attrs["mean"], op.attrs["stddev"])),
     random_ops.UNIFORM: _random(lambda op: (

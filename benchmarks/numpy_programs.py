@@ -1,10 +1,14 @@
 """Ordinary numpy programs (tests/numpy_programs.py: RK4, EMA, Kalman, Mandelbrot, histograms,
 a moving window, bisection, Newton, k-means) timed as plain numpy, as a graph
-(`rt.function`, unchanged source) and with `jit_compile="auto"` after its warm-up (the hot
-graph moved to numba when numba computes it bit for bit), with numpy's promotion for operators
-(`rt.config.set_dtype_promotion("numpy")`). Each column's result is checked against numpy's
-first (the graph's must be equal: values, shapes, dtypes); a column that fails or differs is an
-error cell. Medians of interleaved rounds, ratios to plain numpy as medians of per-round ratios.
+(`rt.function`, unchanged source) on the default executor, with `jit_compile="numba"`, and
+with `jit_compile="auto"` after its warm-up (the hot graph moved to numba when numba computes
+it bit for bit), with numpy's promotion for operators
+(`rt.config.set_dtype_promotion("numpy")`); and, when installed, the peers on the same source:
+`numba.njit` (the program's own functions compiled, numpy kept) and `jax.jit` (with
+`jax.numpy` in place of numpy, float64 enabled). Each column's result is checked against
+numpy's first: ours must be equal (values, shapes, dtypes), a peer's close (its own BLAS and
+math library may round differently); a column that fails or differs is an error cell. Medians
+of interleaved rounds, ratios to plain numpy as medians of per-round ratios.
 
     python -m benchmarks.numpy_programs [--quick] [--only rk4,ema]
 """
@@ -12,8 +16,13 @@ error cell. Medians of interleaved rounds, ratios to plain numpy as medians of p
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib.util
 import statistics
 import sys
+import types
+
+import numpy as np
 
 import runtime as rt
 from benchmarks import harness
@@ -21,7 +30,10 @@ from runtime.executor import tiering
 from tests import numpy_programs
 from tests.autograph.three_way import same
 
-COLUMNS = ("numpy", "graph", "auto")
+OURS = ("numpy", "graph", "numba", "auto")
+PEERS = ("njit", "jax.jit")
+COLUMNS = OURS + PEERS
+JAX_UNROLLED_LIMIT = 2_000  # operations; XLA compiles EMA's 4,000 in minutes
 
 
 def _prepare(name: str):
@@ -31,7 +43,10 @@ def _prepare(name: str):
     expected = fn(*args)
     columns = {"numpy": (fn, args)}
     where = "-"
-    for column, jit in (("graph", None), ("auto", "auto")):
+    for column, jit in (("graph", None), ("numba", "numba"), ("auto", "auto")):
+        if jit == "numba" and importlib.util.find_spec("numba") is None:
+            columns[column] = "numba is not installed"
+            continue
         f = rt.function(harness.fresh_function(fn), jit_compile=jit)
         try:
             if jit == "auto":
@@ -46,10 +61,99 @@ def _prepare(name: str):
                 columns[column] = "result differs from numpy"
                 continue
         except Exception as e:  # noqa: BLE001 - an error cell; the other rows go on
-            columns[column] = f"{type(e).__name__}: {str(e).splitlines()[0]}"
+            columns[column] = _error_cell(e)
             continue
         columns[column] = (f, rt_args)
+    for column, make in (("njit", _njit), ("jax.jit", _jax_jit)):
+        columns[column] = _peer(make, fn, args, expected)
     return columns, where
+
+
+def _error_cell(error: Exception) -> str:
+    lines = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {lines[0] if lines else ''}"
+
+
+def _peer(make, fn, args, expected):
+    """(compiled fn, args) of a peer when it compiles `fn` and agrees with numpy's `expected`
+    to rounding, else an error text."""
+    try:
+        compiled, peer_args = make(fn, args)
+        if compiled is None:
+            return peer_args  # why the peer is missing
+        result = compiled(*peer_args)
+        if not _close(result, expected):
+            return "result differs from numpy beyond rounding"
+    except Exception as e:  # noqa: BLE001 - an error cell; the other columns go on
+        return _error_cell(e)
+    return compiled, peer_args
+
+
+def _close(actual, expected) -> bool:
+    if isinstance(expected, (tuple, list)):
+        return (isinstance(actual, (tuple, list)) and len(actual) == len(expected)
+                and all(_close(a, e) for a, e in zip(actual, expected)))
+    a, e = np.asarray(actual), np.asarray(expected)
+    return a.shape == e.shape and bool(np.allclose(a, e, rtol=1e-9, atol=1e-12, equal_nan=True))
+
+
+def _same_source(fn, replace: dict, wrap):
+    """`fn` with the program module's functions rebuilt in a copy of its globals (updated by
+    `replace`), each passed through `wrap`: the same source, compiled by a peer."""
+    scope = dict(fn.__globals__, **replace)
+    for key, value in list(scope.items()):
+        if (isinstance(value, types.FunctionType) and value.__module__ == fn.__module__
+                and value.__closure__ is None):
+            scope[key] = wrap(types.FunctionType(value.__code__, scope, value.__name__,
+                                                 value.__defaults__))
+    return scope[fn.__name__]
+
+
+def _njit(fn, args):
+    if importlib.util.find_spec("numba") is None:
+        return None, "numba is not installed"
+    import numba
+
+    return _same_source(fn, {}, numba.njit), args
+
+
+def _jax_jit(fn, args):
+    """jax.jit of `fn` with jax.numpy as np; Python numbers are static arguments (a JAX user's
+    way to use them in `range`), arrays go in as device arrays."""
+    if importlib.util.find_spec("jax") is None:
+        return None, "jax is not installed"
+    import jax
+    import jax.numpy as jnp
+
+    static = tuple(i for i, a in enumerate(args) if not isinstance(a, (np.ndarray, np.generic)))
+    plain = _same_source(fn, {"np": jnp}, lambda f: f)
+    jax_args = tuple(a if i in static else jnp.asarray(a) for i, a in enumerate(args))
+    size = len(jax.make_jaxpr(plain, static_argnums=static)(*jax_args).eqns)
+    if size > JAX_UNROLLED_LIMIT:
+        return None, (f"its Python loops unroll into {size:,} JAX operations; XLA takes "
+                      "minutes to compile that (rewrite them with lax.scan / fori_loop)")
+    jitted = jax.jit(plain, static_argnums=static)
+
+    def call(*call_args):
+        return jax.block_until_ready(jitted(*call_args))
+
+    return call, jax_args
+
+
+@contextlib.contextmanager
+def _jax_float64():
+    """JAX computing in float64 as numpy does (restored after)."""
+    if importlib.util.find_spec("jax") is None:
+        yield
+        return
+    import jax
+
+    before = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_enable_x64", before)
 
 
 def _where_auto_runs(concrete) -> str:
@@ -72,37 +176,41 @@ def _row(name: str, budget: harness.Budget) -> tuple[list, list]:
                                                              budget))))
     medians = {c: statistics.median(samples[c]) * 1e6 if c in samples else None for c in COLUMNS}
 
-    def ratio(column):
-        if column not in samples:
+    def ratio(column, to="numpy"):
+        if column not in samples or to not in samples:
             return "-"
-        return f"{statistics.median(a / b for a, b in zip(samples[column], samples['numpy'])):.2f}x"
+        return f"{statistics.median(a / b for a, b in zip(samples[column], samples[to])):.2f}x"
 
-    cells = [name, *(_us(medians[c]) for c in COLUMNS), ratio("graph"), ratio("auto"), where]
+    cells = [name, *(_us(medians[c]) for c in COLUMNS), ratio("graph"), ratio("numba"),
+             ratio("auto"), ratio("numba", "njit"), where]
     errors = [f"{name} {c}: {columns[c]}" for c in COLUMNS if isinstance(columns[c], str)]
     return cells, errors
 
 
 def _us(value) -> str:
     if value is None:
-        return "error"
+        return "-"
     return f"{value:.1f}" if value < 100 else f"{value:,.0f}"
 
 
 def numpy_programs_table(budget: harness.Budget, names=None) -> str:
-    """A markdown table: program, median us of plain numpy, the graph and "auto" (after its
-    warm-up), the two ratios to numpy, and where "auto" ended up (numba or the default
-    executor); then the error cells."""
+    """A markdown table: program, median us of each column (numpy, our graph on the default
+    executor, on numba, with "auto" after its warm-up, the peers), our ratios to numpy and
+    numba's to njit, and where "auto" ended up (numba or the default executor); then the
+    cells that failed, each with its reason ("-" in the table)."""
     before = rt.config.dtype_promotion()
     rt.config.set_dtype_promotion("numpy")
     try:
-        rows = [_row(name, budget) for name in (names or numpy_programs.PROGRAMS)]
+        with _jax_float64():
+            rows = [_row(name, budget) for name in (names or numpy_programs.PROGRAMS)]
     finally:
         rt.config.set_dtype_promotion(before)
-    lines = ["| program | numpy us | graph us | auto us | graph/numpy | auto/numpy | "
-             "auto runs on |", "|---|---:|---:|---:|---:|---:|---|"]
+    lines = ["| program | numpy us | graph us | numba us | auto us | njit us | jax.jit us | "
+             "graph/numpy | numba/numpy | auto/numpy | numba/njit | auto runs on |",
+             "|---|" + "---:|" * 10 + "---|"]
     lines += ["| " + " | ".join(cells) + " |" for cells, _ in rows]
     errors = [e for _, row_errors in rows for e in row_errors]
-    return "\n".join(lines + (["", "Errors:", *errors] if errors else []))
+    return "\n".join(lines + (["", "Not timed (\"-\" above):", *errors] if errors else []))
 
 
 def main(argv=None) -> int:

@@ -22,6 +22,7 @@ from runtime.core.tensor import SymbolicTensor
 from runtime.executor import break_chains
 from runtime.ops import control_flow_ops as cf
 from runtime.ops.control_flow_ops import IF, WHILE
+from runtime.ops.array_ops import GETITEM, SHAPE
 from runtime.ops.list_ops import LIST_PUSH_BACK, ListValue, own_item
 from runtime.ops.math_ops import ADD, LESS
 from runtime.ops.registry import CONST, FRESH_OUTPUT, PLACEHOLDER
@@ -311,16 +312,26 @@ class Emitter:
             self._global("range_end", range_end),
         )
         start = f"{inputs[k]}, {limit_name}, {step}"
-        self.emit(indent, f"for {loop_vars[k]} in {counting}({start}):", op)
-        inner = indent + "    "
         self._bind_inputs(body, outer_names)
         only_output = sum(t is step_op.outputs[0] for t in body.outputs) == 1 and not any(
             step_op.outputs[0] is t for o in body.operations for t in o.inputs
         )
+        items = _items_read(op, k, step_op if only_output else None)
+        if items is None:
+            self.emit(indent, f"for {loop_vars[k]} in {counting}({start}):", op)
+        else:  # `for x in xs` (no index in the generated loop: twice as fast as `xs[i]`)
+            read, first, counter_used = items
+            rows = self.name_of(read.inputs[0]) + (f"[{first}::{step}]" if (first, step) != (
+                0, 1) else "")
+            item = self._define(read.outputs[0])
+            self.emit(indent, f"for {loop_vars[k]}, {item} in zip({counting}({start}), {rows}):"
+                      if counter_used else f"for {item} in {rows}:", op)
+        inner = indent + "    "
         start_lines = len(self.lines)
         if history is not None:
             history.record(inner)
-        skip = (*(history.ops if history is not None else ()), *([step_op] if only_output else ()))
+        skip = (*(history.ops if history is not None else ()), *([step_op] if only_output else ()),
+                *([items[0]] if items is not None else ()))
         self.body(body, inner, skip=skip)
         pairs = [
             (var, self.name_of(t))
@@ -502,6 +513,54 @@ def _counted_loop(op: Operation):
         return None
     step = int(increment.op.attrs["value"])
     return (k, limit, step, step_op) if step > 0 else None
+
+
+def _items_read(op: Operation, k: int, step_op: Operation | None):
+    """(read, first, counter used) when the counted While `op` (counter: loop variable `k`)
+    is `for x in xs` as autograph stages it: its counter runs from a constant `first` >= 0 by
+    its step up to `xs.shape[0]` (so every `xs[i]` is in range and there are as many as the
+    rows of `xs[first::step]`), and its body reads `xs[i]` (the op `read`) of a loop-invariant
+    `xs`; `counter used`: whether the body uses the counter for more than that and its own
+    step (`step_op`, when the code leaves it out). Else None."""
+    n = cf.loop_count(op)
+    cond, body = cf.loop_cond(op), cf.loop_body(op)
+    outer = cf.sub_graph_inputs(op)
+    counter_start = outer[k]
+    if counter_start.op.opdef is not CONST:
+        return None
+    first = int(counter_start.op.attrs["value"])
+    limit = cond.outputs[0].op.inputs[1]
+    limit_outer = outer[_index_of(cond.inputs, limit)] if limit.op.opdef is PLACEHOLDER else limit
+    counter = body.inputs[k]
+    readers = [o for o in body.operations if any(t is counter for t in o.inputs)]
+    for read in readers:
+        rows = read.inputs[0] if read.opdef is GETITEM else None
+        if (rows is None or read.attrs.get("spec") != (("tensor", 0),) or len(read.inputs) != 2
+                or read.inputs[1] is not counter or rows.op.opdef is not PLACEHOLDER
+                or rows.dtype.is_list or not len(rows.shape)):
+            continue
+        j = _index_of(body.inputs, rows)
+        if j < n and body.outputs[j] is not rows:  # (changed by the loop)
+            continue
+        if first < 0 or not _is_length_of(limit_outer, outer[j]):
+            continue
+        counter_used = any(o is not read and o is not step_op for o in readers) or any(
+            t is counter for t in body.outputs[:k] + body.outputs[k + 1:])
+        return read, first, counter_used
+    return None
+
+
+def _is_length_of(limit: SymbolicTensor, rows: SymbolicTensor) -> bool:
+    """Whether `limit` is `rows.shape[0]`: read from its shape (`Shape` then `[0]`), or a
+    constant equal to its static first dimension."""
+    producer = limit.op
+    if producer.opdef is CONST:
+        return rows.shape[0] is not None and limit.shape == () and int(
+            producer.attrs["value"]) == rows.shape[0]
+    if producer.opdef is not GETITEM or producer.attrs.get("spec") != (("int", 0),):
+        return False
+    shape = producer.inputs[0].op
+    return shape.opdef is SHAPE and shape.inputs[0] is rows
 
 
 # Ops whose result is always a new array (for array operands), never a view of an input.

@@ -1,5 +1,7 @@
 """The compiled executor: readable source, agreement with the reference interpreter."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -447,3 +449,107 @@ def test_any_all_and_where_written_out_give_the_kernels_values():
         assert list(np.signbit(np.ravel(got))) == list(np.signbit(np.ravel(want)))
         assert ("np_where_(c, x, y)" in g.get_concrete_function(c, x, y).graph.to_python()) is (
             np.ndim(want) > 0)
+
+
+# ---- `for x in xs`: the generated loop iterates over xs ---------------------------------------
+
+def _sums_rows(x):
+    total = x[0] * 0
+    for row in x:
+        total = total + row * row
+    return total
+
+
+def _enumerates(x):
+    total = x[0] * 0
+    for i, v in enumerate(x):
+        total = total + v * i
+    return total
+
+
+def _uses_its_counter(x):
+    total = x[0] * 0
+    for i in range(len(x)):
+        total = total + x[i] * (i % 2)
+    return total
+
+
+def _iterates_a_slice(x):
+    out = []
+    for v in x[1:]:
+        out.append(v + 1)
+    return np.array(out) if out else x[:0]
+
+
+def _indexes_below_its_length(x):
+    total = x[0] * 0
+    for i in range(len(x)):
+        total = total + x[i] - x[-1]
+    return total
+
+
+# how the generated loop reads the rows: "rows" (`for row in x`), "zip" (with a counter the
+# body uses too), "index" (`x[i]`: enumerate's zip with a range, staged as a loop over both)
+_LOOP_FORMS = {_sums_rows: "rows", _enumerates: "index", _uses_its_counter: "zip",
+               _iterates_a_slice: "rows", _indexes_below_its_length: "rows"}
+
+
+@pytest.mark.parametrize("fn", list(_LOOP_FORMS))
+@pytest.mark.parametrize("x", [np.array([0.5, -1.0, 2.0, 3.0]),
+                               np.arange(12, dtype=np.int32).reshape(4, 3),
+                               np.array([7.0], np.float32)])
+def test_a_loop_over_the_rows_of_a_tensor_iterates_over_them(fn, x):
+    # Plain Python, converted code run eagerly, the graph (its loop iterates: `for v in x`
+    # instead of `x[i]` on a counter) and the reference interpreter agree; with an unknown
+    # number of rows too.
+    from tests.autograph.three_way import assert_agree, same
+
+    if fn in (_enumerates, _uses_its_counter) and x.ndim == 2:  # (rows times an int32
+        x = x.astype(np.int64)  # counter: int64 in numpy)
+    assert_agree(fn, x)
+    for signature in (None, [rt.TensorSpec([None, *x.shape[1:]], rt.as_dtype(x.dtype))]):
+        f = rt.function(fn, input_signature=signature)
+        concrete = f.get_concrete_function(rt.constant(x))
+        source = concrete.graph.to_python()
+        loops = [line.split("  #")[0].strip() for line in source.splitlines()
+                 if line.lstrip().startswith("for ")]
+        if fn in (_indexes_below_its_length, _uses_its_counter) and signature is None:
+            assert not loops  # (`range(len(x))` of a known length: unrolled while traced)
+        else:
+            form = ("zip" if " in zip(counting(" in loops[0] else "index" if " in counting("
+                    in loops[0] else "rows" if re.fullmatch(r"for \w+ in \w+:", loops[0])
+                    else loops[0])
+            assert len(loops) == 1 and form == _LOOP_FORMS[fn], source
+        assert same(f(rt.constant(x)), fn(x))
+        assert same(run_graph(concrete.graph, [x])[0], fn(x))
+
+
+def test_a_loop_over_an_index_past_the_rows_still_raises_at_the_users_line():
+    def reads_past_the_end(x, n):
+        total = x[0] * 0
+        for i in rt.range(n):
+            total = total + x[i]
+        return total
+
+    f = rt.function(reads_past_the_end)
+    x = rt.constant([1.0, 2.0, 3.0])
+    assert f(x, rt.constant(3)).numpy() == 6.0
+    assert "for " in f.get_concrete_function(x, rt.constant(3)).graph.to_python()
+    with pytest.raises(Exception) as info:
+        f(x, rt.constant(4))
+    assert "test_executor.py" in str(info.value) or any(
+        "test_executor.py" in line for line in info.traceback.format().splitlines()
+        if "reads_past_the_end" in line)
+
+
+def test_the_gradient_of_a_loop_over_rows_is_the_unstaged_loops():
+    x = rt.constant(np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.25]]))
+
+    def loss(x):
+        total = rt.constant(0.0, rt.float64)
+        for row in x:
+            total = total + rt.reduce_sum(row * row * row)
+        return total
+
+    graph_grad = rt.grad(rt.function(loss))(x)
+    np.testing.assert_allclose(graph_grad.numpy(), 3 * x.numpy() ** 2)

@@ -42,13 +42,19 @@ def _prepare(name: str):
     rt_args = tuple(harness.to_rt(a) for a in args)
     expected = fn(*args)
     columns = {"numpy": (fn, args)}
-    where = "-"
+    where, ops = "-", 0
     for column, jit in (("graph", None), ("numba", "numba"), ("auto", "auto")):
         if jit == "numba" and importlib.util.find_spec("numba") is None:
             columns[column] = "numba is not installed"
             continue
+        if jit == "numba" and ops > tiering.MAX_OPS:
+            columns[column] = (f"its graph has {ops:,} ops (Python loops unrolled), which numba "
+                               "would take minutes to compile; auto keeps it off numba too")
+            continue
         f = rt.function(harness.fresh_function(fn), jit_compile=jit)
         try:
+            if jit is None:
+                ops = sum(1 for _ in f.get_concrete_function(*rt_args).graph.walk())
             if jit == "auto":
                 concrete = f.get_concrete_function(*rt_args)
                 for _ in range(tiering.HOT_CALLS + 1):

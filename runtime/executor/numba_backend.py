@@ -35,7 +35,7 @@ from runtime.ops import (
     io_ops,
     random_ops,
 )
-from runtime.ops.registry import NUMBA
+from runtime.ops.registry import ELEMENTWISE, NUMBA
 
 # The helpers written once (numba_rules.HELPERS): name -> (source, njit's fastmath or None); the
 # rules write others as they lower an op (numba_helpers.GENERATED, the same form)
@@ -70,6 +70,32 @@ class NumbaEmitter(codegen.Emitter):
         self.globals["np"] = np
         self._taken.update(("np", "numba_", *numba_rules.HELPERS))
         self.helpers: list[str] = []  # the helpers (numba_rules.HELPERS) the code calls
+        self._reads: dict[int, int] = {}  # id(tensor) -> how many reads (ops, outputs) it has
+        # The expression of an elementwise array op whose one reader may be the next op:
+        # (its tensor, expression, op, indent), written into that reader's expression (numba
+        # fuses the elementwise operations of one expression into one loop, making no array
+        # between them) or, if the next line is anything else, as its own line first.
+        self._pending: tuple | None = None
+
+    def body(self, graph, indent: str, skip=()) -> None:
+        for op in graph.operations:
+            for t in op.inputs:
+                self._reads[id(t)] = self._reads.get(id(t), 0) + 1
+        for t in graph.outputs:
+            self._reads[id(t)] = self._reads.get(id(t), 0) + 1
+        super().body(graph, indent, skip)
+        self._flush()
+
+    def emit(self, indent: str, text: str, op=None) -> None:
+        self._flush()
+        super().emit(indent, text, op)
+
+    def _flush(self) -> None:
+        """Writes the pending expression as its own line."""
+        if self._pending is not None:
+            tensor, expr, op, indent = self._pending
+            self._pending = None
+            self.emit(indent, f"{self.name_of(tensor)} = {expr}", op)
 
     def _emit_kernel(self, op, indent: str, dying=()) -> None:
         rule = op.opdef.rule(NUMBA)
@@ -81,12 +107,34 @@ class NumbaEmitter(codegen.Emitter):
                 f"jit_compile='numba' cannot compile the {op.type} op ({reason}). Use the default "
                 "executor (jit_compile=None) for this function.", op.origin))
         names = [self.name_of(t) for t in op.inputs]
+        pending = self._pending
+        token = "pending_value_"
+        if pending is not None and any(t is pending[0] for t in op.inputs):
+            names = [token if t is pending[0] else name for t, name in zip(op.inputs, names)]
         if op.opdef in numba_rules.DRAWS:  # (its input: the generator it draws from)
             names = [self._generator(op.attrs["seed"])]
         expr = rule(op, names, self.typed)
         self._add_helpers(expr)
+        if token in names:
+            if len(re.findall(rf"\b{token}\b", expr)) == 1:  # (read once: computed once)
+                self._pending = None
+                expr = re.sub(rf"\b{token}\b", lambda _: _grouped(pending[1]), expr)
+            else:
+                expr = re.sub(rf"\b{token}\b", self.name_of(pending[0]), expr)
         outs = [self._define(t) for t in op.outputs]
+        if self._inlined(op):
+            self._flush()
+            self._pending = (op.outputs[0], expr, op, indent)
+            return
         self.emit(indent, f"{', '.join(outs)} = {expr}" if outs else expr, op)
+
+    def _inlined(self, op) -> bool:
+        """Whether the op's value may go into its reader's expression: an elementwise array
+        op read once (in this graph, not returned). Its reader takes it if it is the next op
+        the code computes; numba reports no error at a line (a failing call reruns on the
+        default executor, which names the user's line)."""
+        return (ELEMENTWISE in op.opdef.groups and len(op.outputs) == 1
+                and len(op.outputs[0].shape) > 0 and self._reads.get(id(op.outputs[0])) == 1)
 
     # a list a loop only appends to: numba's list (runtime/executor/numba_lists.py)
     def list_buffer(self, lst: str) -> str:
@@ -133,6 +181,20 @@ class NumbaEmitter(codegen.Emitter):
         """A global holding `number` as a numpy scalar of `dtype`."""
         value = dtype.np_dtype.type(number)
         return self._global(f"c_{dtype.name}_{len(self.globals)}", value)
+
+
+def _grouped(expr: str) -> str:
+    """`expr` as an operand: in parentheses unless it is one group or call already."""
+    opening = re.match(r"[\w.]*\(", expr)
+    if opening is not None and expr.endswith(")"):
+        depth = 0
+        for i in range(opening.end() - 1, len(expr)):
+            depth += {"(": 1, ")": -1}.get(expr[i], 0)
+            if depth == 0:
+                if i == len(expr) - 1:
+                    return expr
+                break
+    return f"({expr})"
 
 
 def compile_graph(graph, example_values=None, fallback=None):

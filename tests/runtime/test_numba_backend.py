@@ -763,7 +763,7 @@ def _rows(x, n):
 
 
 @pytest.mark.parametrize("steps", [0, 1, 5])
-def test_lists_a_loop_appends_to_are_numbas_typed_lists(steps):
+def test_lists_a_loop_appends_to_are_numbas_own_lists(steps):
     if steps:
         stacked, count = _both(_trajectory, rt.constant([1.0, -2.0]), rt.constant(steps),
                                rt.constant(0.5))
@@ -902,3 +902,31 @@ def test_a_division_of_integers_is_numpys_float64(dtype):
     native = rt.function(_thirds, jit_compile="numba", numpy_results=True)(x)
     for got, want in zip(native, _thirds(x)):
         assert got.dtype == want.dtype == np.float64 and got.tobytes() == want.tobytes()
+
+
+def _chains(x, n):
+    y = x
+    for i in rt.range(n):
+        y = rt.maximum((y - 0.5) * 2.0, -y) + x
+    d = x - 1.0
+    counts = rt.reduce_sum(rt.cast(rt.floor(x * 4.0) == 1.0, rt.int64))
+    return y, d * d, counts
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_an_elementwise_chain_read_once_is_one_expression_computed_once(n):
+    # numba fuses the elementwise operations of one expression into one loop: a chain whose
+    # values are read once each is written as one expression (x * 4 -> floor -> == -> cast,
+    # summed; y - 0.5 -> * 2 in the loop); a value read twice (d; maximum's operands, which
+    # its rule reads more than once) keeps its name, computed once. Same bits as the default.
+    args = rt.constant(np.linspace(-1.0, 1.0, 9)), rt.constant(n)
+    _both(_chains, *args)
+    source = rt.function(_chains, jit_compile="numba").get_concrete_function(
+        *args).generated.source.split("import numba")[0]
+    lines = [line.strip() for line in source.splitlines()]
+    assert any(line.startswith("sum_") and "np.floor((x * const_" in line and ".astype(np.int64)"
+               in line for line in lines), source
+    assert any(line.startswith("mul_") and "((while_" in line and " - const_" in line
+               for line in lines), source
+    d = next(line.split(" = ")[0] for line in lines if line.startswith("sub_") and "(x - " in line)
+    assert any(line.endswith(f"({d} * {d})") for line in lines), source

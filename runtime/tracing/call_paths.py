@@ -3,8 +3,8 @@
 
 The fast path (`__call__`) is kept lean: a call whose arguments are all positional eager
 tensors, numeric numpy arrays and scalars, or Python scalars builds its key from (dtype, shape)
-pairs and (type, value) pairs and looks it up in one dict (`_fast`; one numpy scalar, by its
-type alone in `_fast_scalar`); on a hit it calls the compiled graph with the numpy values.
+pairs and (type, value) pairs and looks it up in one dict (`_fast`; numpy scalars alone, by
+their types in `_fast_scalar`); on a hit it calls the compiled graph with the numpy values.
 Everything else (nested structures, keywords, a miss) takes the general path
 (`_call_general`), which binds the arguments to the signature first, finds or traces the
 concrete function, and fills the fast path's dict. A call while a caller is traced takes in
@@ -46,8 +46,9 @@ _NUMPY_ARGUMENTS = "numpy arguments"
 
 class CallPaths:
     """The call paths of `Function`, over its parts: `_fast` (fast-path key ->
-    ConcreteFunction), `_fast_scalar` (the same for a call of one numpy scalar, by its type,
-    unless results are numpy's: the commonest call of a scalar program), `_check`, `_binder`
+    ConcreteFunction), `_fast_scalar` (the same for a call of numpy scalars alone, by their
+    types: one type for one scalar, else a tuple; unless results are numpy's: the commonest
+    call of a scalar program), `_check`, `_binder`
     (ArgumentBinder), `_guards` (FunctionGuards), `_traces` (TraceCache), `_tracer`
     (FunctionTracer), `_lock`, and `_inside_caller` (it reads a caller's tensors: traced as part
     of callers)."""
@@ -82,6 +83,10 @@ class CallPaths:
                 concrete = self._fast_scalar.get(kind)  # (one numpy scalar: its own dict)
                 if concrete is not None and not context.busy:
                     return concrete.call(v)
+            elif self._fast_scalar and not self._guards.found:  # numpy scalars, by their types
+                concrete = self._fast_scalar.get(tuple(map(type, args)))
+                if concrete is not None and not context.busy:
+                    return concrete.call(*args)
             key, values, arrays = [], [], 0
             for a in args:
                 kind = type(a)
@@ -172,9 +177,10 @@ class CallPaths:
         if fast is not None and _same_values(values, fast[1]):  # none came from a default, and
             self._fast[fast[0]] = concrete  # the fast path would pass what this call passes
             key = fast[0]
-            if (type(key) is tuple and len(key) == 2 and key[1] is _NUMPY_ARGUMENTS
-                    and key[0] in _FAST_NUMPY_SCALARS and not self._options.numpy_results):
-                self._fast_scalar[key[0]] = concrete
+            if (type(key) is tuple and len(key) >= 2 and key[-1] is _NUMPY_ARGUMENTS
+                    and all(k in _FAST_NUMPY_SCALARS for k in key[:-1])
+                    and not self._options.numpy_results):  # (numpy scalars alone)
+                self._fast_scalar[key[0] if len(key) == 2 else key[:-1]] = concrete
         result = concrete.call(*values)
         if self._check or config.checking_functions():
             checking.check_call(self, concrete, args, kwargs, values, result)

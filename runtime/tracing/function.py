@@ -68,7 +68,7 @@ class Function(CallPaths):
         # The parts (see the module doc); the call paths read them as attributes of this one.
         self._check = options.check
         self._fast: dict = {}  # fast-path key -> ConcreteFunction
-        self._fast_scalar: dict = {}  # numpy scalar type -> ConcreteFunction (see CallPaths)
+        self._fast_scalar: dict = {}  # numpy scalar type(s) -> ConcreteFunction (see CallPaths)
         self._binder = ArgumentBinder(fn, name, options.input_signature)
         self._guards = FunctionGuards(fn, name, capture_guards, self._lock)
         self._traces = TraceCache(name, reduce_retracing, options.input_signature is not None)

@@ -65,6 +65,26 @@ def test_a_call_of_one_numpy_scalar_takes_its_own_dict_with_the_general_paths_re
         assert set(g._fast_scalar) == (set() if options else {np.float32, np.int32})
 
 
+def test_a_call_of_numpy_scalars_alone_is_looked_up_by_their_types():
+    def f(x, y):
+        return x * y if x > y else y - x
+
+    g = rt.function(f)
+    calls = [(np.float64(1.5), np.float64(0.5)), (np.float64(-1.5), np.float64(2.0)),
+             (np.float32(3.0), np.float32(1.0)), (np.int64(2), np.int64(7)),
+             (np.float64(1.5), 0.5), (rt.constant(np.float64(2.0)), np.float64(1.0))]
+    for args in calls:
+        first, again = g(*args), g(*args)  # (the general path, then a fast one)
+        plain = f(*(a.numpy() if isinstance(a, rt.Tensor) else a for a in args))
+        for got in (first, again):
+            assert got.numpy() == plain and got.numpy().dtype == np.asarray(plain).dtype
+    assert set(g._fast_scalar) == {(np.float64, np.float64), (np.float32, np.float32),
+                                   (np.int64, np.int64)}
+    with rt.GradientTape() as tape:  # (a tape: the general path, recorded)
+        x = np.float64(3.0)
+        assert g(x, np.float64(2.0)).numpy() == 6.0
+
+
 def test_keywords_and_defaults_bind_to_one_signature():
     @rt.function
     def f(x, scale=2.0, *, shift=0.0):

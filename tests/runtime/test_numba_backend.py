@@ -2,6 +2,7 @@
 bit (dtype and Python type of scalars included); ops without a lowering are located errors."""
 
 import logging
+import re
 
 import numpy as np
 import pytest
@@ -906,7 +907,7 @@ def test_a_division_of_integers_is_numpys_float64(dtype):
 
 def _chains(x, n):
     y = x
-    for i in rt.range(n):
+    for _ in rt.range(n):
         y = rt.maximum((y - 0.5) * 2.0, -y) + x
     d = x - 1.0
     counts = rt.reduce_sum(rt.cast(rt.floor(x * 4.0) == 1.0, rt.int64))
@@ -930,3 +931,29 @@ def test_an_elementwise_chain_read_once_is_one_expression_computed_once(n):
                for line in lines), source
     d = next(line.split(" = ")[0] for line in lines if line.startswith("sub_") and "(x - " in line)
     assert any(line.endswith(f"({d} * {d})") for line in lines), source
+
+
+def _counts(x):
+    index = rt.cast(rt.floor((x + 2.0) * 4.0), rt.int64)
+    return rt.stack([rt.reduce_sum(rt.cast(index == b, rt.int64)) for b in range(16)])
+
+
+@pytest.mark.parametrize("n", [100, 3000])
+def test_reductions_of_chains_of_long_arrays_are_helpers_shared_by_statements_alike(n):
+    # A sum of all of an elementwise chain of a long array (OUTLINED_SIZE values or more, or
+    # a length known when the graph runs) is a helper of its own, which LLVM vectorizes; the
+    # 16 counts alike share one. Short arrays stay in the function. Same bits as the default.
+    from runtime.executor.numba_backend import OUTLINED_SIZE
+
+    x = rt.constant(np.random.default_rng(n).normal(size=n))
+    _both(_counts, x)
+    for spec in (x, rt.TensorSpec([None], rt.float64)):
+        source = rt.function(_counts, jit_compile="numba").get_concrete_function(
+            spec).generated.source
+        run = source.split("import numba")[0]
+        helpers = set(re.findall(r"elementwise_\w+_\(", run))
+        long = isinstance(spec, rt.TensorSpec) or n >= OUTLINED_SIZE
+        assert len(helpers) == (1 if long else 0), run
+        if long:
+            assert run.count(next(iter(helpers))) == 16
+            assert f"def {next(iter(helpers))[:-1]}(" in source

@@ -21,8 +21,8 @@ from runtime.core.graph import Graph, Operation, provide_views
 from runtime.core.tensor import SymbolicTensor
 from runtime.executor import break_chains
 from runtime.ops import control_flow_ops as cf
-from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.array_ops import GETITEM, SHAPE
+from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.list_ops import LIST_PUSH_BACK, ListValue, own_item
 from runtime.ops.math_ops import ADD, LESS
 from runtime.ops.registry import CONST, FRESH_OUTPUT, PLACEHOLDER

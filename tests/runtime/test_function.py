@@ -80,7 +80,7 @@ def test_a_call_of_numpy_scalars_alone_is_looked_up_by_their_types():
             assert got.numpy() == plain and got.numpy().dtype == np.asarray(plain).dtype
     assert set(g._fast_scalar) == {(np.float64, np.float64), (np.float32, np.float32),
                                    (np.int64, np.int64)}
-    with rt.GradientTape() as tape:  # (a tape: the general path, recorded)
+    with rt.GradientTape():  # (a tape: the general path, recorded)
         x = np.float64(3.0)
         assert g(x, np.float64(2.0)).numpy() == 6.0
 

@@ -53,7 +53,8 @@ def _reduced_axes(op) -> tuple:
 
 def _by_rows(per_row: str, x, name: str, axes, keepdims: bool, mean: bool = False) -> str:
     """A reduction of `x` (held in `name`) over some of its axes, `axes` (not all): numba's
-    reductions take no axis (np.sum one, but it is several times slower than this), so those
+    reductions take no axis (np.sum one, slower than this but over an outer axis, which
+    integer sums take, `_reduction`), so those
     axes are moved last and the values along them made the rows of a matrix; `per_row`, code of
     one row `row_`, gives one result per row (divided by the row's length for a `mean`), and
     the results are shaped as the kept axes (with the reduced ones as 1s for `keepdims`)."""
@@ -79,18 +80,19 @@ _REDUCERS = {
 
 
 def _reduction(op, a, typed):
-    """Sum, Mean, Max, Min, Prod, Any, All over any axes: over all of them numba's function of
-    the whole array, over some of them of each row of the values along them (`_by_rows`).
-    Integers add up (multiply) in int64, as numpy's do, and are cast back to their dtype, so
-    they wrap as numpy's do; an integer mean adds up in float64 and truncates, as numpy's. Prod,
-    Any and All are exact, and Max and Min of integers: numpy multiplies in order too. Max and
-    Min of floats are not (FLOAT_EXTREMA: NaNs win in both, but of 0.0 and -0.0 numba's keep
-    the first, numpy's may give the other), nor sums and means of floats
-    (FLOAT_SUMS): where numpy adds in order, in the dtype (its inner axis kept, or fewer than 8
-    values a row: `_numpy_adds_in_order`), so does this, which gives numpy's bits for a
-    C-ordered array; where numpy adds pairwise, this adds the rows in order, float32 values in
-    float64 (then rounds), and a whole array in SIMD lanes (`lanes_sum_`: numpy's accuracy,
-    not its bits; of a 1-d array of up to PAIRWISE_MAX items, numpy's own order)."""
+    """Sum, Mean, Max, Min, Prod, Any, All over any axes: over all of them numba's function of the
+    whole array, over some of them of each row of the values along them (`_by_rows`). Integers
+    add up (multiply) in int64, as numpy's do, and are cast back to their dtype, so they wrap as
+    numpy's do (a sum over one outer axis by numba's np.sum(axis=k): exact in any order, and it
+    copies nothing, where the rows would be a transposed copy); an integer mean adds up in
+    float64 and truncates, as numpy's. Prod, Any and All are exact, and Max and Min of integers:
+    numpy multiplies in order too. Max and Min of floats are not (FLOAT_EXTREMA: NaNs win in
+    both, but of 0.0 and -0.0 numba's keep the first, numpy's may give the other), nor sums and
+    means of floats (FLOAT_SUMS): where numpy adds in order, in the dtype (its inner axis kept,
+    or fewer than 8 values a row: `_numpy_adds_in_order`), so does this, which gives numpy's
+    bits for a C-ordered array; where numpy adds pairwise, this adds the rows in order, float32
+    values in float64 (then rounds), and a whole array in SIMD lanes (`lanes_sum_`: numpy's
+    accuracy, not its bits; of a 1-d array of up to PAIRWISE_MAX items, numpy's own order)."""
     x, out = op.inputs[0], op.outputs[0].dtype
     function, rank, keepdims = _REDUCERS[op.opdef], len(x.shape), op.attrs["keepdims"]
     if x.dtype.is_string:
@@ -124,6 +126,14 @@ def _reduction(op, a, typed):
         if integer_mean:
             expr = _mean_of_nothing(op, a[0], axes, expr, typed, shape="")
         return f"np.full({(1,) * rank!r}, {expr}, {numpy_name(out)})" if keepdims else expr
+    if (op.opdef is reduction_ops.SUM and x.dtype.is_integer and len(axes) == 1
+            and axes[0] != rank - 1):  # (exact in any order; no transposed copy)
+        expr = f"np.sum({a[0]}, axis={axes[0]})"
+        if keepdims:
+            dims = dims_of(x, a[0])
+            expr = f"{expr}.reshape({tuple_of('1' if i in axes else dims[i] for i in range(rank))})"
+        return expr if out.np_dtype in (np.int64, np.uint64) else (
+            f"{expr}.astype({numpy_name(out)})")
     if op.opdef not in FLOAT_SUMS:
         per_row = f"{function}(row_)"
     elif integer_mean or (x.dtype.is_floating and x.dtype.itemsize < 8

@@ -957,3 +957,23 @@ def test_reductions_of_chains_of_long_arrays_are_helpers_shared_by_statements_al
         if long:
             assert run.count(next(iter(helpers))) == 16
             assert f"def {next(iter(helpers))[:-1]}(" in source
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.int64])
+def test_integer_sums_over_an_outer_axis_are_numbas_axis_sums_with_numpys_values(dtype):
+    # (exact in any order, so numba's np.sum(axis=k) serves, without the transposed copy the
+    # rows of other reductions need); wrapping, keepdims, dims known when the graph runs
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(7)
+    x = rt.constant(rng.integers(info.min, info.max, (6, 5, 4), dtype=dtype, endpoint=True))
+
+    def fn(x):
+        return (rt.reduce_sum(x, 0), rt.reduce_sum(x, 1, keepdims=True), rt.reduce_sum(x, -2),
+                rt.reduce_sum(x, 2), rt.reduce_sum(x * x, 0))
+
+    _agree(fn, x)
+    _agree(fn, x, signature=[rt.TensorSpec([None, 5, None], rt.as_dtype(dtype))])
+    source = rt.function(fn, jit_compile="numba").get_concrete_function(x).generated.source
+    assert source.count("np.sum(") >= 4 and ", axis=0)" in source and ", axis=1)" in source
+    empty = rt.constant(np.zeros((0, 3), dtype))
+    _agree(lambda e: (rt.reduce_sum(e, 0), rt.reduce_sum(e, 0, keepdims=True)), empty)

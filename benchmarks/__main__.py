@@ -108,7 +108,7 @@ def main(argv=None) -> int:
                      + composition.composition_table(budget))
         _progress("executors: first call, warm-up, steady state")
         notes.append("executors (jit_compile) on loop workloads:\n" + backends.backend_table())
-        _progress("numpy programs: plain numpy, graph, jit_compile='auto' after warm-up")
+        _progress("numpy programs: plain numpy, graph, numba, 'auto' after warm-up, njit, jax.jit")
         notes.append("numpy programs (tests/numpy_programs.py):\n"
                      + numpy_programs.numpy_programs_table(budget))
     if any(w.key == "W3b" for w in chosen) and not args.small:

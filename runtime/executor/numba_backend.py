@@ -163,11 +163,14 @@ class NumbaEmitter(codegen.Emitter):
 
     def _inlined(self, op) -> bool:
         """Whether the op's value may go into its reader's expression: an elementwise array
-        op read once (in this graph, not returned). Its reader takes it if it is the next op
+        op read once (in this graph, not returned), of dtypes numba computes one element in
+        as the array holds it (inside one expression numba computes narrower integers in
+        int64: uint8 `(a + b) // 2` would not wrap at 256). Its reader takes it if it is the next op
         the code computes; numba reports no error at a line (a failing call reruns on the
         default executor, which names the user's line)."""
         return (ELEMENTWISE in op.opdef.groups and len(op.outputs) == 1
-                and len(op.outputs[0].shape) > 0 and self._reads.get(id(op.outputs[0])) == 1)
+                and len(op.outputs[0].shape) > 0 and self._reads.get(id(op.outputs[0])) == 1
+                and all(t.dtype in _FUSED_DTYPES for t in (*op.inputs, *op.outputs)))
 
     # a list a loop only appends to: numba's list (runtime/executor/numba_lists.py)
     def list_buffer(self, lst: str) -> str:
@@ -294,6 +297,7 @@ _CACHED = "tracegraph_numba_"  # the module name prefix of graphs kept on disk
 # scalar ops, 1.3 s at 400 ops, 5.8 s at 2,400): a warning says so before it starts.
 SLOW_COMPILE_OPS = 1000
 OUTLINED_SIZE = 1024  # values of an array whose reductions of a chain become helpers
+_FUSED_DTYPES = frozenset({dtypes.float32, dtypes.float64, dtypes.int64, dtypes.bool_})
 _WHOLE_REDUCTIONS = frozenset({reduction_ops.SUM, reduction_ops.MEAN, reduction_ops.MAX,
                                reduction_ops.MIN, reduction_ops.PROD, reduction_ops.ANY,
                                reduction_ops.ALL})

@@ -977,3 +977,19 @@ def test_integer_sums_over_an_outer_axis_are_numbas_axis_sums_with_numpys_values
     assert source.count("np.sum(") >= 4 and ", axis=0)" in source and ", axis=1)" in source
     empty = rt.constant(np.zeros((0, 3), dtype))
     _agree(lambda e: (rt.reduce_sum(e, 0), rt.reduce_sum(e, 0, keepdims=True)), empty)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.int64])
+def test_chains_of_narrow_integers_wrap_in_their_dtype_as_numpys(dtype):
+    # Inside one numba expression narrower integers are computed in int64: a uint8 `a + b`
+    # written into `// 2` would not wrap at 256. Such chains stay statements of their own.
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(11)
+    a, b = (rt.constant(rng.integers(info.min, info.max, 3000, dtype=dtype, endpoint=True))
+            for _ in range(2))
+
+    def fn(a, b):
+        return ((a + b) // 2, (a + b) > 0, rt.maximum(a + a, 0), rt.reduce_sum(
+            rt.cast((a * b) > 0, rt.int64)), rt.minimum(a * 3, a) * 2)
+
+    _agree(fn, a, b)

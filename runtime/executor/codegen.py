@@ -316,7 +316,7 @@ class Emitter:
         only_output = sum(t is step_op.outputs[0] for t in body.outputs) == 1 and not any(
             step_op.outputs[0] is t for o in body.operations for t in o.inputs
         )
-        items = _items_read(op, k, step_op if only_output else None)
+        items = _items_read(op, k, limit, step_op if only_output else None)
         if items is None:
             self.emit(indent, f"for {loop_vars[k]} in {counting}({start}):", op)
         else:  # `for x in xs` (no index in the generated loop: twice as fast as `xs[i]`)
@@ -515,13 +515,13 @@ def _counted_loop(op: Operation):
     return (k, limit, step, step_op) if step > 0 else None
 
 
-def _items_read(op: Operation, k: int, step_op: Operation | None):
-    """(read, first, counter used) when the counted While `op` (counter: loop variable `k`)
-    is `for x in xs` as autograph stages it: its counter runs from a constant `first` >= 0 by
-    its step up to `xs.shape[0]` (so every `xs[i]` is in range and there are as many as the
-    rows of `xs[first::step]`), and its body reads `xs[i]` (the op `read`) of a loop-invariant
-    `xs`; `counter used`: whether the body uses the counter for more than that and its own
-    step (`step_op`, when the code leaves it out). Else None."""
+def _items_read(op: Operation, k: int, limit: SymbolicTensor, step_op: Operation | None):
+    """(read, first, counter used) when the counted While `op` (counter: loop variable `k`, below
+    `limit`, as _counted_loop found them) is `for x in xs` as autograph stages it: its counter runs
+    from a constant `first` >= 0 by its step up to `xs.shape[0]` (so every `xs[i]` is in range and
+    there are as many as the rows of `xs[first::step]`), and its body reads `xs[i]` (the op `read`)
+    of a loop-invariant `xs`; `counter used`: whether the body uses the counter for more than that
+    and its own step (`step_op`, when the code leaves it out). Else None."""
     n = cf.loop_count(op)
     cond, body = cf.loop_cond(op), cf.loop_body(op)
     outer = cf.sub_graph_inputs(op)
@@ -529,7 +529,6 @@ def _items_read(op: Operation, k: int, step_op: Operation | None):
     if counter_start.op.opdef is not CONST:
         return None
     first = int(counter_start.op.attrs["value"])
-    limit = cond.outputs[0].op.inputs[1]
     limit_outer = outer[_index_of(cond.inputs, limit)] if limit.op.opdef is PLACEHOLDER else limit
     counter = body.inputs[k]
     readers = [o for o in body.operations if any(t is counter for t in o.inputs)]

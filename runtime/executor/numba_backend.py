@@ -165,9 +165,9 @@ class NumbaEmitter(codegen.Emitter):
         """Whether the op's value may go into its reader's expression: an elementwise array
         op read once (in this graph, not returned), of dtypes numba computes one element in
         as the array holds it (inside one expression numba computes narrower integers in
-        int64: uint8 `(a + b) // 2` would not wrap at 256). Its reader takes it if it is the next op
-        the code computes; numba reports no error at a line (a failing call reruns on the
-        default executor, which names the user's line)."""
+        int64: uint8 `(a + b) // 2` would not wrap at 256). Its reader takes it if it is the
+        next op the code computes; numba reports no error at a line (a failing call reruns on
+        the default executor, which names the user's line)."""
         return (ELEMENTWISE in op.opdef.groups and len(op.outputs) == 1
                 and len(op.outputs[0].shape) > 0 and self._reads.get(id(op.outputs[0])) == 1
                 and all(t.dtype in _FUSED_DTYPES for t in (*op.inputs, *op.outputs)))

@@ -240,6 +240,7 @@ def extremum(name: str, args) -> Tensor:
         if not isinstance(item, Tensor) and not isinstance(result, Tensor):
             result = item if (item > result if name == "max" else item < result) else result
             continue
+        both_weak = is_weak(item) and is_weak(result)
         try:
             item, result = binary_operands(item, result, name)
         except TypeError as e:  # tensors of two dtypes: numpy compares them, a graph cannot
@@ -250,6 +251,8 @@ def extremum(name: str, args) -> Tensor:
                 f"{shape_str(result.shape)} in a graph: the result's shape would depend on their "
                 "values. Give them one shape.", user_origin()))
         result = math_ops.where(truth(better(item, result)), item, result)
+        if both_weak and isinstance(result, SymbolicTensor):
+            result = weak(result)  # (still a Python number: a later tensor sets the dtype)
     return weak(result) if python_numbers and isinstance(result, SymbolicTensor) else result
 
 

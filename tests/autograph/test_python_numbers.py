@@ -731,12 +731,22 @@ def smaller_branch_value(x):
     return min(a, b) + x, max(a, 7) * x
 
 
+def counters_then_a_tensor(x, n):
+    c = 0
+    for _ in range(n):
+        c += 1
+    return min(c, c, x), max(c, 7, x), min(2, c, x)  # the stand-ins' picks meet x's int32
+
+
 def test_max_and_min_of_python_numbers_stay_python_numbers():
     """Found by the random programs: `max` of two Python numbers' stand-ins was a strong tensor
-    (`where` made it one), so adding a float32 value raised a dtype error."""
+    (`where` made it one), so adding a float32 value raised a dtype error; so did a third
+    argument of another dtype after two stand-ins (`min(c, c, x)`, x int32)."""
     assert_agree(largest_counter_plus, np.float32(1.0), np.int32(3))
     assert_agree(smaller_branch_value, np.float32(1.0))
     assert_agree(smaller_branch_value, np.float32(-1.0))
+    assert_agree(counters_then_a_tensor, np.int32(0), np.int32(3))
+    assert_agree(counters_then_a_tensor, np.int32(9), np.int32(3))
 
 
 # ---- Python ints an integer tensor's dtype cannot hold ----------------------------------------

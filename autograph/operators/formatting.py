@@ -25,7 +25,7 @@ _FORMATTER = Formatter()  # for `get_field` (`{0.attr}`, `{name[1]}`) and `conve
 
 def format_string(template: str, /, *args, **kwargs):
     """`template.format(*args, **kwargs)`."""
-    if not any(_needs_backend(v) for v in (*args, *kwargs.values())):
+    if not any(needs_backend(v) for v in (*args, *kwargs.values())):
         return template.format(*args, **kwargs)
     fields = _BraceFields(args, kwargs)
     return _fill(fields.template(template, depth=2), fields.tensors, "{}")
@@ -35,7 +35,7 @@ def percent_format(template: str, values):
     """`template % values`."""
     items = values.values() if type(values) is dict else (
         values if type(values) is tuple else (values,))
-    if not any(_needs_backend(v) for v in items):
+    if not any(needs_backend(v) for v in items):
         return template % values
     template % _probes(values)  # Python's own error when the template does not fit the values
     return _fill(*_percent_fields(template, values), "%")
@@ -56,23 +56,60 @@ def _fill(template: str, tensors: list, style: str):
     return backend.format(template, style, tuple(tensors))
 
 
-def _needs_backend(value) -> bool:
-    """`value` is a tensor. Raises TypeError for a list, tuple, set or dict holding a staged
-    value: Python would format the graph value itself (its repr, once, while tracing)."""
+_CONTAINERS = (list, tuple, set, frozenset, dict)
+
+
+def needs_backend(value) -> bool:
+    """`value` is a tensor, or a list or tuple holding tensors (its text is filled in when the
+    graph runs: `_container_template`). Raises TypeError for another container holding a
+    staged value: Python would format the graph value itself (its repr, once, while tracing)."""
     if backends.tensor_backend(value) is not None:
         return True
-    if type(value) in (list, tuple, set, frozenset, dict):
-        items = [*value.keys(), *value.values()] if type(value) is dict else value
-        for item in items:
-            if backends.staging(item) is not None or (
-                    type(item) in (list, tuple, set, frozenset, dict) and _needs_backend(item)):
-                raise TypeError(
-                    f"autograph cannot format a {type(value).__name__} that holds graph tensors: "
-                    "the text would show the graph tensors, not their values when the graph "
-                    "runs. Format the tensors themselves (f\"{a} {b}\"), or stack them into one "
-                    "tensor."
-                )
-    return False
+    if not isinstance(value, _CONTAINERS):  # (and their subclasses: a shape is a tuple)
+        return False
+    items = [*value.keys(), *value.values()] if isinstance(value, dict) else value
+    held: bool | None = False
+    for item in items:
+        if backends.tensor_backend(item) is not None or (
+                isinstance(item, _CONTAINERS) and needs_backend(item)):
+            held = True
+        elif backends.staging(item) is not None:
+            held = None  # (a staged list or dataset: no text of its values)
+    if held is None or (held and not _is_sequence(value)):
+        raise TypeError(
+            f"autograph cannot format a {type(value).__name__} that holds graph values: the "
+            "text would show the graph values, not their values when the graph runs. Format "
+            "the tensors themselves (f\"{a} {b}\"), or a list or tuple of them.")
+    return held
+
+
+def _is_sequence(value) -> bool:
+    """A list or tuple that prints as its items' reprs (not a namedtuple)."""
+    return isinstance(value, (list, tuple)) and not hasattr(type(value), "_fields")
+
+
+def _container_template(value, tensors: list, style: str) -> str:
+    """The text of the list or tuple `value` as Python prints it (its items' reprs), with its
+    tensors as `repr` fields of `style` (appended to `tensors`)."""
+    parts = []
+    for item in value:
+        if backends.tensor_backend(item) is not None:
+            tensors.append(item)
+            parts.append("{!r}" if style == "{}" else "%r")
+        elif isinstance(item, _CONTAINERS) and needs_backend(item):
+            parts.append(_container_template(item, tensors, style))
+        else:
+            parts.append(_escape(repr(item), style))
+    if isinstance(value, list):
+        return "[" + ", ".join(parts) + "]"
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+def container_text(value):
+    """`str(value)` of a list or tuple holding tensors: a backend's string (filled in when the
+    graph runs)."""
+    tensors: list = []
+    return _fill(_container_template(value, tensors, "{}"), tensors, "{}")
 
 
 def _escape(text: str, style: str) -> str:
@@ -103,7 +140,12 @@ class _BraceFields:
             value = self._value(field)
             first = len(self.tensors)
             spec = self.template(spec, depth - 1) if spec else ""
-            if _needs_backend(value):
+            if needs_backend(value) and backends.tensor_backend(value) is None:
+                if spec:  # (Python's error: a list's or tuple's text takes no spec)
+                    raise TypeError(
+                        f"unsupported format string passed to {type(value).__name__}.__format__")
+                out.append(_container_template(value, self.tensors, "{}"))
+            elif needs_backend(value):
                 self.tensors.insert(first, value)  # before the tensors of its spec, like Python
                 conv = f"!{conversion}" if conversion else ""
                 out.append(f"{{{conv}{':' + spec if spec else ''}}}")
@@ -144,7 +186,9 @@ def _percent_fields(template: str, values) -> tuple[str, list]:
     values formatted into the text and its tensors left as positional conversions, in order."""
     mapping = not isinstance(values, (tuple, str)) and hasattr(type(values), "__getitem__")
     args = iter(values if isinstance(values, tuple) else (values,))
-    out, tensors, end = [], [], 0
+    out: list = []
+    tensors: list = []
+    end = 0
     for match in [*_PERCENT.finditer(template), None]:
         literal = template[end:None if match is None else match.start()]
         if "%" in literal:  # Python took it (e.g. `%(a(b))s`), this parser does not
@@ -160,14 +204,20 @@ def _percent_fields(template: str, values) -> tuple[str, list]:
             out.append("%%")
             continue
         stars = [next(args) for part in (width, precision) if part == "*"]
-        if any(_needs_backend(star) for star in stars):
+        if any(needs_backend(star) for star in stars):
             raise NotImplementedError(
                 "autograph cannot format with a `*` width or precision from a tensor; compute it "
                 "in Python.")
         value = values[key] if key is not None and mapping else next(args)
         spec = "%" + flags + (width or "") + ("" if precision is None else f".{precision}")
         spec = spec.replace("*", "{}").format(*stars) + kind
-        if _needs_backend(value):
+        if needs_backend(value) and backends.tensor_backend(value) is None:
+            if spec not in ("%s", "%r"):
+                raise NotImplementedError(
+                    f"autograph cannot format a {type(value).__name__} holding tensors with "
+                    f"{spec!r}; format its items, or use %s.")
+            out.append(_container_template(value, tensors, "%"))
+        elif needs_backend(value):
             out.append(spec)
             tensors.append(value)
         else:
@@ -201,7 +251,7 @@ class _Probe:
 def _probes(values):
     """`values` with each tensor replaced by a `_Probe` (in a tuple or dict, or itself)."""
     def probe(v):
-        return _Probe() if _needs_backend(v) else v
+        return _Probe() if needs_backend(v) else v
 
     if type(values) is tuple:
         return tuple(map(probe, values))

@@ -14,7 +14,7 @@ import operator
 
 from autograph import backends
 from autograph.errors import at
-from autograph.operators import traced_paths
+from autograph.operators import formatting, traced_paths
 from autograph.operators.formatting import format_string
 from autograph.operators.membership import in_
 from autograph.origins import caller_origin
@@ -43,11 +43,14 @@ class StagedZip:
 
 def print_(*values, sep=" ", end="\n", file=None, flush=False):
     """A graph print (every run) when a value is a tensor; else Python's print (now)."""
-    if file is None:
-        for value in values:
-            backend = backends.tensor_backend(value)
-            if backend is not None:
-                return backend.print(values, sep=sep, end=end)
+    if file is None and any(formatting.needs_backend(v) for v in values):
+        # (a list or tuple holding tensors prints as its text, made when the graph runs)
+        values = tuple(v if backends.tensor_backend(v) is not None
+                       or not formatting.needs_backend(v) else formatting.container_text(v)
+                       for v in values)
+        backend = backends.tensor_backend_any(values)
+        if backend is not None:
+            return backend.print(values, sep=sep, end=end)
     return builtins.print(*values, sep=sep, end=end, file=file, flush=flush)
 
 

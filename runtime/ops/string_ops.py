@@ -56,7 +56,9 @@ def format_values(template: str, style: str, values) -> str:
     return template.format(*values) if style == "{}" else template % values
 
 
-def _format_kernel(*values, template, style):
+def _format_kernel(*values, template, style, python_numbers=()):
+    if python_numbers:  # (a value standing for a Python number formats as that number)
+        values = tuple(v.item() if python else v for v, python in zip(values, python_numbers))
     return format_values(template, style, values).encode()
 
 
@@ -111,7 +113,7 @@ def _check_template(template, style, count: int) -> None:
         )
 
 
-def _format_infer(inputs, *, template, style):
+def _format_infer(inputs, *, template, style, python_numbers=()):
     _check_template(template, style, len(inputs))
     return [(dtypes.string, ())]
 
@@ -124,7 +126,9 @@ def format(template: str, *values, style: str = "{}"):  # noqa: A001 - like str.
     (style "%") computed on the values of the tensors, every time the op runs. The text is what
     Python gives for the numpy values (0-d values as numpy scalars: `{:.2f}`, `{!r}` and `%d`
     work as in Python); string tensors format as `str`. Fields are positional (`{}`, `{0}`,
-    nested specs like `{:{}}`); Python values become tensors (floats become float32)."""
+    nested specs like `{:{}}`); Python values become tensors (floats become float32), and a
+    weak graph tensor (the stand-in of a Python number: a counter from `n = 0`, `x.shape[0]`
+    of an unknown dim) formats as that Python number (`{!r}` of 4 is `4`)."""
     if not isinstance(template, str):
         raise argument_error(
             TypeError, f"strings.format needs a str template, got {type(template).__name__}."
@@ -136,7 +140,12 @@ def format(template: str, *values, style: str = "{}"):  # noqa: A001 - like str.
             ValueError, with_origin(f"strings.format: {e}", user_origin(2))
         ) from None
     tensors = [convert_to_tensor(v) for v in values]
-    return apply(STRING_FORMAT, tensors, {"template": template, "style": style})
+    attrs: dict = {"template": template, "style": style}
+    python_numbers = tuple(bool(t.weak) and not t.shape and not t.dtype.is_string
+                           for t in tensors)
+    if any(python_numbers):
+        attrs["python_numbers"] = python_numbers
+    return apply(STRING_FORMAT, tensors, attrs)
 
 
 lacks(GRADIENT, "string results: nothing to differentiate", STRING_JOIN, STRING_FORMAT)

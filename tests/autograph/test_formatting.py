@@ -192,12 +192,61 @@ def tensor_width_for_a_python_value(n):
     return f"{1.5:{n}}"
 
 
-def test_text_that_would_show_graph_values_raises_while_tracing():
-    with pytest.raises(TypeError, match="list that holds graph tensors"):
-        rt.function(formats_a_list_of_tensors)(rt.constant(1.0))
-    assert formats_a_list_of_tensors(1.0) == autograph.to_graph(formats_a_list_of_tensors)(1.0)
+def test_a_format_spec_computed_from_a_tensor_raises_while_tracing():
     with pytest.raises(NotImplementedError, match="format spec computed from a tensor"):
         rt.function(tensor_width_for_a_python_value)(rt.constant(6))
+
+
+# ---- lists and tuples holding tensors: their text is their items' reprs, made at run time ------
+
+def formats_containers(x, n):
+    count = 0
+    for _ in range(n):
+        count += 1  # (a graph counter standing for a Python int: its repr is the int's)
+    return (f"{[x, x]}", f"{(x,)}", f"{[x, (count, 'a'), 1.5]!r}", "%s|%r" % ([x], (n, [])),
+            "{}".format((x, count)), str([x, count]), repr((count,)))
+
+
+def prints_containers(x, n):
+    count = 0
+    for _ in range(n):
+        count += 1
+    print((x, count), [x, [count, "b"]], sep=" / ")
+    return count
+
+
+def test_lists_and_tuples_of_tensors_format_as_python_formats_them(capsys):
+    assert assert_same_text(capsys, formats_containers, np.float64(0.5), 3)[0] == (
+        "[np.float64(0.5), np.float64(0.5)]")
+    assert_same_text(capsys, formats_containers, np.float32(2.25), 0)
+
+
+def test_lists_and_tuples_of_tensors_print_as_python_prints_them(capsys):
+    assert_same_text(capsys, prints_containers, 0.5, 3)
+
+
+def pads_a_list(x):
+    return f"{[x]:>10}"
+
+
+def pads_a_list_with_percent(x):
+    return "%10s" % ([x],)
+
+
+def formats_a_dict(x):
+    return f"{ {'x': x} }"
+
+
+def test_containers_of_tensors_python_cannot_or_the_graph_does_not_format():
+    with pytest.raises(TypeError, match="unsupported format string passed to list"):
+        pads_a_list(np.float64(1.0))
+    with pytest.raises(TypeError, match="unsupported format string passed to list"):
+        rt.function(pads_a_list)(rt.constant(1.0))
+    with pytest.raises(NotImplementedError, match="format its items, or use %s"):
+        rt.function(pads_a_list_with_percent)(rt.constant(1.0))
+    with pytest.raises(TypeError, match="cannot format a dict that holds graph values"):
+        rt.function(formats_a_dict)(rt.constant(1.0))
+    assert formats_a_list_of_tensors(1.0) == autograph.to_graph(formats_a_list_of_tensors)(1.0)
 
 
 def builtins_give_text(x):

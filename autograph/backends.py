@@ -253,7 +253,7 @@ def tensor_backend_any(values, depth: int = 3) -> Backend | None:
     """The backend of the first tensor among `values` or the items of lists and tuples among
     them (`depth` levels down), or None."""
     for value in values:
-        if type(value) in (list, tuple):
+        if isinstance(value, (list, tuple)):  # (and shapes, tuples too)
             backend = tensor_backend_any(value, depth - 1) if depth > 1 else None
         else:
             backend = tensor_backend(value)

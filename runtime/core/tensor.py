@@ -306,15 +306,18 @@ class SymbolicTensor(Tensor):
 
     @property
     def shape(self) -> TensorShape:
-        """The static shape: a dim is None where it is known only when the graph runs (read by
-        the user's code while a trace watches, a None is reported: see `_WatchedShape`)."""
+        """The static shape: a dim is None where it is known only when the graph runs. The
+        user's code reading it while tracing gets such a dim as a scalar tensor, as
+        `numpy.shape(x)` gives it (see `_WatchedShape`)."""
         shape = self._shape
         if None in shape and context.dims_watched():
             frame: FrameType | None = sys._getframe(1)
             while frame is not None and _module_of(frame).startswith("autograph."):
                 frame = frame.f_back  # (autograph's operators run the user's `getattr(x, ...)`)
             if frame is not None and not _module_of(frame).startswith(_LIBRARY):
-                return _WatchedShape(shape, origin_of_frame(frame))
+                # (numpy.shape's dims: an unknown one is a weak int64 scalar tensor)
+                return _WatchedShape(_numpy_call(np.shape, (self,), {}), shape,
+                                     origin_of_frame(frame))
         return shape
 
     @property

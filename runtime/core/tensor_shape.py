@@ -34,26 +34,35 @@ class TensorShape(tuple):
 
 
 class _WatchedShape(TensorShape):
-    """The static shape the user's code reads (at `origin`, or None where the code has no
-    source line) while a trace watches for unknown dims: reading a None from it (an index,
-    iteration, comparison, text, a copy) is reported to the trace, which then knows it saw
-    None where plain Python sees a number (runtime/tracing/function_tracing.py traces such a
-    function with exact shapes)."""
+    """The shape the user's code reads while tracing when a dim is unknown (`static`, with None
+    there): like `numpy.shape` of a graph tensor, an unknown dim is a scalar int64 tensor
+    standing for the Python int plain Python sees (weak), so `range(1, x.shape[0])` and
+    `x / x.shape[0]` compute what they do in plain Python. Reading such a dim (an index,
+    iteration, comparison, a copy) is reported to the trace at `origin` (None where the code has
+    no source line): a trace with relaxed shapes is then made again with exact shapes
+    (runtime/tracing/function_tracing.py). TensorShape's methods (`as_list`,
+    `is_fully_defined`, ...) read the static dims."""
 
-    def __new__(cls, dims, origin):
+    static: TensorShape
+    origin: object
+
+    def __new__(cls, dims, static=None, origin=None):
+        if static is None:  # (rebuilt from its items, as nest rebuilds a returned shape)
+            return TensorShape(dims)
         shape = super().__new__(cls, dims)
+        shape.static = TensorShape(static)
         shape.origin = origin
         return shape
 
     def _read(self):
-        if tuple.__contains__(self, None):
+        if None in self.static:
             context.note_dim_read(self.origin)
 
     def __getitem__(self, index):
         dim = tuple.__getitem__(self, index)
         if isinstance(index, slice):
-            return _WatchedShape(dim, self.origin)
-        if dim is None:
+            return _WatchedShape(dim, self.static[index], self.origin)
+        if self.static[index] is None:
             context.note_dim_read(self.origin)
         return dim
 
@@ -62,23 +71,58 @@ class _WatchedShape(TensorShape):
         return tuple.__iter__(self)
 
     def __add__(self, other):
-        return _WatchedShape(tuple.__add__(self, other), self.origin)
+        return _WatchedShape(tuple.__add__(self, other), self.static + _static(other),
+                             self.origin)
 
     def __radd__(self, other):
-        return _WatchedShape(tuple.__add__(other, self), self.origin)
+        return _WatchedShape(tuple.__add__(tuple(other), self), _static(other) + self.static,
+                             self.origin)
 
     def __mul__(self, count):
-        return _WatchedShape(tuple.__mul__(self, count), self.origin)
+        return _WatchedShape(tuple.__mul__(self, count), self.static * count, self.origin)
 
     __rmul__ = __mul__
+
+    def __eq__(self, other):
+        """Python's `==` of tuples, dim by dim: a bool tensor when it rests on an unknown dim."""
+        if not isinstance(other, tuple):
+            return NotImplemented
+        self._read()
+        if len(self) != len(other):
+            return False
+        result = True
+        for dim, known in zip(tuple.__iter__(self), other):
+            same = dim == known
+            if same is False:
+                return False
+            result = same if result is True else result & same
+        return result
+
+    def __ne__(self, other):
+        same = self.__eq__(other)
+        return same if same is NotImplemented else not same if isinstance(same, bool) else ~same
+
+    def as_list(self) -> list:
+        return self.static.as_list()
+
+    def is_fully_defined(self) -> bool:
+        return self.static.is_fully_defined()
+
+    def is_compatible_with(self, other) -> bool:
+        return self.static.is_compatible_with(_static(other))
 
     def __reduce__(self):  # (a copy, or a pickle, reveals every dim)
         self._read()
         return TensorShape, (tuple.__getitem__(self, slice(None)),)
 
 
+def _static(shape) -> tuple:
+    """The static dims of `shape` (a _WatchedShape's None where unknown)."""
+    return tuple(shape.static if isinstance(shape, _WatchedShape) else shape)
+
+
 def _reading(name: str):
-    """tuple's method `name`, which reveals the dims (`==`, `in`, hash, text): the reads of a
+    """tuple's method `name`, which reveals the dims (`in`, hash, text, order): the reads of a
     _WatchedShape noted first."""
     method = getattr(tuple, name)
 
@@ -90,8 +134,8 @@ def _reading(name: str):
     return read
 
 
-for _name in ("__contains__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
-              "__hash__", "__repr__", "count", "index"):
+for _name in ("__contains__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__repr__",
+              "count", "index"):
     setattr(_WatchedShape, _name, _reading(_name))
 
 

@@ -178,7 +178,6 @@ def _functions(tree):
 def boundary_cases(draw):
     case = draw(cases())
     lengths = {len(args[3]) for args in case.arg_sets}
-    reads_dims = any(read in case.source for read in grammar.DIM_READS)
     tree = ast.parse(case.source)
     functions, lambda_ = _functions(tree)
     added = []  # (decorator list, node): the decorators this module added
@@ -193,9 +192,9 @@ def boundary_cases(draw):
         # the top of the stack two times in three, else a random place in it
         position = 0 if draw(st.integers(0, 2)) < 2 else draw(st.integers(0, len(stack)))
         signature = None
-        # (a dim an input_signature declares unknown is None in the graph, as documented: not
-        # for a program that reads p's dims, grammar.STATIC_DIMS)
-        unknown = [] if reads_dims and name == "f" else ["[None]"]
+        # (a dim an input_signature declares unknown reads as its number, a tensor while
+        # tracing: grammar.SIGNATURE_DIMS)
+        unknown = ["[None]"]
         exact = [f"[{min(lengths)}]"] if len(lengths) == 1 else []
         if (position == 0 or name == "inner") and unknown + exact and draw(
                 st.integers(0, 2)) < 2:

@@ -315,6 +315,11 @@ TENSOR_POWERS = True
 # the third length (found by a new-user trial: `if x.shape[0] == 8` took the other branch in
 # the relaxed graph, whose x.shape[0] was None; fixed: such a function traces each shape).
 STATIC_DIMS = True
+# The same reads in `f` under `rt.function(input_signature=[rt.TensorSpec([None], ...)])`
+# (boundary mode). Found (a review): the unknown dim read as None, so `rt.range(1,
+# x.shape[0])` ran as `range(1)` (silent) and `range(x.shape[0])` raised; fixed: the user's
+# code reads an unknown dim as numpy.shape gives it, a tensor standing for the int.
+SIGNATURE_DIMS = True
 DIM_READS = ("p.shape[0]", "len(p)", "p.size", "p.shape[-1]", "(p.ndim * 3)",
              "int(p.shape == (3,))", "(2 if p.shape[0] == 3 else -1)")
 #

@@ -154,11 +154,16 @@ def test_len_and_iteration_of_an_unknown_length_in_unconverted_code():
 
 
 def test_an_input_signature_keeps_its_unknown_dims():
-    graph = rt.function(lambda x: x.sum() if x.shape[0] is None else -x.sum(),
-                        input_signature=[rt.TensorSpec([None, 3], rt.float64)])
+    """The graph keeps the signature's unknown dim, and the code reads it as plain Python
+    does: the number it is (a tensor while tracing), never None."""
+    def f(x):
+        return x.sum() / x.shape[0] if x.shape[0] is not None else -x.sum()
+
+    graph = rt.function(f, input_signature=[rt.TensorSpec([None, 3], rt.float64)])
     for x in _inputs()[:3]:
-        _same(graph(x), x.sum())
+        _same(graph(x), f(x))
     assert graph.experimental_get_tracing_count() == 1
+    assert graph.get_concrete_function().structured_input_signature[0].shape == (None, 3)
 
 
 def test_shapes_print_as_numpy_shapes():
@@ -182,3 +187,60 @@ def test_a_shape_read_through_getattr_or_copied_is_watched(fn):
     graph = rt.function(fn)
     for x in _inputs():
         _same(graph(x), fn(x))
+
+
+@pytest.mark.parametrize("fn", READERS, ids=lambda f: f.__name__)
+def test_unknown_dims_of_an_input_signature_read_as_python_reads_them(fn):
+    """With the signature's unknown dim, the code reads `x.shape[0]` as the number it is when
+    the graph runs (a tensor standing for the int, as numpy.shape gives it), so one graph
+    computes what plain Python does at every length."""
+    graph = rt.function(fn, input_signature=[rt.TensorSpec([None, 3], rt.float64)])
+    for x in _inputs():
+        _same(graph(x), fn(x))
+    assert graph.experimental_get_tracing_count() == 1
+
+
+def mean_of_positives(x):
+    column = x[:, 0]
+    kept = column[column > 0]
+    return kept.sum() / kept.shape[0], kept.shape
+
+
+def sum_after_the_first(x):
+    total = 0.0
+    for i in rt.range(1, x.shape[0]):
+        total += x[i, 0]
+    return total
+
+
+def sum_after_the_first_python(x):
+    total = 0.0
+    for i in range(1, x.shape[0]):
+        total += x[i, 0]
+    return total
+
+
+@pytest.mark.parametrize("jit_compile", [None, "numba"])
+def test_a_dim_only_the_run_knows_reads_as_its_number(jit_compile):
+    """A dim unknown in every trace (the length of a boolean mask's result, a signature's None
+    dim) reads as its number: `rt.range(1, x.shape[0])` is not `range(1)`."""
+    if jit_compile == "numba":
+        pytest.importorskip("numba")
+    masked = rt.function(mean_of_positives)  # (numba lowers no boolean mask)
+    ranged = rt.function(sum_after_the_first, jit_compile=jit_compile,
+                         input_signature=[rt.TensorSpec([None, 3], rt.float64)])
+    for x in _inputs():
+        x = x - 5.0
+        mean, shape = masked(x)
+        _same(mean, mean_of_positives(x)[0])
+        assert tuple(int(d) for d in shape) == mean_of_positives(x)[1]
+        _same(ranged(x), sum_after_the_first_python(x))
+
+
+def test_gradient_through_a_signatures_unknown_dim():
+    f = rt.function(lambda x: (x / x.shape[0]).sum() * x.shape[1],
+                    input_signature=[rt.TensorSpec([None, 3], rt.float64)])
+    for x in _inputs()[:3]:
+        value, grad = rt.value_and_grad(f)(rt.constant(x))
+        _same(value, x.sum() / x.shape[0] * 3)
+        _same(grad, np.full_like(x, 3.0 / x.shape[0]))

@@ -46,14 +46,14 @@ def test_bad_shapes_raise_when_the_graph_runs_as_they_do_eagerly():
         g(rt.zeros([4, 3]), rt.constant(-1))
 
 
-def test_static_shape_has_none_and_rt_shape_has_the_value():
+def test_static_shape_has_none_and_the_shape_read_has_the_value():
     @rt.function(input_signature=SIG[:1])
     def f(x):
-        assert x.shape[0] is None and x.shape[1] == 3  # the static shape
-        return rt.shape(x)[0] < 10, len(x)  # the run-time values
+        assert x.shape.as_list() == [None, 3] and x.shape[1] == 3  # the static shape
+        return rt.shape(x)[0] < 10, len(x), x.shape[0] is None, x.shape[0] * 2  # the values
 
-    small, n = f(rt.zeros([4, 3]))
-    assert bool(small.numpy()) and n.numpy() == 4
+    small, n, unknown, twice = f(rt.zeros([4, 3]))
+    assert bool(small.numpy()) and n.numpy() == 4 and not unknown and twice.numpy() == 8
 
 
 @pytest.mark.parametrize("name", list(CASES))

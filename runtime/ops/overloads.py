@@ -29,6 +29,15 @@ def _not_equal(x, y):
     return True if y is None else math_ops.not_equal(x, y)
 
 
+def _power(x, y):
+    """`x ** y`; a bool array squared by the Python int 2 is int8, as numpy's `**` computes
+    `** 2` with np.square, whose bool loop gives int8 (np.power gives int64, as does `**` of a
+    numpy bool scalar: a 0-d tensor)."""
+    if type(y) is int and y == 2 and x.dtype.is_bool and x.shape:
+        x = math_ops.cast(x, dtypes.int8)
+    return python_arithmetic.power(x, y)
+
+
 _BINARY = {
     "add": python_arithmetic.add,
     "sub": python_arithmetic.subtract,
@@ -36,7 +45,7 @@ _BINARY = {
     "truediv": python_arithmetic.division(math_ops.divide, "/"),
     "floordiv": python_arithmetic.division(math_ops.floordiv, "//"),
     "mod": python_arithmetic.division(math_ops.mod, "%"),
-    "pow": python_arithmetic.power,
+    "pow": _power,
     "matmul": math_ops.matmul,
     "and": math_ops.bitwise_and,
     "or": math_ops.bitwise_or,

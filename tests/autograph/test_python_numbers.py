@@ -731,6 +731,17 @@ def smaller_branch_value(x):
     return min(a, b) + x, max(a, 7) * x
 
 
+def bool_powers(b):
+    return b ** 2, b ** 3, b ** 1, b ** True
+
+
+def test_a_bool_array_squared_is_int8_as_numpys():
+    """numpy's `**` squares with np.square, whose bool loop gives int8 (np.power: int64)."""
+    assert_agree(bool_powers, np.array([True, False]))
+    assert_agree(bool_powers, np.array([[False], [True]]))
+    assert_agree(bool_powers, np.True_)  # (a numpy bool scalar's `** 2` is int64)
+
+
 def counters_then_a_tensor(x, n):
     c = 0
     for _ in range(n):

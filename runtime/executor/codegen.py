@@ -24,7 +24,7 @@ from runtime.ops import control_flow_ops as cf
 from runtime.ops.array_ops import GETITEM, SHAPE
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.list_ops import LIST_PUSH_BACK, ListValue, own_item
-from runtime.ops.math_ops import ADD, LESS
+from runtime.ops.math_ops import ADD, LESS, LOGICAL_NOT
 from runtime.ops.registry import CONST, FRESH_OUTPUT, PLACEHOLDER
 
 _file_ids = itertools.count()
@@ -52,6 +52,7 @@ class Emitter:
     python_history = True  # a While's gradient history on Python lists (`_History`)
     appended_lists = True  # the lists a loop only appends to as the executor's own (`_Appended`)
     jump_out_of_chains = True  # an unrolled loop's `break` skips its later iterations
+    negated_predicates = True  # `if not flag:` for an If on a LogicalNot only it reads
     origin_comments = True  # each op's line ends with the user's file and line
 
     def __init__(self, graph: Graph):
@@ -65,6 +66,7 @@ class Emitter:
         self._appends: dict[int, str] = {}  # id(ListPushBack op) -> the Python list it appends to
         self._loops = 0  # loops open where code is emitted now (at most _MAX_BLOCKS)
         self._exits: dict[int, tuple] = {}  # id(If of a break chain) -> (results, exit values)
+        self._negated: dict[int, SymbolicTensor] = {}  # id(a `not x` only Ifs read) -> x
         # Parameters of `run` after the inputs: name -> what the caller passes for it.
         self.extra_parameters: dict[str, object] = {}
 
@@ -139,6 +141,7 @@ class Emitter:
                   if self._loops + 1 + c.loops_inside() <= _MAX_BLOCKS
                   } if self.jump_out_of_chains else {}
         chain_ends: dict[int, tuple] = {}  # index of a chain's last op -> (chain, its indent)
+        negations = _negated_predicates(graph) if self.negated_predicates else set()
         for index, op in enumerate(graph.operations):
             if op.opdef is PLACEHOLDER or any(op is s for s in skip):
                 continue
@@ -152,7 +155,9 @@ class Emitter:
                 indent += "    "
             statement = _STATEMENTS.get(op.opdef)
             dead = dead_after.get(index)
-            if id(op) in self._appends:
+            if id(op) in negations:  # (its If writes `if not x:`)
+                self._negated[id(op.outputs[0])] = op.inputs[0]
+            elif id(op) in self._appends:
                 _Appended.emit_append(self, op, indent)
             elif op.opdef is IF and self._exits.get(id(op)) is not None:
                 self._emit_if(op, indent, self._exits.pop(id(op)))
@@ -218,7 +223,9 @@ class Emitter:
     def _emit_if(self, op: Operation, indent: str, exit_values=None) -> None:
         """`if`/`else` with both branches inlined; with `exit_values` (an If of a break chain
         but its last), the else branch sets the chain's results to them and leaves it."""
-        pred = self.name_of(cf.predicate(op))
+        negated = self._negated.get(id(cf.predicate(op)))
+        pred = (f"not {self.name_of(negated)}" if negated is not None
+                else self.name_of(cf.predicate(op)))
         captured = [self.name_of(t) for t in cf.captured(op)]
         outs = [self.names.get(id(t)) or self._define(t) for t in op.outputs]
         self.emit(indent, f"if {pred}:", op)
@@ -608,6 +615,17 @@ def _unaliased_arrays(graph: Graph) -> set[int]:
     return {key for key, ops in readers.items()
             if all(isinstance(op.opdef.kernel, np.ufunc) or FRESH_OUTPUT in op.opdef.groups
                    for op in ops)}
+
+
+def _negated_predicates(graph: Graph) -> set[int]:
+    """The ids of the LogicalNot ops of `graph` whose result only If ops read, as their
+    predicate: `if not x:` costs less than `(x ^ True)` and a test of its result."""
+    predicate, other = set(), {id(t) for t in graph.outputs}
+    for op in graph.operations:
+        for i, t in enumerate(op.inputs):
+            (predicate if i == 0 and op.opdef is IF else other).add(id(t))
+    return {id(op) for op in graph.operations if op.opdef is LOGICAL_NOT
+            and id(op.outputs[0]) in predicate and id(op.outputs[0]) not in other}
 
 
 def _arrays_dead_after(graph: Graph) -> dict[int, list[SymbolicTensor]]:

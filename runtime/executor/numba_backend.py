@@ -57,6 +57,7 @@ class NumbaEmitter(codegen.Emitter):
     """Writes a graph as Python that numba compiles: NUMBA rules instead of kernel calls."""
 
     free_temporaries = False  # numba manages its own memory
+    negated_predicates = False  # (LLVM tests `x ^ True` as cheaply as `not x`)
     counted_loops = False  # a numpy range of int32 would be typed int64 by numba
     python_history = False  # a gradient history is a list of lists: not lowered
     origin_comments = False  # (the source names its file in the disk cache: the same graph

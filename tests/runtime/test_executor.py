@@ -553,3 +553,32 @@ def test_the_gradient_of_a_loop_over_rows_is_the_unstaged_loops():
 
     graph_grad = rt.grad(rt.function(loss))(x)
     np.testing.assert_allclose(graph_grad.numpy(), 3 * x.numpy() ** 2)
+
+
+# ---- `if not x:` for an If on a negation only it reads ------------------------------------------
+
+def _first_small_step(x, tol):
+    steps = 0
+    for i in range(5):  # (a Python loop, unrolled while traced: an If per iteration)
+        steps += 1
+        if np.abs(x[i]) < tol:
+            break
+    return steps, not steps > 2  # (a negation returned: computed, not written into an if)
+
+
+@pytest.mark.parametrize("tol", [np.float64(0.3), np.float64(0.01), np.float64(5.0)])
+def test_a_break_tests_its_flag_with_not(tol):
+    # An unrolled loop's `break` makes each later iteration an If on `not done` (a LogicalNot
+    # only that If reads): it is written `if not done:`, not `(done ^ True)` then `if`; the
+    # same results three ways and in the interpreter.
+    from tests.autograph.three_way import assert_agree, same
+
+    x = np.array([2.0, -1.5, 0.25, 0.001, 3.0])
+    assert_agree(_first_small_step, x, tol)
+    for signature in (None, [rt.TensorSpec([None], rt.float64), rt.TensorSpec([], rt.float64)]):
+        f = rt.function(_first_small_step, input_signature=signature)
+        concrete = f.get_concrete_function(rt.constant(x), rt.constant(tol))
+        source = concrete.graph.to_python()
+        assert source.count("if not ") == 4 and source.count("^ true_") == 1, source
+        assert same(f(rt.constant(x), rt.constant(tol)), _first_small_step(x, tol))
+        assert same(run_graph(concrete.graph, [x, tol]), list(_first_small_step(x, tol)))

@@ -620,7 +620,8 @@ def _unaliased_arrays(graph: Graph) -> set[int]:
 def _negated_predicates(graph: Graph) -> set[int]:
     """The ids of the LogicalNot ops of `graph` whose result only If ops read, as their
     predicate: `if not x:` costs less than `(x ^ True)` and a test of its result."""
-    predicate, other = set(), {id(t) for t in graph.outputs}
+    predicate: set[int] = set()
+    other = {id(t) for t in graph.outputs}
     for op in graph.operations:
         for i, t in enumerate(op.inputs):
             (predicate if i == 0 and op.opdef is IF else other).add(id(t))

@@ -30,13 +30,13 @@ from runtime.executor import (
     interpreter,
     numba_exactness,
     numba_helpers,
+    numba_reductions,
     numba_rules,
 )
 from runtime.ops import (
     array_ops,
     io_ops,
     random_ops,
-    reduction_ops,
 )
 from runtime.ops.registry import ELEMENTWISE, NUMBA
 
@@ -158,7 +158,7 @@ class NumbaEmitter(codegen.Emitter):
             self._flush()
             self._pending = (op.outputs[0], expr, op, indent, reads)
             return
-        if merged and op.opdef in _WHOLE_REDUCTIONS and op.attrs.get("axis") is None:
+        if merged and op.opdef in numba_reductions.REDUCERS and op.attrs.get("axis") is None:
             expr = self._outlined(expr, reads, op)
         self.emit(indent, f"{', '.join(outs)} = {expr}" if outs else expr, op)
 
@@ -299,9 +299,6 @@ _CACHED = "tracegraph_numba_"  # the module name prefix of graphs kept on disk
 SLOW_COMPILE_OPS = 1000
 OUTLINED_SIZE = 1024  # values of an array whose reductions of a chain become helpers
 _FUSED_DTYPES = frozenset({dtypes.float32, dtypes.float64, dtypes.int64, dtypes.bool_})
-_WHOLE_REDUCTIONS = frozenset({reduction_ops.SUM, reduction_ops.MEAN, reduction_ops.MAX,
-                               reduction_ops.MIN, reduction_ops.PROD, reduction_ops.ANY,
-                               reduction_ops.ALL})
 logger = logging.getLogger("runtime.executor")
 _ERROR_MODEL = "numpy"  # see compile_graph
 

@@ -72,7 +72,9 @@ def _by_rows(per_row: str, x, name: str, axes, keepdims: bool, mean: bool = Fals
     return f"{expr}.reshape({tuple_of(dims[i] for i in kept)})" if len(kept) > 1 else expr
 
 
-_REDUCERS = {
+# The reductions numba computes by numba's numpy function of the values (whole-array ones of
+# a long chain numba_backend outlines into a helper of their own).
+REDUCERS = {
     reduction_ops.SUM: "np.sum", reduction_ops.MEAN: "np.mean", reduction_ops.MAX: "np.max",
     reduction_ops.MIN: "np.min", reduction_ops.PROD: "np.prod", reduction_ops.ANY: "np.any",
     reduction_ops.ALL: "np.all",
@@ -94,7 +96,7 @@ def _reduction(op, a, typed):
     values in float64 (then rounds), and a whole array in SIMD lanes (`lanes_sum_`: numpy's
     accuracy, not its bits; of a 1-d array of up to PAIRWISE_MAX items, numpy's own order)."""
     x, out = op.inputs[0], op.outputs[0].dtype
-    function, rank, keepdims = _REDUCERS[op.opdef], len(x.shape), op.attrs["keepdims"]
+    function, rank, keepdims = REDUCERS[op.opdef], len(x.shape), op.attrs["keepdims"]
     if x.dtype.is_string:
         raise cannot_lower(op, f"does not lower {op.type} of strings (numba has no numpy "
                                "strings)")
@@ -235,7 +237,7 @@ def may_be_empty(op) -> bool:
 
 register_rules(NUMBA, {
     # float sums and means are not exact (numba_exactness), the others are
-    **dict.fromkeys(_REDUCERS, _reduction),
+    **dict.fromkeys(REDUCERS, _reduction),
     reduction_ops.ARGMAX: _arg_reduction("np.argmax"),
     reduction_ops.ARGMIN: _arg_reduction("np.argmin"),
     math_ops.SOFTMAX: _softmax,  # not exact (exp, a sum)

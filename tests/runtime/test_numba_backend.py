@@ -2,7 +2,6 @@
 bit (dtype and Python type of scalars included); ops without a lowering are located errors."""
 
 import logging
-import re
 
 import numpy as np
 import pytest
@@ -12,36 +11,18 @@ from benchmarks import workloads
 from runtime import config
 from runtime.executor import numba_exactness, numba_reductions
 from runtime.ops.registry import NUMBA, REGISTRY, apply
+from tests.runtime.numba_agreement import agree, both, same
 
 numba = pytest.importorskip("numba")
 
 pytestmark = pytest.mark.no_round_trip  # saving is the same with or without jit_compile
 
 
-def _same(a, b, ulps=0):
-    assert a.dtype is b.dtype and type(a.numpy()) is type(b.numpy())
-    if ulps:
-        spacing = np.spacing(np.abs(a.numpy()).astype(a.dtype.np_dtype))
-        both_nan = np.isnan(a.numpy()) & np.isnan(b.numpy())  # arcsin(2) and its kin
-        assert np.all((np.abs(a.numpy() - b.numpy()) <= ulps * spacing) | both_nan)
-    else:
-        np.testing.assert_array_equal(a.numpy(), b.numpy())
-
-
-def _both(fn, *args):
-    default = rt.function(fn)(*args)
-    native = rt.function(fn, jit_compile="numba")(*args)
-    for a, b in zip(default if isinstance(default, tuple) else (default,),
-                    native if isinstance(native, tuple) else (native,)):
-        _same(a, b)
-    return native
-
-
 def test_control_flow_workloads():
-    assert float(_both(workloads.newton_sqrt, rt.constant(np.float32(1e6)))) == 1000.0
-    assert int(_both(workloads.collatz, rt.constant(27))) == 111
-    assert int(_both(workloads.sum_squares, rt.constant(1000))) == 332833500
-    _both(workloads.sum_squares, rt.constant(0))  # a loop that never runs
+    assert float(both(workloads.newton_sqrt, rt.constant(np.float32(1e6)))) == 1000.0
+    assert int(both(workloads.collatz, rt.constant(27))) == 111
+    assert int(both(workloads.sum_squares, rt.constant(1000))) == 332833500
+    both(workloads.sum_squares, rt.constant(0))  # a loop that never runs
 
 
 def _samples(dtype, shape):
@@ -101,7 +82,7 @@ def test_every_lowered_op_matches_the_default_executor(name):
                 continue
             inexact = not numba_exactness.exact(opdef) or (
                 opdef in numba_reductions.FLOAT_SUMS and dtype.is_floating)
-            _same(want, got, ulps=4 if inexact else 0)
+            same(want, got, ulps=4 if inexact else 0)
             cases += 1
     assert cases
 
@@ -142,7 +123,7 @@ def test_integer_matmul_is_exact_and_wraps_as_numpys(dtype):
     a = rng.integers(info.min, info.max, (3, 4), dtype=dtype, endpoint=True)
     b = rng.integers(info.min, info.max, (4, 5), dtype=dtype, endpoint=True)
     c = rng.integers(info.min, info.max, (2, 6), dtype=dtype, endpoint=True)
-    _agree(integer_matmuls, rt.constant(a), rt.constant(b), rt.constant(c))
+    agree(integer_matmuls, rt.constant(a), rt.constant(b), rt.constant(c))
     graph = rt.function(integer_matmuls).get_concrete_function(
         rt.constant(a), rt.constant(b), rt.constant(c)).graph
     assert numba_exactness.lowers_exactly(graph)  # so "auto" may move it
@@ -172,8 +153,8 @@ def test_bincount_is_exact(dtype):
     rng = np.random.default_rng(6)
     x = rng.integers(0, 2 if dtype is np.bool_ else 7, 40).astype(dtype)
     w = (rng.standard_normal(40) * 1e8).astype(np.float32)
-    _agree(counts, rt.constant(x), rt.constant(w))
-    _agree(counts, rt.constant(x[:0]), rt.constant(w[:0]))  # no values: minlength bins
+    agree(counts, rt.constant(x), rt.constant(w))
+    agree(counts, rt.constant(x[:0]), rt.constant(w[:0]))  # no values: minlength bins
 
 
 def test_bincount_of_a_negative_value_is_a_located_error():
@@ -195,7 +176,7 @@ def test_shapes_and_layout_ops_are_exact():
     x = rt.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
     y = rt.constant(np.float32([[0.5], [1.5]]))
     for a, b in zip(rt.function(fn)(x, y), rt.function(fn, jit_compile="numba")(x, y)):
-        _same(a, b)
+        same(a, b)
 
 
 def test_stacks_are_exact():
@@ -208,7 +189,7 @@ def test_stacks_are_exact():
     n = rt.constant(np.int32(7))
     for want, got in zip(rt.function(fn)(x, y, a, b, n),
                          rt.function(fn, jit_compile="numba")(x, y, a, b, n)):
-        _same(want, got)
+        same(want, got)
 
 
 def test_jit_compile_names_a_known_executor():
@@ -233,79 +214,12 @@ def test_basic_indexing_is_exact_and_bounds_checked():
     i, j = rt.constant(np.int32(2)), rt.constant(np.int64(-1))
     native = rt.function(fn, jit_compile="numba")
     for want, got in zip(rt.function(fn)(x, i, j), native(x, i, j)):
-        _same(want, got)
+        same(want, got)
     with pytest.raises(rt.errors.InvalidArgumentError, match="out of bounds") as info:
         native(x, rt.constant(np.int32(3)), j)  # past the end: an error, as numpy's
     assert "test_numba_backend.py" in str(info.value)
     with pytest.raises(rt.errors.NoLoweringError, match="integer array"):
         rt.function(lambda x, k: x[k], jit_compile="numba")(x, rt.constant([0, 2]))
-
-
-def _agree(fn, *args, ulps=0, signature=None):
-    """fn's results on numba equal the default executor's (within `ulps` where not exact)."""
-    default = rt.function(fn, input_signature=signature)(*args)
-    native = rt.function(fn, jit_compile="numba", input_signature=signature)(*args)
-    for want, got in zip(default if isinstance(default, tuple) else (default,),
-                         native if isinstance(native, tuple) else (native,)):
-        _same(want, got, ulps=ulps)
-
-
-_AXES = [None, 0, 1, 2, -1, (0, 2), (2, 0), (1, 2), (0, 1, 2), ()]
-# float64 and int64 take the code paths of float32 and int32 but for the widening of float32
-# sums (and numba compiles a graph for each test, ~3 s): each kind of axes once
-_SOME_AXES = [None, 1, (0, 2), ()]
-
-
-@pytest.mark.parametrize("reduce", [rt.reduce_sum, rt.reduce_mean, rt.reduce_max, rt.reduce_min,
-                                    rt.reduce_prod], ids=lambda f: f.__name__)
-@pytest.mark.parametrize("dtype", [rt.float32, rt.float64, rt.int32, rt.int64])
-def test_reductions_over_any_axes(reduce, dtype):
-    """Over each axis, several, all or none, with and without keepdims: integers (wrapping as
-    numpy's, in their dtype), maxima, minima and products exact; float sums and means within
-    a few ulp (FLOAT_SUMS)."""
-    rng = np.random.default_rng(3)
-    x = rt.constant((rng.random((3, 4, 5)) * 4 + 0.5).astype(dtype.np_dtype))
-    inexact = dtype.is_floating and reduce in (rt.reduce_sum, rt.reduce_mean)
-    axes = _AXES if dtype in (rt.float32, rt.int32) else _SOME_AXES
-
-    def fn(x):
-        return tuple(reduce(x, axis, keepdims) for axis in axes for keepdims in (False, True))
-
-    _agree(fn, x, ulps=4 if inexact else 0)
-
-
-def test_reductions_keep_numpys_rules():
-    """NaNs win a max and a min; argmax and argmin take the first of ties and of NaNs; integer
-    sums and products wrap around in their dtype; an integer mean truncates; Any and All."""
-    nan = np.nan
-    x = rt.constant(np.float32([[1, nan, 3, nan], [2, 5, 5, 1], [4, 4, -1, -1]]))
-    big = rt.constant(np.int32([[2**30, 2**30, 3], [-7, 2, 2**20]]))
-    flags = rt.constant(np.array([[True, False], [True, True], [False, False]]))
-
-    def fn(x, big, flags):
-        return (rt.reduce_max(x, 1), rt.reduce_min(x, 0, keepdims=True), rt.argmax(x, 1),
-                rt.argmin(x, 1), rt.argmax(x, 0), rt.argmin(x, 0, output_type=rt.int32),
-                rt.argmax(x[1]), rt.reduce_sum(big, 1), rt.reduce_prod(big, 0),
-                rt.reduce_prod(big), rt.reduce_mean(big, 1), rt.reduce_mean(big),
-                rt.reduce_any(flags, 1), rt.reduce_all(flags, 0, keepdims=True),
-                rt.reduce_all(flags), rt.argmax(big, 1, output_type=rt.int32))
-
-    _agree(fn, x, big, flags)
-
-
-def test_reductions_of_dims_known_when_the_graph_runs():
-    spec = [rt.TensorSpec([None, 4, None], rt.float32)]
-
-    def fn(x):
-        return (rt.reduce_max(x, (0, 2)), rt.reduce_prod(x, 2, keepdims=True), rt.argmin(x, 2),
-                rt.reduce_sum(x, 0), rt.shape(x), rt.size(x, rt.int64), rt.rank(x),
-                rt.gather(x, rt.constant([[1, 0], [2, 2]]), axis=1))
-
-    x = rt.constant(np.arange(24, dtype=np.float32).reshape(2, 4, 3) % 5)
-    _agree(fn, x, signature=spec)
-    empty = rt.constant(np.zeros((2, 4, 0), np.float32))
-    with pytest.raises(rt.errors.InvalidArgumentError, match="ArgMin|Max"):
-        rt.function(fn, jit_compile="numba", input_signature=spec)(empty)  # a max of nothing
 
 
 def test_gather_is_exact_and_bounds_checked():
@@ -318,7 +232,7 @@ def test_gather_is_exact_and_bounds_checked():
     i = rt.constant(np.int32([1, 0, -2]))  # -2: counted from the end, as numpy's
     j = rt.constant(np.int64([[3, -1, 0], [2, 2, 1]]))
     k = rt.constant(np.int64(-1))
-    _agree(fn, x, i, j, k)
+    agree(fn, x, i, j, k)
     native = rt.function(fn, jit_compile="numba")
     for bad in ([0, 4, 1], [0, -5, 1]):  # past either end of axis 1 (size 3) ...
         with pytest.raises(rt.errors.InvalidArgumentError, match="GatherV2.*out of bounds") as e:
@@ -345,7 +259,7 @@ def test_shape_ops_are_exact():
 
     x = rt.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
     v, n = rt.constant(np.float32(2.5)), rt.constant(np.int32(2))
-    _agree(fn, x, v, n)
+    agree(fn, x, v, n)
     with pytest.raises(rt.errors.InvalidArgumentError, match="Fill.*negative"):
         rt.function(fn, jit_compile="numba")(x, v, rt.constant(np.int32(-3)))
 
@@ -359,7 +273,7 @@ def test_softmax_is_within_a_few_ulp_and_not_exact():
     x = rt.constant((rng.normal(size=(4, 6)) * 3).astype(np.float32))
     y = rt.constant(np.float64([1.0, -np.inf, 3.0, 700.0]))
     z = rt.constant(rng.normal(size=(2, 3, 4)))
-    _agree(fn, x, y, z, ulps=8)
+    agree(fn, x, y, z, ulps=8)
     graph = rt.function(fn).get_concrete_function(x, y, z).graph
     assert not numba_exactness.lowers_exactly(graph)
 
@@ -408,14 +322,6 @@ def test_a_power_of_float_scalars_is_exact_and_of_arrays_is_not(dtype):
     assert numba_exactness.lowers_exactly(scalars) and not numba_exactness.lowers_exactly(arrays)
 
 
-def test_complex_reductions_say_why_not():
-    c = rt.constant(np.complex128([1 + 2j, 1 + 3j]))
-    with pytest.raises(rt.errors.NoLoweringError, match="complex"):
-        rt.function(lambda c: rt.reduce_max(c), jit_compile="numba")(c)
-    graph = rt.function(lambda c: rt.reduce_sum(c)).get_concrete_function(c).graph
-    assert not numba_exactness.lowers_exactly(graph)  # complex sums add in another order too
-
-
 def test_ranges_are_exact():
     """numpy's arange, item for item: start, start + delta, then start + i * (the second item -
     start) in the dtype (numba's own np.arange would add in float64)."""
@@ -425,7 +331,7 @@ def test_ranges_are_exact():
                 rt.range(start, start, delta), rt.range(2, 9, 3))
 
     args = [rt.constant(np.float32(v)) for v in (0.1, 3.3, 0.3)] + [rt.constant(np.int32(5))]
-    _agree(fn, *args)
+    agree(fn, *args)
     native = rt.function(fn, jit_compile="numba")
     for delta in (0.0, np.nan):
         with pytest.raises(rt.errors.InvalidArgumentError, match="Range"):
@@ -439,8 +345,8 @@ def test_shapes_held_in_tensors():
 
     x = rt.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
     good = [np.int32([4, 2, 3]), np.int64([2, 1]), np.int32([3, -1])]
-    _agree(fn, x, *map(rt.constant, good))
-    _agree(fn, x, *map(rt.constant, [np.int32([1, 2, 3]), np.int64([0, 2]), np.int32([-1, 1])]))
+    agree(fn, x, *map(rt.constant, good))
+    agree(fn, x, *map(rt.constant, [np.int32([1, 2, 3]), np.int64([0, 2]), np.int32([-1, 1])]))
     native = rt.function(fn, jit_compile="numba")
     for k, wrong in ((0, np.int32([4, 3, 3])), (1, np.int64([-1, 1])), (2, np.int32([4, -1]))):
         args = [rt.constant(v) for v in (good[:k] + [wrong] + good[k + 1:])]
@@ -451,35 +357,6 @@ def test_shapes_held_in_tensors():
     reshape = rt.function(lambda x, s: rt.reshape(x, s), jit_compile="numba")
     with pytest.raises(rt.errors.InvalidArgumentError, match="DynamicReshape"):
         reshape(empty, rt.constant(np.int32([-1, 0])))  # numpy refuses it, numba would not
-
-
-def test_float_sums_in_numpys_order_give_numpys_bits():
-    """Where numpy adds in order (its inner axis kept, or fewer than 8 values a sum) so does
-    numba's code, in the dtype: numpy's bits (FLOAT_SUMS still says they may differ: numpy
-    adds pairwise elsewhere, and in another order for strided arrays)."""
-    rng = np.random.default_rng(9)
-    x = rt.constant((rng.normal(size=(50, 6, 2)) * 10).astype(np.float32))
-
-    def fn(x):
-        return (rt.reduce_sum(x, 0), rt.reduce_sum(x, (0, 1)), rt.reduce_mean(x, 0),
-                rt.reduce_sum(x, 2), rt.reduce_mean(x, -1, keepdims=True))
-
-    _agree(fn, x)
-
-
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy's: a mean of nothing, NaN cast
-def test_an_integer_mean_of_nothing_is_numpys_cast_of_nan():
-    """numpy's mean of nothing is NaN, cast to the integer dtype as numpy casts it on this
-    machine; numba's cast of NaN is undefined, so the lowering gives numpy's value itself."""
-    spec = [rt.TensorSpec([None, 3], rt.int32)]
-
-    def fn(x):
-        return rt.reduce_mean(x, 0), rt.reduce_mean(x), rt.reduce_mean(x, 1, keepdims=True)
-
-    for rows in (0, 2):
-        _agree(fn, rt.constant(np.full((rows, 3), 7, np.int32)), signature=spec)
-    _agree(lambda x: (rt.reduce_mean(x, 1), rt.reduce_mean(x)),
-           rt.constant(np.zeros((2, 0), np.int16)))
 
 
 def _maximum(a, b):
@@ -532,8 +409,8 @@ def test_division_by_zero_gives_numpys_values():
         return x / y, x // y, x % y
 
     for x, y in [(1.0, 0.0), (-1.0, 0.0), (0.0, 0.0), (7, 0), (-7, 0)]:
-        _both(divide, rt.constant(x), rt.constant(y))
-        _both(divide, rt.constant([x, x]), rt.constant([y, 1]))
+        both(divide, rt.constant(x), rt.constant(y))
+        both(divide, rt.constant([x, x]), rt.constant([y, 1]))
 
 
 def test_assertions_raise_the_users_message_at_the_users_line():
@@ -543,7 +420,7 @@ def test_assertions_raise_the_users_message_at_the_users_line():
         return x * 2.0
 
     native = rt.function(checked, jit_compile="numba")
-    _both(checked, rt.constant([1.0, 2.0]))
+    both(checked, rt.constant([1.0, 2.0]))
     with pytest.raises(rt.errors.InvalidArgumentError,
                        match=r"^Assertion failed: x must be positive(.|\n)*the assertion's line"):
         native(rt.constant([1.0, -2.0]))
@@ -559,7 +436,7 @@ def test_python_numbers_are_checked_as_in_the_default_executor():
             total = total + 2_000_000_000 * k
         return total, 1.0 / (3 - k)
 
-    assert int(_both(numbers, rt.constant(2))[0]) == 6_000_000_000
+    assert int(both(numbers, rt.constant(2))[0]) == 6_000_000_000
     for jit_compile in (None, "numba"):
         with pytest.raises(rt.errors.InvalidArgumentError, match="division by zero in `/`"):
             rt.function(numbers, jit_compile=jit_compile)(rt.constant(3))
@@ -595,7 +472,7 @@ def test_checks_of_python_ints_survive_numbas_optimizer():
         with pytest.raises(rt.errors.InvalidArgumentError, match="overflowed int64"):
             native(rt.constant(big), rt.constant(3))
     # and a tensor's own int64 arithmetic wraps as numpy's does
-    _both(lambda x: (x + 1 > x, x * 2, -x - 1), rt.constant(np.int64(2**63 - 1)))
+    both(lambda x: (x + 1 > x, x * 2, -x - 1), rt.constant(np.int64(2**63 - 1)))
 
 
 def counts_then_sum(x, y, z):
@@ -727,7 +604,7 @@ def test_random_numbers_are_numpys_draws_from_the_same_generator(jit_compile):
         runs[executor] = calls
     for expected, got in zip(runs[None], runs[jit_compile]):
         for a, b in zip(expected, got):
-            _same(a, b)
+            same(a, b)
     if jit_compile == "numba":
         source = rt.function(_draws, jit_compile="numba").get_concrete_function(
             rt.constant(1.0), rt.constant(1)).generated.source
@@ -738,81 +615,6 @@ def test_random_numbers_with_tensor_shapes_are_not_lowered_yet():
     with pytest.raises(rt.errors.NoLoweringError, match="DynamicRandomNormal"):
         rt.function(lambda n: rt.random.normal(rt.stack([n, 2])), jit_compile="numba")(
             rt.constant(3))
-
-
-def _trajectory(y0, steps, h):
-    ys = []
-    y = y0
-    for _ in rt.range(steps):
-        y = y + h * y
-        ys.append(y)  # (an array: the list keeps a copy)
-    return rt.stack(ys), len(ys)
-
-
-def _numbers(n, dtype):
-    xs = [rt.cast(n, dtype)]
-    for i in rt.range(n):
-        xs.append(rt.cast(i * 3 - 2, dtype))
-    return rt.stack(xs), len(xs)
-
-
-def _rows(x, n):
-    rows = [x[0], x[1]]
-    for i in rt.range(n):
-        rows.append(x[i % 2] * rt.cast(i, x.dtype))
-    return rt.stack(rows)
-
-
-@pytest.mark.parametrize("steps", [0, 1, 5])
-def test_lists_a_loop_appends_to_are_numbas_own_lists(steps):
-    if steps:
-        stacked, count = _both(_trajectory, rt.constant([1.0, -2.0]), rt.constant(steps),
-                               rt.constant(0.5))
-        assert int(count) == steps and stacked.shape == (steps, 2)
-    else:  # an empty list: the default executor's error, at the user's line
-        for executor in (None, "numba"):
-            with pytest.raises(rt.errors.InvalidArgumentError,
-                               match=r"stack needs at least one tensor(.|\n)*rt.stack\(ys\)"):
-                rt.function(_trajectory, jit_compile=executor)(
-                    rt.constant([1.0, -2.0]), rt.constant(0), rt.constant(0.5))
-    for dtype in (rt.float32, rt.float64, rt.int32, rt.int64, rt.bool):
-        _both(lambda n, dtype=dtype: _numbers(n, dtype), rt.constant(steps))
-    _both(_rows, rt.constant(np.arange(6.0).reshape(2, 3)), rt.constant(steps))
-    source = rt.function(_trajectory, jit_compile="numba").get_concrete_function(
-        rt.constant([1.0]), rt.constant(1), rt.constant(0.5)).generated.source
-    assert ".append(" in source and "stack_list_(" in source
-
-
-def _returns_the_list(n):
-    xs = []
-    for i in rt.range(n):
-        xs.append(i)
-    return xs
-
-
-def _reads_the_list_in_the_loop(n):
-    xs = [0]
-    for i in rt.range(n):
-        xs.append(len(xs) + i)
-    return rt.stack(xs)
-
-
-def _list_of_lists(n):
-    rows = []
-    for i in rt.range(n):
-        rows.append([i, i])
-    return rt.stack(rows)
-
-
-@pytest.mark.parametrize("fn, match", [
-    (_returns_the_list, "does not return a staged list"),
-    (_reads_the_list_in_the_loop, "ListPushBack"),
-    (_list_of_lists, "a list of lists"),
-])
-def test_lists_numba_does_not_lower_are_located_errors(fn, match):
-    with pytest.raises(rt.errors.NoLoweringError, match=match):
-        rt.function(fn, jit_compile="numba")(rt.constant(3))
-    rt.function(fn)(rt.constant(3))  # (the default executor computes it)
 
 
 def _logistic_steps(y):
@@ -833,30 +635,6 @@ def test_a_big_graph_is_said_to_compile_slowly_before_numba_starts(monkeypatch, 
     assert got.numpy() == _logistic_steps(np.float64(0.5))
     assert "ops, which numba compiles at its first call" in caplog.text
     assert "rt.range(n)" in caplog.text
-
-
-def _sums_of_vectors(x):
-    return rt.reduce_sum(x), rt.reduce_mean(x), np.sum(x[::3]), np.mean(x * 2.0, keepdims=True)
-
-
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy's: a mean of nothing, inf - inf
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_sums_of_vectors_are_numpys_pairwise_bits(dtype):
-    rng = np.random.default_rng(4)
-    # (each length traced exactly: of a length unknown while tracing numba sums its own way)
-    native = rt.function(_sums_of_vectors, jit_compile="numba", reduce_retracing=False)
-    default = rt.function(_sums_of_vectors)
-    for n in (0, 1, 7, 8, 9, 127, 128, 129, 257, 1000, 4097, 16383):
-        for x in ((rng.standard_normal(n) * 100).astype(dtype), np.full(n, -0.0, dtype),
-                  np.where(np.arange(n) % 5 == 1, np.inf, rng.standard_normal(n) * 1e30)
-                  .astype(dtype)):
-            for got, want in zip(native(x), default(x)):
-                assert got.numpy().tobytes() == want.numpy().tobytes() or (
-                    np.isnan(want.numpy()).all() and np.isnan(got.numpy()).all()), (n, x[:3])
-    graph = native.get_concrete_function(np.ones(3, dtype)).graph
-    assert numba_exactness.lowers_exactly(graph)
-    longer = native.get_concrete_function(np.ones(numba_reductions.PAIRWISE_MAX + 1, dtype)).graph
-    assert not numba_exactness.lowers_exactly(longer)  # (numba's faster order, said)
 
 
 def _signs_and_remainders(x):
@@ -905,91 +683,3 @@ def test_a_division_of_integers_is_numpys_float64(dtype):
         assert got.dtype == want.dtype == np.float64 and got.tobytes() == want.tobytes()
 
 
-def _chains(x, n):
-    y = x
-    for _ in rt.range(n):
-        y = rt.maximum((y - 0.5) * 2.0, -y) + x
-    d = x - 1.0
-    counts = rt.reduce_sum(rt.cast(rt.floor(x * 4.0) == 1.0, rt.int64))
-    return y, d * d, counts
-
-
-@pytest.mark.parametrize("n", [0, 3])
-def test_an_elementwise_chain_read_once_is_one_expression_computed_once(n):
-    # numba fuses the elementwise operations of one expression into one loop: a chain whose
-    # values are read once each is written as one expression (x * 4 -> floor -> == -> cast,
-    # summed; y - 0.5 -> * 2 in the loop); a value read twice (d; maximum's operands, which
-    # its rule reads more than once) keeps its name, computed once. Same bits as the default.
-    args = rt.constant(np.linspace(-1.0, 1.0, 9)), rt.constant(n)
-    _both(_chains, *args)
-    source = rt.function(_chains, jit_compile="numba").get_concrete_function(
-        *args).generated.source.split("import numba")[0]
-    lines = [line.strip() for line in source.splitlines()]
-    assert any(line.startswith("sum_") and "np.floor((x * const_" in line and ".astype(np.int64)"
-               in line for line in lines), source
-    assert any(line.startswith("mul_") and "((while_" in line and " - const_" in line
-               for line in lines), source
-    d = next(line.split(" = ")[0] for line in lines if line.startswith("sub_") and "(x - " in line)
-    assert any(line.endswith(f"({d} * {d})") for line in lines), source
-
-
-def _counts(x):
-    index = rt.cast(rt.floor((x + 2.0) * 4.0), rt.int64)
-    return rt.stack([rt.reduce_sum(rt.cast(index == b, rt.int64)) for b in range(16)])
-
-
-@pytest.mark.parametrize("n", [100, 3000])
-def test_reductions_of_chains_of_long_arrays_are_helpers_shared_by_statements_alike(n):
-    # A sum of all of an elementwise chain of a long array (OUTLINED_SIZE values or more, or
-    # a length known when the graph runs) is a helper of its own, which LLVM vectorizes; the
-    # 16 counts alike share one. Short arrays stay in the function. Same bits as the default.
-    from runtime.executor.numba_backend import OUTLINED_SIZE
-
-    x = rt.constant(np.random.default_rng(n).normal(size=n))
-    _both(_counts, x)
-    for spec in (x, rt.TensorSpec([None], rt.float64)):
-        source = rt.function(_counts, jit_compile="numba").get_concrete_function(
-            spec).generated.source
-        run = source.split("import numba")[0]
-        helpers = set(re.findall(r"elementwise_\w+_\(", run))
-        long = isinstance(spec, rt.TensorSpec) or n >= OUTLINED_SIZE
-        assert len(helpers) == (1 if long else 0), run
-        if long:
-            assert run.count(next(iter(helpers))) == 16
-            assert f"def {next(iter(helpers))[:-1]}(" in source
-
-
-@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.int64])
-def test_integer_sums_over_an_outer_axis_are_numbas_axis_sums_with_numpys_values(dtype):
-    # (exact in any order, so numba's np.sum(axis=k) serves, without the transposed copy the
-    # rows of other reductions need); wrapping, keepdims, dims known when the graph runs
-    info = np.iinfo(dtype)
-    rng = np.random.default_rng(7)
-    x = rt.constant(rng.integers(info.min, info.max, (6, 5, 4), dtype=dtype, endpoint=True))
-
-    def fn(x):
-        return (rt.reduce_sum(x, 0), rt.reduce_sum(x, 1, keepdims=True), rt.reduce_sum(x, -2),
-                rt.reduce_sum(x, 2), rt.reduce_sum(x * x, 0))
-
-    _agree(fn, x)
-    _agree(fn, x, signature=[rt.TensorSpec([None, 5, None], rt.as_dtype(dtype))])
-    source = rt.function(fn, jit_compile="numba").get_concrete_function(x).generated.source
-    assert source.count("np.sum(") >= 4 and ", axis=0)" in source and ", axis=1)" in source
-    empty = rt.constant(np.zeros((0, 3), dtype))
-    _agree(lambda e: (rt.reduce_sum(e, 0), rt.reduce_sum(e, 0, keepdims=True)), empty)
-
-
-@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.int64])
-def test_chains_of_narrow_integers_wrap_in_their_dtype_as_numpys(dtype):
-    # Inside one numba expression narrower integers are computed in int64: a uint8 `a + b`
-    # written into `// 2` would not wrap at 256. Such chains stay statements of their own.
-    info = np.iinfo(dtype)
-    rng = np.random.default_rng(11)
-    a, b = (rt.constant(rng.integers(info.min, info.max, 3000, dtype=dtype, endpoint=True))
-            for _ in range(2))
-
-    def fn(a, b):
-        return ((a + b) // 2, (a + b) > 0, rt.maximum(a + a, 0), rt.reduce_sum(
-            rt.cast((a * b) > 0, rt.int64)), rt.minimum(a * 3, a) * 2)
-
-    _agree(fn, a, b)

@@ -320,8 +320,13 @@ STATIC_DIMS = True
 # x.shape[0])` ran as `range(1)` (silent) and `range(x.shape[0])` raised; fixed: the user's
 # code reads an unknown dim as numpy.shape gives it, a tensor standing for the int.
 SIGNATURE_DIMS = True
+# More reads of the shape: its length, a dim halved, max / min / sum over dims (a tuple that
+# holds a dim's tensor under a signature).
+SHAPE_READS = True
 DIM_READS = ("p.shape[0]", "len(p)", "p.size", "p.shape[-1]", "(p.ndim * 3)",
-             "int(p.shape == (3,))", "(2 if p.shape[0] == 3 else -1)")
+             "int(p.shape == (3,))", "(2 if p.shape[0] == 3 else -1)") + (
+    ("len(p.shape)", "(p.shape[0] // 2)", "max(p.shape[0], 3)", "min(p.shape)", "sum(p.shape)")
+    if SHAPE_READS else ())
 #
 # Behaviours the library gained recently (lists of Python numbers at Python's width, in-place
 # operators on the numpy argument, enumerate's count, bool arithmetic, the user's exception

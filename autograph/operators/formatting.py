@@ -34,7 +34,7 @@ def format_string(template: str, /, *args, **kwargs):
 def percent_format(template: str, values):
     """`template % values`."""
     items = values.values() if type(values) is dict else (
-        values if type(values) is tuple else (values,))
+        values if isinstance(values, tuple) else (values,))
     if not any(needs_backend(v) for v in items):
         return template % values
     template % _probes(values)  # Python's own error when the template does not fit the values
@@ -253,7 +253,7 @@ def _probes(values):
     def probe(v):
         return _Probe() if needs_backend(v) else v
 
-    if type(values) is tuple:
+    if isinstance(values, tuple):  # (and a shape: Python's `%` takes a tuple's subclass too)
         return tuple(map(probe, values))
     if type(values) is dict:
         return {k: probe(v) for k, v in values.items()}

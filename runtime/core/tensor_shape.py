@@ -75,6 +75,8 @@ class _WatchedShape(TensorShape):
                              self.origin)
 
     def __radd__(self, other):
+        if not isinstance(other, tuple):  # (`[1] + shape` is Python's TypeError)
+            return NotImplemented
         return _WatchedShape(tuple.__add__(tuple(other), self), _static(other) + self.static,
                              self.origin)
 
@@ -103,12 +105,15 @@ class _WatchedShape(TensorShape):
         return same if same is NotImplemented else not same if isinstance(same, bool) else ~same
 
     def as_list(self) -> list:
+        self._read()
         return self.static.as_list()
 
     def is_fully_defined(self) -> bool:
+        self._read()
         return self.static.is_fully_defined()
 
     def is_compatible_with(self, other) -> bool:
+        self._read()
         return self.static.is_compatible_with(_static(other))
 
     def __reduce__(self):  # (a copy, or a pickle, reveals every dim)

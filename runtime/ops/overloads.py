@@ -38,10 +38,27 @@ def _power(x, y):
     return python_arithmetic.power(x, y)
 
 
+def _multiply(x, y):
+    """`x * y`; a Python list, tuple or str times an integer scalar is the sequence repeated,
+    as Python repeats it for a numpy integer: eagerly that many times, and in a graph, where
+    the count is known only when it runs (`[0.0] * x.shape[0]` under an input_signature, or
+    `* len(x)`), a located error."""
+    sequence, count = (x, y) if isinstance(x, (list, tuple, str)) else (y, x)
+    if (isinstance(sequence, (list, tuple, str)) and isinstance(count, Tensor)
+            and count.dtype.is_integer and not count.shape):
+        if isinstance(count, EagerTensor):
+            return sequence * int(count._value)
+        raise TypeError(with_origin(
+            f"can't repeat a {type(sequence).__name__} by a graph int ({count.name}): how many "
+            "times is known only when the graph runs. Make an array instead: np.zeros(n), "
+            "np.full(n, v), or np.tile(np.array(items), n).", user_origin()))
+    return python_arithmetic.multiply(x, y)
+
+
 _BINARY = {
     "add": python_arithmetic.add,
     "sub": python_arithmetic.subtract,
-    "mul": python_arithmetic.multiply,
+    "mul": _multiply,
     "truediv": python_arithmetic.division(math_ops.divide, "/"),
     "floordiv": python_arithmetic.division(math_ops.floordiv, "//"),
     "mod": python_arithmetic.division(math_ops.mod, "%"),

@@ -94,6 +94,11 @@ def _raised_in_op_code(exc) -> bool:
     return module.startswith(("runtime.ops.", "runtime.numpy."))
 
 
+# numpy's functions that give Python numbers (a shape's dims, a count): their results stay the
+# stand-ins of Python numbers.
+_PYTHON_NUMBER_RESULTS = (np.shape, np.ndim, np.size)
+
+
 class RuntimeBackend(autograph.Backend):
     """Stages control flow on `SymbolicTensor`s with `rt.cond` / `rt.while_loop`."""
 
@@ -360,7 +365,13 @@ class RuntimeBackend(autograph.Backend):
         if self.building_graph():
             if implementation is None:
                 raise numpy_dispatch.unsupported(fn)
-            return implementation(*args, **kwargs)
+            result = implementation(*args, **kwargs)
+            if fn in _PYTHON_NUMBER_RESULTS:
+                return result
+            # (numpy's functions of Python numbers give numpy scalars: np.abs(n) is np.int64)
+            if type(result) is tuple:
+                return tuple(python_builtins.strong(r) for r in result)
+            return python_builtins.strong(result)
         if implementation is not None:  # eager values only: what runtime.numpy does not
             try:  # compute, numpy computes on the values, as in plain Python
                 return implementation(*args, **kwargs)

@@ -57,6 +57,7 @@ READERS = [branch_on_length, unpack_shape, python_range_over_length, zeros_of_le
            compare_shape, shape_in_text, shape_is_none, shape_slice_product]
 
 
+
 def _inputs():
     return [np.arange(n * 3, dtype=np.float64).reshape(n, 3) for n in LENGTHS]
 
@@ -244,3 +245,69 @@ def test_gradient_through_a_signatures_unknown_dim():
         value, grad = rt.value_and_grad(f)(rt.constant(x))
         _same(value, x.sum() / x.shape[0] * 3)
         _same(grad, np.full_like(x, 3.0 / x.shape[0]))
+
+
+def shape_fully_defined(x):
+    return x.sum() * 2.0 if x.shape.is_fully_defined() else x.sum()
+
+
+def test_tensorshapes_own_methods_are_reads_of_the_dims():
+    """`is_fully_defined` / `as_list` (TensorShape's, not numpy's) read the dims: a relaxed
+    trace is made again with exact shapes, as the eager tensors' answer (found by a review:
+    the relaxed graph took the other branch)."""
+    graph = rt.function(shape_fully_defined)
+    for x in _inputs():
+        _same(graph(x), shape_fully_defined(rt.constant(x)))
+
+
+def zeros_by_repetition(x):
+    return np.array([0.0] * x.shape[0]) + x
+
+
+def test_a_list_repeated_by_an_unknown_dim_is_a_located_error():
+    """`[0.0] * n` repeats the list (Python's, for a numpy int too); a graph int was multiplied
+    elementwise into it instead (found by a review: a length-1 array, silently). Eager tensors
+    repeat it; in a graph with an unknown count it is refused at the user's line."""
+    x = np.ones(4)
+    assert np.array_equal(rt.constant([1.0, 2.0]) * 0 + 1, [1.0, 1.0])  # (still elementwise)
+    assert [0.0] * rt.constant(3) == [0.0, 0.0, 0.0] and rt.constant(2) * (1,) == (1, 1)
+    _same(rt.function(zeros_by_repetition)(x), zeros_by_repetition(x))  # (a known length)
+    graph = rt.function(zeros_by_repetition, input_signature=[rt.TensorSpec([None], rt.float64)])
+    with pytest.raises(TypeError, match=r"(?s)can't repeat a list by a graph int.*np\.zeros"
+                                        r".*test_relaxed_shapes\.py"):
+        graph(x)
+
+
+def numpy_of_a_dim_as_text(x):
+    return f"{np.abs(np.shape(x)[0])!r} {np.maximum(x.shape[0], 2)!r} {np.shape(x)[0]!r}"
+
+
+def test_numpys_functions_of_a_dim_are_numpy_scalars():
+    """np.abs(n) of the Python int n is np.int64 (its text says so); the dim itself is the int
+    (found by a review: the graph kept the results Python numbers' stand-ins)."""
+    x = np.ones(5)
+    for signature in (None, [rt.TensorSpec([None], rt.float64)]):
+        text = rt.function(numpy_of_a_dim_as_text, input_signature=signature)(x)
+        text = text.numpy().decode() if hasattr(text, "numpy") else text  # (exact: Python's)
+        assert text == numpy_of_a_dim_as_text(x) == "np.int64(5) np.int64(5) 5"
+
+
+def shape_by_percent(x):
+    return "%d x %d" % x.shape
+
+
+def list_plus_shape(x):
+    return [1] + x.shape
+
+
+def test_a_shape_is_a_tuple_to_percent_and_to_concatenation():
+    """`"%d x %d" % x.shape` takes the dims (a tuple's subclass is a tuple to `%`); `[1] +
+    x.shape` is Python's TypeError (found by a review: a tuple came back)."""
+    x = np.ones((2, 3))
+    graph = rt.function(shape_by_percent, input_signature=[rt.TensorSpec([None, None],
+                                                                         rt.float64)])
+    assert graph(x).numpy().decode() == shape_by_percent(x) == "2 x 3"
+    with pytest.raises(TypeError, match="can only concatenate list"):
+        list_plus_shape(x)
+    with pytest.raises(TypeError, match="can only concatenate list"):
+        rt.function(list_plus_shape, input_signature=[rt.TensorSpec([None, 3], rt.float64)])(x)

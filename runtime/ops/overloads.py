@@ -48,7 +48,7 @@ def _multiply(x, y):
             and count.dtype.is_integer and not count.shape):
         if isinstance(count, EagerTensor):
             return sequence * int(count._value)
-        raise TypeError(with_origin(
+        raise OperatorNotAllowedInGraphError(with_origin(  # (a graph's limit, not Python's error)
             f"can't repeat a {type(sequence).__name__} by a graph int ({count.name}): how many "
             "times is known only when the graph runs. Make an array instead: np.zeros(n), "
             "np.full(n, v), or np.tile(np.array(items), n).", user_origin()))

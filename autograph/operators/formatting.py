@@ -83,6 +83,11 @@ def needs_backend(value) -> bool:
     return held
 
 
+def holds_tensors(value) -> bool:
+    """`value` is a list or tuple holding tensors (not a tensor itself): see needs_backend."""
+    return backends.tensor_backend(value) is None and needs_backend(value)
+
+
 def _is_sequence(value) -> bool:
     """A list or tuple that prints as its items' reprs (not a namedtuple)."""
     return isinstance(value, (list, tuple)) and not hasattr(type(value), "_fields")
@@ -96,7 +101,7 @@ def _container_template(value, tensors: list, style: str) -> str:
         if backends.tensor_backend(item) is not None:
             tensors.append(item)
             parts.append("{!r}" if style == "{}" else "%r")
-        elif isinstance(item, _CONTAINERS) and needs_backend(item):
+        elif holds_tensors(item):
             parts.append(_container_template(item, tensors, style))
         else:
             parts.append(_escape(repr(item), style))
@@ -140,7 +145,7 @@ class _BraceFields:
             value = self._value(field)
             first = len(self.tensors)
             spec = self.template(spec, depth - 1) if spec else ""
-            if needs_backend(value) and backends.tensor_backend(value) is None:
+            if holds_tensors(value):
                 if spec:  # (Python's error: a list's or tuple's text takes no spec)
                     raise TypeError(
                         f"unsupported format string passed to {type(value).__name__}.__format__")
@@ -211,7 +216,7 @@ def _percent_fields(template: str, values) -> tuple[str, list]:
         value = values[key] if key is not None and mapping else next(args)
         spec = "%" + flags + (width or "") + ("" if precision is None else f".{precision}")
         spec = spec.replace("*", "{}").format(*stars) + kind
-        if needs_backend(value) and backends.tensor_backend(value) is None:
+        if holds_tensors(value):
             if spec not in ("%s", "%r"):
                 raise NotImplementedError(
                     f"autograph cannot format a {type(value).__name__} holding tensors with "

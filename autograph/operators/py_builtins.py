@@ -45,8 +45,7 @@ def print_(*values, sep=" ", end="\n", file=None, flush=False):
     """A graph print (every run) when a value is a tensor; else Python's print (now)."""
     if file is None and any(formatting.needs_backend(v) for v in values):
         # (a list or tuple holding tensors prints as its text, made when the graph runs)
-        values = tuple(v if backends.tensor_backend(v) is not None
-                       or not formatting.needs_backend(v) else formatting.container_text(v)
+        values = tuple(formatting.container_text(v) if formatting.holds_tensors(v) else v
                        for v in values)
         backend = backends.tensor_backend_any(values)
         if backend is not None:

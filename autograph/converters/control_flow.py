@@ -62,17 +62,20 @@ class _ControlFlow(traversal.StatementTransformer):
         self.order = order
         self.maybe_undefined = set()  # variables passed as ag__.Undefined somewhere
         self.shared = [closures.Shared({}, frozenset())]  # per function (closures.Shared)
+        self.local = [frozenset()]  # per function: the names it binds (closures.bound_names)
         self.unbound = [set()]  # per function: names to bind to Undefined at its start
         # The parameters of the generated functions around the statement visited (always bound).
         self.bound = [frozenset()]
 
     def visit_FunctionDef(self, node):
         self.shared.append(getanno(node, Anno.SHARED))
+        self.local.append(frozenset(closures.bound_names(node)))
         self.unbound.append(set())
         bound, self.bound = self.bound, [frozenset()]
         self.generic_visit(node)
         self.bound = bound
         self.shared.pop()
+        self.local.pop()
         _bind_at_start(node, self.unbound.pop(), self.maybe_undefined)
         return node
 
@@ -108,7 +111,7 @@ class _ControlFlow(traversal.StatementTransformer):
         true_name, false_name = self.namer.new("if_true"), self.namer.new("if_false")
         modified = getanno(node, Anno.BODY_SCOPE).modified | getanno(
             node, Anno.ORELSE_SCOPE).modified
-        modified |= composites.containers_changed(node.body + node.orelse, modified)
+        modified |= self._containers_changed(node.body + node.orelse, modified)
         shared = self._shared(node, modified)
         # Slots before the blocks are converted (their writes move into local functions).
         slots = self._slots(node, shared, modified, node.body + node.orelse)
@@ -142,7 +145,7 @@ class _ControlFlow(traversal.StatementTransformer):
     def visit_While(self, node):
         test_name, body_name = self.namer.new("loop_test"), self.namer.new("loop_body")
         modified = getanno(node, Anno.BODY_SCOPE).modified
-        modified |= composites.containers_changed(node.body, modified)
+        modified |= self._containers_changed(node.body, modified)
         shared = self._shared(node, modified)
         slots = self._slots(node, shared, modified, node.body)
         state = self._loop_state(node, modified - set(shared))
@@ -164,7 +167,7 @@ class _ControlFlow(traversal.StatementTransformer):
         body_name = self.namer.new("loop_body")
         target_names = activity.of(node.target).modified
         modified = getanno(node, Anno.BODY_SCOPE).modified | target_names
-        modified |= composites.containers_changed(node.body, modified)
+        modified |= self._containers_changed(node.body, modified)
         shared = self._shared(node, modified)
         slots = self._slots(node, shared, modified, node.body + [_target_write(node)])
         state = self._loop_state(node, modified - set(shared))
@@ -203,6 +206,12 @@ class _ControlFlow(traversal.StatementTransformer):
         """`names` in order of first appearance in the function."""
         return sorted(names, key=lambda n: (self.order.get(n, len(self.order)), n))
 
+    def _containers_changed(self, stmts, modified) -> set:
+        """The function's own variables whose objects `stmts` change at keys the statement
+        computes (composites.containers_changed), which a staged construct carries whole. (A
+        global's or an enclosing function's: a Contents slot, see `_slots`.)"""
+        return composites.containers_changed(stmts, modified) & self.local[-1]
+
     def _shared(self, node, modified) -> list:
         """The shared variables that `node`'s blocks change in place: those among `modified`,
         and those that nested functions assign, if the blocks call anything (a call, or what
@@ -229,6 +238,11 @@ class _ControlFlow(traversal.StatementTransformer):
             else:
                 key = gast.Constant(value=target.attr, kind=None)
                 elts.append(_ag_call("Attr", [_copy(target.value), key, text]))
+        # A global's or an enclosing function's container written at computed keys: carried
+        # in place (carrying the name would make it a local variable of the function).
+        outside = composites.containers_changed(stmts, modified) - self.local[-1]
+        elts += [_ag_call("Contents", [templates.name(n), gast.Constant(value=n, kind=None)])
+                 for n in self._ordered(outside)]
         if not elts:
             return []
         return [gast.keyword(arg="slots", value=gast.Tuple(elts=elts, ctx=gast.Load()))]

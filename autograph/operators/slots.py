@@ -5,6 +5,8 @@
     ag__.Global('total', globals())   the same, bound (before a plain assignment of it)
     ag__.Item(d, 'k', "d['k']")  a subscript written in the body
     ag__.Attr(o, 'n', 'o.n')     an attribute written in the body
+    ag__.Contents(hist, 'hist')  the items of a global's or an enclosing function's container
+                                 that the body writes at keys it computes (`hist[len(s)] = 1`)
 
 In plain Python the body's own writes are the semantics, and operators never touch slots
 (`writing` only notes them while a graph is built: converters/outside_writes.py). A
@@ -20,6 +22,7 @@ import copy
 import types
 
 from autograph import backends
+from autograph.errors import AutoGraphError, at
 from autograph.operators.special_values import Undefined
 from autograph.origins import caller_origin
 
@@ -170,6 +173,48 @@ class Item(Slot):
                 setattr(self.obj, field, getattr(snapshot.copy, field))
         else:
             self.set(snapshot)
+
+
+class Contents(Slot):
+    """The items of a dict, list or numpy array that a global or a variable of an enclosing
+    function holds, which the body writes at keys it computes: carried whole, and set in
+    place (the name is not the converted function's to rebind)."""
+
+    kind = "contents"
+    composite = True
+
+    def __init__(self, obj, name: str):
+        self.obj, self.name = obj, name
+
+    @property
+    def holder(self):
+        return self.obj
+
+    def get(self):
+        obj = self.obj
+        if isinstance(obj, dict):
+            return dict(obj)
+        if isinstance(obj, list):
+            return list(obj)
+        if type(obj).__module__ == "numpy" and hasattr(obj, "copy"):  # (an ndarray)
+            return obj.copy()
+        raise AutoGraphError(at(
+            f"A graph `if` or loop writes items of {self.name} (a {type(obj).__name__}) at keys "
+            "computed in its body: autograph carries the items of a dict, list or numpy array "
+            f"there. Compute the key before the `if`/loop, or return the values and write them "
+            "after the call.", caller_origin()))
+
+    def set(self, value) -> None:
+        obj = self.obj
+        if value is obj:
+            return
+        if isinstance(obj, dict):
+            obj.clear()
+            obj.update(value)
+        elif isinstance(obj, list):
+            obj[:] = value
+        else:
+            obj[...] = value
 
 
 class _Container:

@@ -425,6 +425,7 @@ GROWING = ("multiply", "assign")  # only in PRODUCT_LOOPS unless PYTHON_INTS_PAS
 # is exact, also in float32 (a Python float that a graph `if` merges with a float32 tensor is a
 # float32, by design: `0.1 if x > 0 else u` gives float32's 0.1), so bases are 0 and powers of
 # 4 (their square roots are powers of 2) and exponents whole numbers and halves.
+FLOAT32_ATOMS = ("u", "p[0]", "p[-1]", "q[1]")  # (float atoms that are never Python floats)
 POWER_BASES = ("-4.0", "0.0", "4.0", "-16.0", "0.25", "-0.25", "1.0") + (
     ("-0.0",) if NEGATIVE_ZERO_POWERS else ())
 FLOAT_EXPONENTS = ("0.5", "1.5", "-0.5", "2.0", "-2.0", "0.0", "3.0")
@@ -439,13 +440,18 @@ _LOOP_NAMES = tuple(f"{k}{d}" for k in "ik" for d in range(MAX_DEPTH + 1))
 # Every name a choice may pick, in a fixed order (see `_Writer.choose`).
 _OUTSIDE = ("OUT['k']", "OBJ.attr") if OUTSIDE_STATE else ()  # module-level state
 _OUTSIDE_TARGETS = _OUTSIDE if OUTSIDE_STATE_ANYWHERE else ()
+# The same items at a key the statement computes (`'k' * 1`: not a constant), which a staged
+# construct carries by their container (a local dict whole; a global's in place): carrying the
+# global's name made it a local variable of the converted function (UnboundLocalError).
+_COMPUTED_KEYS = ("d['k' * 1]", *(("OUT['k' * 1]",) if OUTSIDE_STATE_ANYWHERE else ()))
 NAMES = {INT: ("x", "y", "n", "a", "b", "G", "d['k']", "box.attr", "c", "z", "v", *_LOOP_NAMES,
                *_OUTSIDE),
          FLOAT: ("u", "p[0]", "p[-1]", "s", "t", "q[1]", "lst[-1]", *_LOOP_NAMES),
          VEC: ("p", "q", *_LOOP_NAMES), LINT: ("la", *_LOOP_NAMES), LFLOAT: ("lst",),
          LVEC: ("lv",), LROWS: ("rows",), I64: ("big", *_LOOP_NAMES), PINT: ("acc", "prod"),
          PFLOAT: ("w", "e")}
-TARGETS = {INT: ("a", "b", "G", "d['k']", "d['j']", "box.attr", "z", *_OUTSIDE_TARGETS),
+TARGETS = {INT: ("a", "b", "G", "d['k']", "d['j']", "box.attr", "z", *_OUTSIDE_TARGETS,
+                 *_COMPUTED_KEYS),
            FLOAT: ("s", "t", "lst[0]", "lst[1]"), VEC: ("q",), LINT: ("la",), LFLOAT: ("lst",),
            LVEC: ("lv",), LROWS: ("rows",), I64: ("big",), PINT: ("acc", "prod"),
            PFLOAT: ("w", "e")}
@@ -1055,9 +1061,13 @@ class _Writer:
             exponent = f"({self.atom(scope, PINT)} % 4 - 1)"
         if not self.complex_ok and exponent in FRACTIONS:
             base = f"abs({base})"  # (a fraction of a non-negative base is real)
-        if TENSOR_POWERS and scope.atoms[FLOAT] and exponent not in INT_EXPONENTS_WRITTEN and (
+        # A float32 value's power (`s`, `t` and `lst`'s items may hold Python floats, whose
+        # inexact roots a graph `if` or `and` would merge into float32 by design: found when
+        # `abs(lst[-1]) ** 0.5` met `u * 0.0 / 0.0` in an `and`).
+        float32s = sorted(set(scope.atoms[FLOAT]) & set(FLOAT32_ATOMS))
+        if TENSOR_POWERS and float32s and exponent not in INT_EXPONENTS_WRITTEN and (
                 self.chance(3)):
-            base = f"abs({self.pick(sorted(scope.atoms[FLOAT]))})"  # a float32 value's power
+            base = f"abs({self.pick(float32s)})"
         return f"({base} ** {exponent})"
 
     def divisor(self, scope, kind):
@@ -1387,7 +1397,7 @@ class _Writer:
         form = self.draw(st.integers(0, 2))
         if form == 2:
             return [f"put(OBJ, ({self.pick(['x', 'y', 'n'])} + {self.expr(scope, INT, 1)}))"], scope
-        target = self.pick(["OUT['k']", "G"] if self.features.global_ else ["OUT['k']"])
+        target = self.pick(["OUT['k']", "OUT['k' * 1]", *(["G"] if self.features.global_ else [])])
         if form == 0:
             argument, kind = self.pick([("x", INT), ("y", INT), ("n", INT), ("u", FLOAT)])
             op = self.pick(["<", ">", "==", "!="])
@@ -1795,11 +1805,13 @@ def _declare_outside(writer, scope):
              "", "", "def outside():",
              "    return {'OUT': OUT['k'], 'attr': OBJ.attr" + (", 'G': G}" if g else "}")]
     return lines, scope.add(INT, "OUT['k']", target=OUTSIDE_STATE_ANYWHERE).add(
-        INT, "OBJ.attr", target=OUTSIDE_STATE_ANYWHERE)
+        INT, "OBJ.attr", target=OUTSIDE_STATE_ANYWHERE).add(
+        INT, "OUT['k' * 1]", target=OUTSIDE_STATE_ANYWHERE, readable=False)
 
 
 def _declare_dict(writer, scope):
     scope = scope.add(INT, "d['k']", target=True).add(INT, "d['j']", target=True, readable=False)
+    scope = scope.add(INT, "d['k' * 1]", target=True, readable=False)
     return [f"d = {{'k': {writer.pick(INITS[INT])}}}"], scope
 
 

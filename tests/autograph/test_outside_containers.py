@@ -10,19 +10,27 @@ import logging
 import numpy as np
 import pytest
 
+import autograph
 import runtime as rt
 
 LOG: list = []
 BY_NAME: dict = {}
+COUNTS: dict = {}
+SLOTS = [0.0, 0.0, 0.0]
 
 
 @pytest.fixture(autouse=True)
 def _empty_log():
-    LOG.clear()
-    BY_NAME.clear()
+    _empty()
     yield
+    _empty()
+
+
+def _empty():
     LOG.clear()
     BY_NAME.clear()
+    COUNTS.clear()
+    SLOTS[:] = [0.0, 0.0, 0.0]
 
 
 def log_double(x):
@@ -545,3 +553,68 @@ def test_the_refusals_and_values_compose_with_tapes_and_executors(options):
     with rt.GradientTape():
         with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="caller's array"):
             rt.function(add_in_unrolled_loop, **options)(np.ones(2))
+
+
+# ---- items of outside containers written at keys the statement computes -------------------------
+
+def count_by_length(x, label):
+    if label:  # (a Python condition: the body runs as Python)
+        COUNTS[len(label)] = COUNTS.get(len(label), 0) + 1
+    for i in range(2):
+        SLOTS[(i + len(label)) % 3] = float(i)
+    return x * 2.0
+
+
+def counter_in_a_closure():
+    seen = {}
+
+    def remember(x, key):
+        if key:
+            seen[hash(key) % 7] = key
+        return x + len(seen)
+
+    return remember, seen
+
+
+def test_outside_containers_written_at_computed_keys_are_pythons():
+    """A global's or an enclosing function's dict or list written at a key the statement
+    computes (`d[len(s)] = ...`) inside an `if` or loop: the name was carried as the construct's
+    state, which made it a local variable of the converted function (UnboundLocalError, found
+    by the boundary fuzzer in its own harness)."""
+    expected = count_by_length(np.float32(1.5), "abc")
+    want = dict(COUNTS), list(SLOTS)
+    _empty()
+    assert rt.function(count_by_length)(np.float32(1.5), "abc") == expected
+    assert (dict(COUNTS), list(SLOTS)) == want
+    (python, seen_python), (graph, seen_graph) = counter_in_a_closure(), counter_in_a_closure()
+    assert rt.function(graph)(np.float32(1.0), "k") == python(np.float32(1.0), "k")
+    assert seen_graph == seen_python
+
+
+def count_in_a_tensor_if(x, label):
+    if np.sum(x) > 0:
+        COUNTS[len(label)] = 1
+    return x
+
+
+def count_on_both_paths(x, label):
+    if np.sum(x) > 0:
+        COUNTS[len(label)] = x * 2.0
+    else:
+        COUNTS[len(label)] = x
+    return x
+
+
+def test_outside_containers_written_at_computed_keys_in_graph_ifs_are_refused():
+    """In a graph `if` (both paths traced) such a container is carried in place, like a
+    local dict: a key one path adds is refused (it was written even where the branch is not
+    taken), and a graph value left in it is refused at its line; the container is as before."""
+    with pytest.raises(autograph.AutoGraphError, match="'COUNTS' is an empty dict in the false"):
+        rt.function(count_in_a_tensor_if)(np.float32([-1.0]), "ab")
+    assert COUNTS == {}
+    COUNTS[2] = np.float32(0.0)
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
+                       match=r"(?s)COUNTS is assigned in a graph `if`/loop here.*"
+                             r"test_outside_containers\.py"):
+        rt.function(count_on_both_paths)(np.float32([-1.0]), "ab")
+    assert COUNTS == {2: np.float32(0.0)}

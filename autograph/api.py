@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from autograph import backends, errors, operators, origins
 from autograph.conversion import ConversionCache
 from autograph.frames import is_library_code
-from autograph.operators import py_builtins, traced_paths
+from autograph.operators import formatting, py_builtins, traced_paths
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -23,8 +23,11 @@ def converted_call(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
     overload = py_builtins.OVERLOADS.get(f) if type(f) in _BUILTIN_TYPES else None
     if overload is not None:
         return overload(*args, **kwargs)
-    if type(f) is types.BuiltinMethodType and type(f.__self__) is str and f.__name__ == "format":
-        return operators.format_string(f.__self__, *args, **kwargs)  # `template.format(...)`
+    if type(f) is types.BuiltinMethodType and type(f.__self__) is str:
+        if f.__name__ == "format":
+            return operators.format_string(f.__self__, *args, **kwargs)  # `template.format(...)`
+        if f.__name__ == "join" and len(args) == 1 and not kwargs:
+            return formatting.join_strings(f.__self__, args[0])  # `", ".join(texts)`
     if is_numpy_function(f):
         backend = backends.tensor_backend_any((*args, *kwargs.values()))
         if backend is None and (_is_numpy_random(f) or _sets_numpy_errors(f)):
@@ -60,6 +63,33 @@ def converted_call(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
 
 
 _BUILTIN_TYPES = (types.BuiltinFunctionType, type)
+
+
+# Builtins that call a function they are given: they call it as converted code calls it (a
+# builtin through its overload: `map(str, x.shape)` gives the dims' text, not graph
+# placeholders' reprs; a function of the user's converted).
+def _calling(fn):
+    return fn if fn is None else functools.partial(converted_call, fn)
+
+
+def _map(fn, *iterables):
+    return map(_calling(fn), *iterables)
+
+
+def _filter(fn, iterable):
+    return filter(_calling(fn), iterable)
+
+
+def _sorted(iterable, /, *, key=None, reverse=False):
+    return sorted(iterable, key=_calling(key), reverse=reverse)
+
+
+def _reduce(fn, *args):
+    return functools.reduce(_calling(fn), *args)
+
+
+py_builtins.OVERLOADS.update({builtins.map: _map, builtins.filter: _filter,
+                              builtins.sorted: _sorted, functools.reduce: _reduce})
 
 
 def _is_numpy_random(f) -> bool:

@@ -155,6 +155,12 @@ class Backend:
         prints every run); a Python `str` when the backend is not building a graph."""
         raise NotImplementedError
 
+    def join_strings(self, separator: str, items: list):
+        """`separator.join(items)` where an item is this backend's tensor (eager or staged; the
+        others are `str`): a string tensor of Python's text, or Python's TypeError for an item
+        that is not a string. A Python `str` when the backend is not building a graph."""
+        raise NotImplementedError
+
     def staged_write(self, slot, saved, origin, construct: bool = True) -> None:
         """A staged construct (`construct`) left staged values in `slot` (see
         operators/slots.py: a global, a variable of an enclosing function, an attribute or item

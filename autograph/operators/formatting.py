@@ -46,6 +46,17 @@ def mod(a, b):
     return percent_format(a, b) if isinstance(a, str) else a % b
 
 
+def join_strings(separator: str, iterable):
+    """`separator.join(iterable)`; where an item is a string tensor, the text is computed when
+    the graph runs."""
+    items = list(iterable)
+    for item in items:
+        backend = backends.tensor_backend(item)
+        if backend is not None:
+            return backend.join_strings(separator, items)
+    return separator.join(items)
+
+
 def _fill(template: str, tensors: list, style: str):
     """The text of `template` (its plain values formatted in already) with `tensors` in its
     fields: a backend's string, or a `str` when nothing is left to fill."""
@@ -93,18 +104,19 @@ def _is_sequence(value) -> bool:
     return isinstance(value, (list, tuple)) and not hasattr(type(value), "_fields")
 
 
-def _container_template(value, tensors: list, style: str) -> str:
-    """The text of the list or tuple `value` as Python prints it (its items' reprs), with its
-    tensors as `repr` fields of `style` (appended to `tensors`)."""
+def _container_template(value, tensors: list, style: str, conversion: str = "r") -> str:
+    """The text of the list or tuple `value` as Python prints it (its items' reprs, or their
+    `ascii` with conversion "a"), with its tensors as fields of `style` (appended to
+    `tensors`)."""
     parts = []
     for item in value:
         if backends.tensor_backend(item) is not None:
             tensors.append(item)
-            parts.append("{!r}" if style == "{}" else "%r")
+            parts.append(f"{{!{conversion}}}" if style == "{}" else f"%{conversion}")
         elif holds_tensors(item):
-            parts.append(_container_template(item, tensors, style))
+            parts.append(_container_template(item, tensors, style, conversion))
         else:
-            parts.append(_escape(repr(item), style))
+            parts.append(_escape((ascii if conversion == "a" else repr)(item), style))
     if isinstance(value, list):
         return "[" + ", ".join(parts) + "]"
     return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
@@ -149,7 +161,8 @@ class _BraceFields:
                 if spec:  # (Python's error: a list's or tuple's text takes no spec)
                     raise TypeError(
                         f"unsupported format string passed to {type(value).__name__}.__format__")
-                out.append(_container_template(value, self.tensors, "{}"))
+                out.append(_container_template(value, self.tensors, "{}",
+                                                "a" if conversion == "a" else "r"))
             elif needs_backend(value):
                 self.tensors.insert(first, value)  # before the tensors of its spec, like Python
                 conv = f"!{conversion}" if conversion else ""
@@ -217,11 +230,11 @@ def _percent_fields(template: str, values) -> tuple[str, list]:
         spec = "%" + flags + (width or "") + ("" if precision is None else f".{precision}")
         spec = spec.replace("*", "{}").format(*stars) + kind
         if holds_tensors(value):
-            if spec not in ("%s", "%r"):
+            if spec not in ("%s", "%r", "%a"):
                 raise NotImplementedError(
                     f"autograph cannot format a {type(value).__name__} holding tensors with "
                     f"{spec!r}; format its items, or use %s.")
-            out.append(_container_template(value, tensors, "%"))
+            out.append(_container_template(value, tensors, "%", "a" if kind == "a" else "r"))
         elif needs_backend(value):
             out.append(spec)
             tensors.append(value)

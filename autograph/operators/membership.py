@@ -8,7 +8,8 @@ eager tensor, a staged scalar bool in a graph. On a list, tuple, set or dict hol
 values, or with a tensor `x`, it is Python's `any(e is x or e == x for e in container)`, each
 `e == x` a staged truth value (so `==` on arrays must give one element, as in Python); a set or
 dict is searched the same way (tensors hash by identity, numpy scalars by value). Anything else
-is Python's `in` itself.
+is Python's `in` itself, but for a staged answer of a container's own `__contains__` (a
+shape's unknown dims).
 """
 
 from __future__ import annotations
@@ -25,15 +26,26 @@ def in_(item, container):
     if backend is not None:
         found = backend.contains(container, item)
         return found if backends.staging(found) is not None else bool(found)
-    if type(container) not in _CONTAINERS:
-        return item in container
+    if not _plain_container(container):
+        contains = getattr(type(container), "__contains__", None)
+        if contains is None:
+            return item in container  # (Python's search by iteration)
+        found = contains(container, item)  # (`in` would take the truth of a staged answer)
+        return found if backends.staging(found) is not None else bool(found)
     item_is_tensor = backends.tensor_backend(item) is not None
-    if item_is_tensor and type(container) in _HASHED and getattr(item, "shape", ()):
+    if item_is_tensor and isinstance(container, _HASHED) and getattr(item, "shape", ()):
         raise TypeError(f"unhashable type: a tensor of shape {list(item.shape)} (like a numpy "
                         "array) cannot be looked up in a set or dict")
     if item_is_tensor or backends.staging_any(container) is not None:
         return _staged_any(item, container)
     return item in container
+
+
+def _plain_container(container) -> bool:
+    """A list, tuple, set or dict, or a subclass searched as they are (a namedtuple, a
+    shape): not one with its own `__contains__`."""
+    return isinstance(container, _CONTAINERS) and any(
+        type(container).__contains__ is kind.__contains__ for kind in _CONTAINERS)
 
 
 def not_in(item, container):

@@ -115,10 +115,17 @@ def repr_(x):
 
 
 def format_(value, format_spec=""):
-    """`format(value, format_spec)`; of a tensor, the text of its value."""
-    if backends.tensor_backend(value) is None and backends.tensor_backend(format_spec) is None:
+    """`format(value, format_spec)`; of a tensor, or a list or tuple holding tensors, the text
+    of its value."""
+    if backends.tensor_backend(format_spec) is None and not formatting.needs_backend(value):
         return format(value, format_spec)
     return format_string("{:{}}", value, format_spec)
+
+
+def ascii_(x):
+    """`ascii(x)`; of a tensor, or a list or tuple holding tensors, the text of its value, as
+    Python's on it."""
+    return format_string("{!a}", x)
 
 
 def _staged_builtin(python_fn):
@@ -140,7 +147,7 @@ def _staged_builtin(python_fn):
         # too.
         staging_any = backends.capturing_any if python_fn in _COMPARING else backends.staging_any
         backend = staging_any(args)
-        if backend is None and len(args) == 1 and type(args[0]) in (list, tuple):
+        if backend is None and len(args) == 1 and isinstance(args[0], (list, tuple)):
             backend = staging_any(args[0])
         if backend is None:
             return python_fn(*args, **kwargs)
@@ -196,7 +203,7 @@ _STAGED = (builtins.min, builtins.max, builtins.sum, builtins.all, builtins.any,
 # Builtins whose result on a staged value cannot be computed from it (the text of its digits,
 # its identity) and `math` functions not staged yet: the backend refuses them by name.
 _REFUSED = (builtins.hex, builtins.oct, builtins.bin, builtins.chr, builtins.ord, builtins.id,
-            builtins.ascii, math.pow, math.isclose)
+            math.pow, math.isclose)
 
 
 # Builtin -> overload, used by converted_call.
@@ -211,6 +218,7 @@ OVERLOADS: dict = {
     builtins.bool: bool_,
     builtins.str: str_,
     builtins.repr: repr_,
+    builtins.ascii: ascii_,
     builtins.format: format_,
     **{fn: _staged_builtin(fn) for fn in (*_STAGED, *_REFUSED)},
     operator.truth: truth_,

@@ -230,6 +230,10 @@ class EagerTensor(Tensor):
 
 
 _COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
+# Opcodes that take the truth of a value in the user's own code (`if`, `while`, `and`, `not`):
+# anywhere else, Python's own code (a builtin's C code) took it.
+_TRUTH_OPCODES = frozenset(code for name, code in dis.opmap.items()
+                           if "JUMP" in name and "_IF_" in name or name in ("UNARY_NOT", "TO_BOOL"))
 _SUBSCRIPT_OPCODES = frozenset(dis.opmap[name] for name in ("BINARY_SUBSCR", "STORE_SUBSCR",
                                                              "DELETE_SUBSCR") if name in dis.opmap)
 
@@ -359,6 +363,13 @@ class SymbolicTensor(Tensor):
                 "Filtering a comprehension (its `if`) by {}",
                 "autograph stages a list comprehension assigned to a name: write "
                 "`ys = [... for ... if ...]` on a line of its own, then use `ys`.",
+            )
+        if _caller_opcode() not in _TRUTH_OPCODES:  # `sorted(dims)`, `t1 < t2` of tuples
+            self._not_allowed(
+                "Python's own code on this line (a builtin such as bool, filter, sorted or "
+                "list.index, or a comparison of lists or tuples) taking the truth of {}",
+                "Compute it with tensor ops (np.sort, np.any(x == v), ...) instead; while "
+                "tracing, a shape's unknown dims are such tensors.",
             )
         self._not_allowed(
             "Using {} as a Python bool",

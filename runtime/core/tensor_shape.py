@@ -100,6 +100,18 @@ class _WatchedShape(TensorShape):
             result = same if result is True else result & same
         return result
 
+    def __contains__(self, item):
+        """Python's `in`: a bool tensor when it rests on an unknown dim."""
+        self._read()
+        found = False
+        for dim in tuple.__iter__(self):
+            same = dim is item or dim == item
+            if same is True:
+                return True
+            if same is not False:
+                found = same if found is False else found | same
+        return found
+
     def __ne__(self, other):
         same = self.__eq__(other)
         return same if same is NotImplemented else not same if isinstance(same, bool) else ~same
@@ -139,7 +151,7 @@ def _reading(name: str):
     return read
 
 
-for _name in ("__contains__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__repr__",
+for _name in ("__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__repr__",
               "count", "index"):
     setattr(_WatchedShape, _name, _reading(_name))
 

@@ -86,8 +86,11 @@ def reshape(tensor, shape):
 
 
 def shape_tensor(value, what: str):
-    """A shape argument that holds symbolic tensors as one 1-D int32 tensor."""
+    """A shape argument that holds symbolic tensors as one 1-D int32 tensor (a scalar is one
+    dim, as numpy takes `n` for `(n,)`)."""
     tensor = convert_to_tensor(value)
+    if tensor.dtype.is_integer and len(tensor.shape) == 0:
+        tensor = apply(RESHAPE, [tensor], {"shape": (1,)})
     if not tensor.dtype.is_integer or len(tensor.shape) != 1:
         raise argument_error(TypeError, with_origin(
             f"{what} must be a 1-D integer tensor, got {tensor.dtype.name}"

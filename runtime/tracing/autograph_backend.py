@@ -387,6 +387,18 @@ class RuntimeBackend(autograph.Backend):
         text = string_ops.format(template, *values, style=style)
         return text if isinstance(text, SymbolicTensor) else string_ops.decoded(text.numpy())
 
+    def join_strings(self, separator, items):
+        for index, item in enumerate(items):
+            if not (isinstance(item, str) or isinstance(item, Tensor) and item.dtype.is_string
+                    and not item.shape):
+                what = (f"{item.dtype.name} tensor of shape {list(item.shape)}"
+                        if isinstance(item, Tensor) else type(item).__name__)
+                raise TypeError(with_origin(
+                    f"sequence item {index}: expected str instance, {what} found",
+                    user_origin()))
+        text = string_ops.join(items, separator)
+        return text if isinstance(text, SymbolicTensor) else string_ops.decoded(text.numpy())
+
     def contains(self, container, item):
         if not container.shape:  # a 0-d value is a numpy scalar, which is not a container
             raise TypeError(with_origin(

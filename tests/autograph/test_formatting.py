@@ -7,6 +7,8 @@ string tensor is compared as decoded text)."""
 # `%` and `.format` are what these tests convert, so they are written on purpose:
 # ruff: noqa: UP031, UP032
 
+import functools
+
 import numpy as np
 import pytest
 from three_way import as_numpy_args, as_tensor_args
@@ -255,6 +257,39 @@ def builtins_give_text(x):
 
 def test_str_repr_and_format_of_tensors(capsys):
     assert_same_text(capsys, builtins_give_text, 1 / 3)
+
+
+def containers_give_text(x, n):
+    pair = (x, n)
+    return format(pair), ascii([x, "é"]), f"{pair!a}", "%a" % ([n, "é"],), ascii(n)
+
+
+def texts_joined(x, n):
+    return ", ".join(map(str, (x, n))) + "|" + "-".join([repr(n), "b", str(x)])
+
+
+def builtins_called_by_builtins(x, n):
+    return "".join(map(str, [n, n + 1])) + functools.reduce(
+        lambda a, b: a + b, map(format, (x, n)))
+
+
+def test_text_builtins_of_containers_and_the_builtins_that_call_them(capsys):
+    """format / ascii of a tuple holding tensors, `!a`, `%a`, `sep.join` of their texts, and
+    `str` / `format` passed to map and functools.reduce: the builtin's overload,
+    as converted code calls it (Python's builtin on a graph tensor would give its repr)."""
+    for fn in (containers_give_text, texts_joined, builtins_called_by_builtins):
+        assert_same_text(capsys, fn, 0.5, 3)
+        assert_same_text(capsys, fn, np.float32(2.25), -1)
+
+
+def joins_a_number(n):
+    return ",".join(["a", n])
+
+
+def test_joining_a_number_is_pythons_type_error_everywhere(capsys):
+    assert isinstance(assert_same_text(capsys, joins_a_number, 3), TypeError)
+    with pytest.raises(TypeError, match="sequence item 1: expected str instance, int32 tensor"):
+        rt.function(joins_a_number)(rt.constant(3))
 
 
 # ---- print ------------------------------------------------------------------------------------

@@ -123,6 +123,28 @@ def test_identity_is_tested_before_equality(value):
     assert_agree(identity_before_equality, value)
 
 
+class Bins:
+    """A container whose own `__contains__` computes with its values (numpy's `any`)."""
+
+    def __init__(self, edges):
+        self.edges = edges
+
+    def __contains__(self, item):
+        return np.any(self.edges == item)
+
+
+def in_a_container_of_the_users(t):
+    bins = Bins(t * 2)
+    return (4 in bins, 5 not in bins)
+
+
+@pytest.mark.parametrize("value", [np.array([1, 2], np.int32), np.array([3, 5], np.int32)])
+def test_in_a_container_whose_contains_computes_on_tensors(value):
+    """Its answer is the truth `in` takes in Python; a staged one in a graph (`in` itself
+    would take the truth of it while tracing)."""
+    assert_agree(in_a_container_of_the_users, value)
+
+
 def branches_on_membership(t):
     if 3 in t:
         return t * 2

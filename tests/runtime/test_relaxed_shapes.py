@@ -3,6 +3,7 @@ Python: code that reads a dim the relaxed graph does not know (`x.shape[0]`, unp
 `x.shape`, `len` of a tensor in unconverted code) would see None where Python sees a number, so
 such a function is traced for each shape exactly; reading only known dims keeps one graph."""
 
+import functools
 import logging
 
 import numpy as np
@@ -53,8 +54,29 @@ def shape_slice_product(x):
     return x.sum() * int(np.prod(lead))
 
 
+def shape_as_text(x):
+    return format(x.shape) + ascii(x.shape) + ",".join(map(str, x.shape)) + f"{x.shape!a}"
+
+
+def length_in_shape(x):
+    return x.sum() if 8 in x.shape else -x.sum()
+
+
+def largest_dim(x):
+    return x.sum() * max(x.shape) + functools.reduce(min, x.shape)
+
+
+def flattened_by_dims(x):
+    return x.reshape(x.shape[0] * x.shape[1])[:3] * 2.0 + np.tile(x[0], x.shape[0])[-3:]
+
+
+def dims_by_map(x):
+    return x.sum() * sum(map(lambda d: d * 2, x.shape))
+
+
 READERS = [branch_on_length, unpack_shape, python_range_over_length, zeros_of_length,
-           compare_shape, shape_in_text, shape_is_none, shape_slice_product]
+           compare_shape, shape_in_text, shape_is_none, shape_slice_product, shape_as_text,
+           length_in_shape, largest_dim, flattened_by_dims, dims_by_map]
 
 
 
@@ -312,3 +334,18 @@ def test_a_shape_is_a_tuple_to_percent_and_to_concatenation():
         list_plus_shape(x)
     with pytest.raises(TypeError, match="can only concatenate list"):
         rt.function(list_plus_shape, input_signature=[rt.TensorSpec([None, 3], rt.float64)])(x)
+
+
+def sorted_dims(x):
+    return sorted(x.shape)
+
+
+def test_a_builtin_taking_the_truth_of_an_unknown_dim_says_so_at_the_users_line():
+    """`sorted(x.shape)` compares the dims in sort's C code: with an unknown dim that is a
+    located refusal that names the builtin's truth, not the `if` advice (which did not fit)."""
+    graph = rt.function(sorted_dims, input_signature=[rt.TensorSpec([None, 3], rt.float64)])
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
+                       match=r"(?s)Python's own code on this line \(a builtin such as bool, "
+                             r"filter, sorted.*test_relaxed_shapes\.py.*sorted\(x\.shape\)"):
+        graph(np.ones((4, 3)))
+    assert rt.function(sorted_dims)(np.ones((4, 3))) == [3, 4]  # (known dims: Python's sort)

@@ -128,9 +128,9 @@ def range_dtype(values):
     floating = [t.dtype for t in tensors if t.dtype.is_floating]
     if floating:
         return floating[0]
-    strong = ([t.dtype for v, t in zip(values, tensors) if not is_weak(v)]
-              or [v.dtype for v in values if isinstance(v, (EagerTensor, SymbolicTensor))]
-              or [dtypes.int32])
+    # (all weak: Python ints, or graph values standing for them, such as an unknown dim:
+    # int32, as for the ints themselves; a stand-in is narrowed with a check when it runs)
+    strong = [t.dtype for v, t in zip(values, tensors) if not is_weak(v)] or [dtypes.int32]
     dtype = strong[0]
     for other in strong[1:]:
         if other.is_integer and dtype.is_integer:
@@ -154,7 +154,7 @@ def range(start, limit=None, delta=1, dtype=None):  # noqa: A001 - TensorFlow's 
     if dtype.is_bool or dtype.is_string:
         raise argument_error(TypeError, f"range: dtype must be numeric, not {dtype.name}.")
     values = [math_ops.cast(v, dtype) if isinstance(v, (EagerTensor, SymbolicTensor))
-              else convert_to_tensor(v, dtype) for v in values]
+              and not v.weak else convert_to_tensor(v, dtype) for v in values]
     for v, name in zip(values, ("start", "limit", "delta")):
         _check_scalar(v, f"range's {name}")
     length = None

@@ -315,6 +315,10 @@ class RuntimeBackend(autograph.Backend):
         dtype = creation_ops.range_dtype([start, limit, delta])
         if dtype.is_bool or dtype.np_dtype.itemsize < 4:
             dtype = dtypes.int32
+        for value in (start, limit, delta):  # (a Python int's stand-in keeps its width)
+            if isinstance(value, Tensor) and value.weak and dtype.is_integer and (
+                    value.dtype.np_dtype.itemsize > dtype.np_dtype.itemsize):
+                dtype = value.dtype
         result = creation_ops.range(start, limit, delta, dtype=dtype)
         graph = context.current_graph()
         if graph is not None and not isinstance(result, SymbolicTensor):

@@ -349,3 +349,34 @@ def test_a_builtin_taking_the_truth_of_an_unknown_dim_says_so_at_the_users_line(
                              r"filter, sorted.*test_relaxed_shapes\.py.*sorted\(x\.shape\)"):
         graph(np.ones((4, 3)))
     assert rt.function(sorted_dims)(np.ones((4, 3))) == [3, 4]  # (known dims: Python's sort)
+
+
+def ranges_over_dims(x):
+    n = x.shape[0]
+    counter = 0
+    for i in range(n):  # (Python's range: Python ints, int64 in a graph)
+        counter += i
+    return rt.range(n), rt.range(1, n, 2), counter
+
+
+def far_range(x):
+    start = x.shape[0] * 3_000_000_000
+    return rt.range(start, start + 2)
+
+
+def test_rt_range_of_an_unknown_dim_is_int32_as_of_the_int():
+    """rt.range of Python ints is int32 (int64 past it); of a dim only the run knows, it was
+    int64 in the graph (the stand-in's width) where the eager call gives int32. Now int32, with
+    a check when the graph runs: a stand-in past int32 raises rather than wraps."""
+    x = np.ones((5, 3))
+    eager = ranges_over_dims(x)
+    graph = rt.function(ranges_over_dims, input_signature=[rt.TensorSpec([None, 3], rt.float64)])
+    got = graph(x)
+    for actual, expected in zip(got[:2], eager[:2]):
+        assert actual.dtype == expected.dtype == rt.int32
+        _same(actual, expected)
+    assert got[2].dtype == rt.int64 and int(got[2]) == eager[2] == 10
+    assert far_range(x).dtype == rt.int64  # (eagerly: past int32, the ints' int64)
+    with pytest.raises(rt.errors.InvalidArgumentError,
+                       match=r"(?s)out of bounds for int32.*test_relaxed_shapes\.py"):
+        rt.function(far_range, input_signature=[rt.TensorSpec([None, 3], rt.float64)])(x)

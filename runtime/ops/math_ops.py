@@ -289,6 +289,7 @@ def _compare_op(opdef, x, y, name, string_opdef=None):
     known = _compared_past_the_dtype(opdef, x, y)
     if known is not None:
         return known
+    weak = weak_result(x, y)  # (two Python numbers' comparison: a Python bool's stand-in)
     x, y = _widened_for_python_ints(x, y), _widened_for_python_ints(y, x)
     x, y = binary_operands(x, y, name)
     _refuse_complex(opdef, x.dtype, name)
@@ -298,7 +299,10 @@ def _compare_op(opdef, x, y, name, string_opdef=None):
                 TypeError, f"{name} does not accept string tensors (only equal and not_equal do)."
             )
         opdef = string_opdef
-    return apply(opdef, [x, y])
+    result = apply(opdef, [x, y])
+    if weak:
+        result.weak = True
+    return result
 
 
 _MIRRORED = {"Less": "Greater", "LessEqual": "GreaterEqual", "Greater": "Less",

@@ -379,7 +379,12 @@ def test_weak_tensor_behaves_like_a_python_scalar_in_ops():
     assert _traced(lambda n: weak_one(n) + n, x).dtype is rt.int64
     assert _traced(lambda n: weak_one(n) + 0.5, x).weak
     assert _traced(lambda n: weak_one(n) * 2, x).weak
-    assert not _traced(lambda n: weak_one(n) < 2, x).weak
+    # a comparison of two Python numbers is a Python bool: its repr is `True`, and `b * 1.5`
+    # a Python float (it was a strong bool: `np.True_`, and `np.float64(1.5)`)
+    compared = _traced(lambda n: weak_one(n) < 2, x)
+    assert compared.weak and compared.dtype is rt.bool
+    assert not _traced(lambda n: n < 2, x).weak  # (a tensor's comparison: numpy's bool)
+    assert _traced(lambda n: (weak_one(n) < 2) * 1.5, x).weak
     floats = _traced(lambda n: (weak_one(n) + 0.5) + n, x)
     assert floats.dtype is rt.float32 and not floats.weak  # a float next to ints: float32
     stacked = _traced(lambda n: rt.stack([weak_one(n), n]), x)

@@ -44,6 +44,13 @@ def analyze(fn_node) -> None:
         setanno(node, Anno.SHARED, _shared(node))
 
 
+def own_variables(fn_node) -> set:
+    """The names that are variables of `fn_node` itself: those it binds, but not those it
+    declares global or nonlocal."""
+    scope = _Scope(fn_node)
+    return scope.bound - scope.globals - scope.nonlocals
+
+
 def bound_names(fn_node) -> set:
     """The names `fn_node` binds in its own scope (parameters, assignments, nested definitions)
     or declares global / nonlocal."""

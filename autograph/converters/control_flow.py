@@ -62,14 +62,14 @@ class _ControlFlow(traversal.StatementTransformer):
         self.order = order
         self.maybe_undefined = set()  # variables passed as ag__.Undefined somewhere
         self.shared = [closures.Shared({}, frozenset())]  # per function (closures.Shared)
-        self.local = [frozenset()]  # per function: the names it binds (closures.bound_names)
+        self.local = [frozenset()]  # per function: its own variables (closures.own_variables)
         self.unbound = [set()]  # per function: names to bind to Undefined at its start
         # The parameters of the generated functions around the statement visited (always bound).
         self.bound = [frozenset()]
 
     def visit_FunctionDef(self, node):
         self.shared.append(getanno(node, Anno.SHARED))
-        self.local.append(frozenset(closures.bound_names(node)))
+        self.local.append(frozenset(closures.own_variables(node)))
         self.unbound.append(set())
         bound, self.bound = self.bound, [frozenset()]
         self.generic_visit(node)
@@ -207,10 +207,11 @@ class _ControlFlow(traversal.StatementTransformer):
         return sorted(names, key=lambda n: (self.order.get(n, len(self.order)), n))
 
     def _containers_changed(self, stmts, modified) -> set:
-        """The function's own variables whose objects `stmts` change at keys the statement
-        computes (composites.containers_changed), which a staged construct carries whole. (A
-        global's or an enclosing function's: a Contents slot, see `_slots`.)"""
-        return composites.containers_changed(stmts, modified) & self.local[-1]
+        """The function's own variables whose lists or dicts `stmts` change at keys the
+        statement computes (`q[i % n] = v`, `rows[k][0] = v`): a staged construct carries
+        them whole, rebuilt for each path. (Others: `_computed_key_slots`.)"""
+        return {base for target, base in composites.unstable_writes(stmts, modified)
+                if base in self.local[-1] and composites.plain_items(target)}
 
     def _shared(self, node, modified) -> list:
         """The shared variables that `node`'s blocks change in place: those among `modified`,
@@ -238,14 +239,37 @@ class _ControlFlow(traversal.StatementTransformer):
             else:
                 key = gast.Constant(value=target.attr, kind=None)
                 elts.append(_ag_call("Attr", [_copy(target.value), key, text]))
-        # A global's or an enclosing function's container written at computed keys: carried
-        # in place (carrying the name would make it a local variable of the function).
-        outside = composites.containers_changed(stmts, modified) - self.local[-1]
-        elts += [_ag_call("Contents", [templates.name(n), gast.Constant(value=n, kind=None)])
-                 for n in self._ordered(outside)]
+        elts += self._computed_key_slots(stmts, modified)
         if not elts:
             return []
         return [gast.keyword(arg="slots", value=gast.Tuple(elts=elts, ctx=gast.Load()))]
+
+    def _computed_key_slots(self, stmts, modified) -> list:
+        """Slots for the writes at keys a statement computes that carrying a variable of the
+        function whole (rebuilt for each path) does not cover. A container the function does
+        not hold in a variable of its own, written at such a key (`hist[len(s)] = 1`, a
+        global's; `self.cache[k(x)] = v`) is carried in place (`Contents`: carrying a global's
+        name would make it a local variable of the function), read only when the construct
+        is staged. What no copy of a container holds (an attribute of an item such a key
+        picks, `objs[len(s)].count = 1`; a write deeper into another function's container)
+        is `Uncarried`: refused when the construct is staged."""
+        elts: list = []
+        contents: dict = {}
+        for target, base in composites.unstable_writes(stmts, modified):
+            if base is None:
+                continue
+            own = base in self.local[-1] or base in modified
+            container = target.value
+            if (isinstance(target, gast.Subscript) and composites.stable(container, modified)
+                    and not (own and composites.plain_items(container))):
+                contents.setdefault(composites.source(container), container)
+            elif not own or composites.object_inside_computed_item(target, modified):
+                text = gast.Constant(value=composites.source(target), kind=None)
+                elts.append(_ag_call("Uncarried", [text]))
+        for text, container in contents.items():
+            read = gast.Lambda(args=_no_arguments(), body=_copy(container))
+            elts.append(_ag_call("Contents", [read, gast.Constant(value=text, kind=None)]))
+        return elts
 
     def _names(self, state):
         """The names of the state variables, for messages (a return value's is the operators'
@@ -343,6 +367,11 @@ class _GuardReads(traversal.Transformer):
         read = templates.replace("name = ag__.ld(name)", getanno(node, Anno.ORIGIN),
                                  name=target.id)
         return read + [node]
+
+
+def _no_arguments():
+    return gast.arguments(args=[], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                          kwarg=None, defaults=[])
 
 
 def _ag_call(name, args, keywords=()):

@@ -158,12 +158,25 @@ class _BraceFields:
             first = len(self.tensors)
             spec = self.template(spec, depth - 1) if spec else ""
             if holds_tensors(value):
-                if spec:  # (Python's error: a list's or tuple's text takes no spec)
+                style = "a" if conversion == "a" else "r"
+                if spec and not conversion:  # (Python's error: a list's text takes no spec)
                     raise TypeError(
                         f"unsupported format string passed to {type(value).__name__}.__format__")
-                out.append(_container_template(value, self.tensors, "{}",
-                                                "a" if conversion == "a" else "r"))
-            elif needs_backend(value):
+                if spec:  # (`!r:>20`: the spec formats the container's text)
+                    inner: list = []
+                    text = _fill(_container_template(value, inner, "{}", style), inner, "{}")
+                    if not isinstance(text, str):  # (a staged string)
+                        self.tensors.insert(first, text)
+                        out.append(f"{{:{spec}}}")
+                        continue
+                    spec = _fill(spec, self.tensors[first:], "{}")  # (eager: its text now)
+                    del self.tensors[first:]
+                    out.append(_escape(format(text, spec), "{}"))
+                    continue
+                else:
+                    out.append(_container_template(value, self.tensors, "{}", style))
+                    continue
+            if needs_backend(value):
                 self.tensors.insert(first, value)  # before the tensors of its spec, like Python
                 conv = f"!{conversion}" if conversion else ""
                 out.append(f"{{{conv}{':' + spec if spec else ''}}}")

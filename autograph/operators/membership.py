@@ -31,7 +31,8 @@ def in_(item, container):
         if contains is None:
             return item in container  # (Python's search by iteration)
         found = contains(container, item)  # (`in` would take the truth of a staged answer)
-        return found if backends.staging(found) is not None else bool(found)
+        backend = backends.staging(found)
+        return bool(found) if backend is None else backend.cast(found, bool)  # (its truth)
     item_is_tensor = backends.tensor_backend(item) is not None
     if item_is_tensor and isinstance(container, _HASHED) and getattr(item, "shape", ()):
         raise TypeError(f"unhashable type: a tensor of shape {list(item.shape)} (like a numpy "

@@ -5,8 +5,10 @@
     ag__.Global('total', globals())   the same, bound (before a plain assignment of it)
     ag__.Item(d, 'k', "d['k']")  a subscript written in the body
     ag__.Attr(o, 'n', 'o.n')     an attribute written in the body
-    ag__.Contents(hist, 'hist')  the items of a global's or an enclosing function's container
-                                 that the body writes at keys it computes (`hist[len(s)] = 1`)
+    ag__.Contents(lambda: hist, 'hist')  the items of a container the function holds in no
+                                 variable of its own, written at keys the body computes
+    ag__.Uncarried('objs[k].n')  a write at such a key into an object a container holds:
+                                 refused when the construct is staged
 
 In plain Python the body's own writes are the semantics, and operators never touch slots
 (`writing` only notes them while a graph is built: converters/outside_writes.py). A
@@ -176,22 +178,23 @@ class Item(Slot):
 
 
 class Contents(Slot):
-    """The items of a dict, list or numpy array that a global or a variable of an enclosing
-    function holds, which the body writes at keys it computes: carried whole, and set in
-    place (the name is not the converted function's to rebind)."""
+    """The items of a dict, list or numpy array that the function holds in no variable of its
+    own (a global's, an enclosing function's, `self.cache`), which the body writes at keys it
+    computes: carried whole, and set in place. `read` gives the container (called only when
+    the construct is staged: Python reads it only where the body runs)."""
 
     kind = "contents"
     composite = True
 
-    def __init__(self, obj, name: str):
-        self.obj, self.name = obj, name
+    def __init__(self, read, name: str):
+        self.read, self.name = read, name
 
     @property
     def holder(self):
-        return self.obj
+        return self.read()
 
     def get(self):
-        obj = self.obj
+        obj = self.read()
         if isinstance(obj, dict):
             return dict(obj)
         if isinstance(obj, list):
@@ -201,20 +204,56 @@ class Contents(Slot):
         raise AutoGraphError(at(
             f"A graph `if` or loop writes items of {self.name} (a {type(obj).__name__}) at keys "
             "computed in its body: autograph carries the items of a dict, list or numpy array "
-            f"there. Compute the key before the `if`/loop, or return the values and write them "
+            "there. Compute the key before the `if`/loop, or return the values and write them "
             "after the call.", caller_origin()))
 
     def set(self, value) -> None:
-        obj = self.obj
+        obj = self.read()
         if value is obj:
             return
         if isinstance(obj, dict):
             obj.clear()
             obj.update(value)
-        elif isinstance(obj, list):
+        elif isinstance(obj, list) and isinstance(value, list):
             obj[:] = value
+        elif isinstance(obj, list) or backends.staging_any(
+                [value] if backends.tensor_backend(value) is not None else []) is not None:
+            what = "changes the length of" if isinstance(obj, list) else "writes graph values into"
+            raise AutoGraphError(at(
+                f"A graph `if` or loop {what} {self.name}, a "
+                f"{type(obj).__name__} the function does not own (a global's, an enclosing "
+                "function's or an object's): it would hold the graph's placeholders after "
+                "tracing. Return the values from the function and write them after the call.",
+                caller_origin()))
         else:
             obj[...] = value
+
+
+class Uncarried(Slot):
+    """A write in the body at a key the statement computes that changes what no copy of a
+    container holds (`objs[len(s)].count = 1`): refused when the construct is staged (each
+    path's write would stay, also where the graph does not take the path)."""
+
+    kind = "contents"
+    composite = True
+
+    def __init__(self, name: str):
+        self.name = name
+
+    @property
+    def holder(self):
+        return None
+
+    def get(self):
+        raise AutoGraphError(at(
+            f"{self.name} is written in a graph `if` or loop inside an item that a key computed "
+            "there picks: autograph carries containers across the paths, not the objects they "
+            "hold, so every path's write would stay. Pick the item before the `if`/loop "
+            "(`item = objs[k]`) and write to it there, or compute with values and assign "
+            "after the `if`/loop.", caller_origin()))
+
+    def set(self, value) -> None:
+        raise AssertionError("unreachable: get() refused the construct")  # pragma: no cover
 
 
 class _Container:

@@ -3,6 +3,10 @@ shape the user's code reads while a trace watches for unknown dims (`_WatchedSha
 
 from __future__ import annotations
 
+import numbers
+
+import numpy as np
+
 from runtime.core import context
 
 
@@ -101,10 +105,15 @@ class _WatchedShape(TensorShape):
         return result
 
     def __contains__(self, item):
-        """Python's `in`: a bool tensor when it rests on an unknown dim."""
+        """Python's `in`: a bool tensor when it rests on an unknown dim (which only a number,
+        or an array of them, can equal: an int is not equal to a list or a string)."""
         self._read()
+        numeric = isinstance(item, (numbers.Number, np.ndarray, np.generic)) or hasattr(
+            item, "dtype")  # (a tensor)
         found = False
-        for dim in tuple.__iter__(self):
+        for dim, known in zip(tuple.__iter__(self), self.static):
+            if known is None and not numeric:
+                continue
             same = dim is item or dim == item
             if same is True:
                 return True

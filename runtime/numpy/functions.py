@@ -617,7 +617,10 @@ def hstack(tup, *, dtype=None, casting="same_kind"):
 def tile(A, reps):  # noqa: N803 - numpy's name
     """numpy.tile."""
     x = _tensor(A)
-    reps = (reps,) if np.ndim(reps) == 0 else tuple(reps)  # (a scalar: one count, as numpy)
+    if isinstance(reps, (list, tuple)) or getattr(reps, "ndim", 0) > 0:
+        reps = tuple(reps)
+    else:
+        reps = (reps,)  # (a scalar: one count, as numpy)
     if len(reps) < x.ndim:
         reps = (1,) * (x.ndim - len(reps)) + reps
     elif len(reps) > x.ndim:

@@ -88,7 +88,7 @@ def restore(writes: list) -> None:
     holds no staged value: inner constructs snapshot their outer one's placeholders)."""
     done = set()
     for write in writes:
-        place = (id(write.slot.holder), write.slot.name)
+        place = (id(write.slot.holder), write.slot.name, _key_of(write.slot))
         if place in done or _staged(write.saved):
             continue
         done.add(place)
@@ -97,6 +97,17 @@ def restore(writes: list) -> None:
                 write.slot.reset(write.saved)
         except Exception:  # noqa: BLE001 - the user's object refused; the error says why
             continue
+
+
+def _key_of(slot):
+    """The key of an item slot (`L[i]` is one name for every `i` of a loop), by value where
+    it hashes; else None."""
+    key = getattr(slot, "key", None)
+    try:
+        hash(key)
+    except TypeError:
+        return ("object", id(key))
+    return key
 
 
 def _staged(value) -> bool:

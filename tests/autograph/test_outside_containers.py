@@ -618,3 +618,110 @@ def test_outside_containers_written_at_computed_keys_in_graph_ifs_are_refused():
                              r"test_outside_containers\.py"):
         rt.function(count_on_both_paths)(np.float32([-1.0]), "ab")
     assert COUNTS == {2: np.float32(0.0)}
+
+
+class Tally:
+    count = 0
+
+
+TALLIES = [Tally(), Tally(), Tally()]
+ALIASED = {1: "a", 2: "b"}
+GRID = np.zeros(3)
+
+
+def count_in_an_item(x, label):
+    if np.sum(x) > 0:
+        TALLIES[len(label)].count = 1
+    return x
+
+
+def count_in_a_local_item(x, label):
+    tallies = [Tally(), Tally(), Tally()]
+    if np.sum(x) > 0:
+        tallies[len(label)].count = 5
+    return x + tallies[2].count
+
+
+def fill_in_a_loop(x, label):
+    for i in range(3):
+        if np.sum(x) > 5:
+            SLOTS[i] = 4.0
+    return x
+
+
+def write_a_declared_global(x, label):
+    global ALIASED
+    if np.sum(x) > 0:
+        ALIASED[len(label)] = "z"
+    else:
+        ALIASED[len(label)] = "z"
+    return x
+
+
+def write_a_missing_global_on_a_path_not_taken(x, label):
+    if not label:
+        UNDEFINED_GLOBAL[len(label)] = 1  # noqa: F821 - Python never runs it here
+    return x
+
+
+def shorten_a_global_list(x, label):
+    if np.sum(x) > 0:
+        SLOTS[len(label) - 1:] = [9.0]
+    return x
+
+
+def write_a_global_array(x, label):
+    if np.sum(x) > 0:
+        GRID[len(label) % 3] = 7.0
+    return x
+
+
+class Cache:
+    def __init__(self):
+        self.values = {1: 0.0}
+
+    def store(self, x, label):
+        if label:
+            self.values[len(label) - 1] = 2.0
+        return x
+
+    def store_on_a_tensor(self, x, label):
+        if np.sum(x) > 0:
+            self.values[len(label) - 1] = 2.0
+        else:
+            self.values[len(label) - 1] = 3.0
+        return x
+
+
+def test_computed_key_writes_graph_ifs_cannot_carry_are_refused_and_undone():
+    """Found by the review of the Contents slot: an attribute of an item a computed key
+    picks stayed written from the path not taken (also for a local list); a refusal put back
+    only the first item of `SLOTS[i]` (the writes share one name) and the rest were removed;
+    `global ALIASED` was rebound to a copy; a missing global was read on a path Python does
+    not run; a list's length and a numpy array's items took graph values."""
+    x = np.float32([-1.0])
+    for fn, error, match in [
+            (count_in_an_item, autograph.AutoGraphError, r"TALLIES\[len\(label\)\]\.count is "),
+            (count_in_a_local_item, autograph.AutoGraphError, r"tallies\[len\(label\)\]\.count"),
+            (fill_in_a_loop, rt.errors.OperatorNotAllowedInGraphError, r"SLOTS\[i\] is assigned"),
+            (shorten_a_global_list, autograph.AutoGraphError, "changes the length of SLOTS"),
+            (write_a_global_array, autograph.AutoGraphError, "writes graph values into GRID")]:
+        with pytest.raises(error, match=rf"(?s){match}.*test_outside_containers\.py"):
+            rt.function(fn)(x, "ab")
+        assert [t.count for t in TALLIES] == [0, 0, 0] and SLOTS == [0.0, 0.0, 0.0]
+        assert not GRID.any()
+    before = ALIASED
+    rt.function(write_a_declared_global)(x, "ab")
+    assert ALIASED is before and ALIASED == {1: "a", 2: "z"}
+    assert rt.function(write_a_missing_global_on_a_path_not_taken)(x, "ab") == x
+
+
+def test_an_objects_container_at_a_computed_key_is_carried_in_place():
+    python, graph = Cache(), Cache()
+    graph_values = graph.values
+    assert rt.function(graph.store)(np.float32(1.0), "ab") == python.store(np.float32(1.0), "ab")
+    assert graph.values == python.values == {1: 2.0} and graph.values is graph_values
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
+                       match=r"(?s)self\.values is assigned in a graph.*test_outside_containers"):
+        rt.function(graph.store_on_a_tensor)(np.float32([1.0]), "ab")
+    assert graph.values == {1: 2.0}

@@ -133,16 +133,37 @@ class Bins:
         return np.any(self.edges == item)
 
 
+class Counted:
+    """A `__contains__` that returns a count (its truth is what `in` gives)."""
+
+    def __init__(self, values):
+        self.values = values
+
+    def __contains__(self, item):
+        return np.sum(self.values == item)
+
+
+class Compared(Counted):
+    def __contains__(self, item):  # (an array: its truth is ambiguous past one element)
+        return self.values == item
+
+
 def in_a_container_of_the_users(t):
     bins = Bins(t * 2)
-    return (4 in bins, 5 not in bins)
+    return (4 in bins, 5 not in bins, (3 in Counted(t)) + 1, 2 not in Counted(t))
+
+
+def in_a_container_answering_an_array(t):
+    return 3 in Compared(t)
 
 
 @pytest.mark.parametrize("value", [np.array([1, 2], np.int32), np.array([3, 5], np.int32)])
 def test_in_a_container_whose_contains_computes_on_tensors(value):
-    """Its answer is the truth `in` takes in Python; a staged one in a graph (`in` itself
-    would take the truth of it while tracing)."""
+    """Its answer's truth is what `in` gives in Python (a count is a bool; an array of two
+    is ambiguous); a staged truth in a graph (`in` itself would take the truth of the staged
+    answer while tracing; the review of the change found the count returned as it was)."""
     assert_agree(in_a_container_of_the_users, value)
+    assert_agree(in_a_container_answering_an_array, value)  # (ValueError in all three)
 
 
 def branches_on_membership(t):

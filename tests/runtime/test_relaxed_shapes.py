@@ -70,13 +70,22 @@ def flattened_by_dims(x):
     return x.reshape(x.shape[0] * x.shape[1])[:3] * 2.0 + np.tile(x[0], x.shape[0])[-3:]
 
 
+def other_items_in_shape(x):
+    return x.sum() if [8] in x.shape or (8, 3) in x.shape or "a" in x.shape else -x.sum()
+
+
+def tiled_by_dims(x):
+    return np.tile(x[0], (x.shape[0],))[-3:] + np.tile(x, (x.shape[0] // 2, 1))[-1]
+
+
 def dims_by_map(x):
     return x.sum() * sum(map(lambda d: d * 2, x.shape))
 
 
 READERS = [branch_on_length, unpack_shape, python_range_over_length, zeros_of_length,
            compare_shape, shape_in_text, shape_is_none, shape_slice_product, shape_as_text,
-           length_in_shape, largest_dim, flattened_by_dims, dims_by_map]
+           length_in_shape, largest_dim, flattened_by_dims, dims_by_map,
+           other_items_in_shape, tiled_by_dims]
 
 
 

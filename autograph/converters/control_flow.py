@@ -256,14 +256,14 @@ class _ControlFlow(traversal.StatementTransformer):
         elts: list = []
         contents: dict = {}
         for target, base in composites.unstable_writes(stmts, modified):
-            if base is None:
-                continue
-            own = base in self.local[-1] or base in modified
+            own = base is not None and (base in self.local[-1] or base in modified)
             container = target.value
-            if (isinstance(target, gast.Subscript) and composites.stable(container, modified)
+            if (isinstance(target, gast.Subscript) and base is not None
+                    and composites.stable(container, modified)
                     and not (own and composites.plain_items(container))):
                 contents.setdefault(composites.source(container), container)
-            elif not own or composites.object_inside_computed_item(target, modified):
+            elif not (own and composites.plain_items(target)) or (
+                    composites.object_inside_computed_item(target, modified)):
                 text = gast.Constant(value=composites.source(target), kind=None)
                 elts.append(_ag_call("Uncarried", [text]))
         for text, container in contents.items():

@@ -25,6 +25,7 @@ import types
 
 from autograph import backends
 from autograph.errors import AutoGraphError, at
+from autograph.operators import structures
 from autograph.operators.special_values import Undefined
 from autograph.origins import caller_origin
 
@@ -180,8 +181,8 @@ class Item(Slot):
 class Contents(Slot):
     """The items of a dict, list or numpy array that the function holds in no variable of its
     own (a global's, an enclosing function's, `self.cache`), which the body writes at keys it
-    computes: carried whole, and set in place. `read` gives the container (called only when
-    the construct is staged: Python reads it only where the body runs)."""
+    computes: carried whole, and set in place. `read` gives the container: called once, when
+    the construct is staged (`bind`; Python reads it only where the body runs)."""
 
     kind = "contents"
     composite = True
@@ -189,36 +190,60 @@ class Contents(Slot):
     def __init__(self, read, name: str):
         self.read, self.name = read, name
 
-    @property
-    def holder(self):
-        return self.read()
+    def bind(self, functions) -> Slot:
+        obj = self.read()
+        if not isinstance(obj, (dict, list)) and not (
+                type(obj).__module__ == "numpy" and hasattr(obj, "copy")):  # (an ndarray)
+            raise AutoGraphError(at(
+                f"A graph `if` or loop writes items of {self.name} (a {type(obj).__name__}) at "
+                "keys computed in its body: autograph carries the items of a dict, list or "
+                "numpy array there. Compute the key before the `if`/loop, or return the values "
+                "and write them after the call.", caller_origin()))
+        return _BoundContents(obj, self.name)
 
     def get(self):
-        obj = self.read()
-        if isinstance(obj, dict):
-            return dict(obj)
-        if isinstance(obj, list):
-            return list(obj)
-        if type(obj).__module__ == "numpy" and hasattr(obj, "copy"):  # (an ndarray)
-            return obj.copy()
-        raise AutoGraphError(at(
-            f"A graph `if` or loop writes items of {self.name} (a {type(obj).__name__}) at keys "
-            "computed in its body: autograph carries the items of a dict, list or numpy array "
-            "there. Compute the key before the `if`/loop, or return the values and write them "
-            "after the call.", caller_origin()))
+        raise AssertionError("unreachable: a construct binds its slots")  # pragma: no cover
 
     def set(self, value) -> None:
-        obj = self.read()
+        raise AssertionError("unreachable: a construct binds its slots")  # pragma: no cover
+
+
+class _BoundContents(Slot):
+    """A Contents slot's container, read when the construct was staged."""
+
+    kind = "contents"
+    composite = True
+
+    def __init__(self, obj, name: str):
+        self.obj, self.name = obj, name
+
+    @property
+    def holder(self):
+        return self.obj
+
+    def get(self):
+        obj = self.obj
+        return dict(obj) if isinstance(obj, dict) else list(obj) if isinstance(
+            obj, list) else obj.copy()
+
+    def set(self, value) -> None:
+        obj = self.obj
         if value is obj:
             return
         if isinstance(obj, dict):
-            obj.clear()
-            obj.update(value)
-        elif isinstance(obj, list) and isinstance(value, list):
-            obj[:] = value
+            for key in [k for k in obj if k not in value]:
+                del obj[key]
+            for key, item in value.items():
+                if key not in obj or not _same_leaves(obj[key], item):
+                    obj[key] = item  # (an item no path changed keeps its identity)
+        elif isinstance(obj, list) and isinstance(value, list) and len(value) == len(obj):
+            for index, item in enumerate(value):
+                if not _same_leaves(obj[index], item):
+                    obj[index] = item
         elif isinstance(obj, list) or backends.staging_any(
                 [value] if backends.tensor_backend(value) is not None else []) is not None:
-            what = "changes the length of" if isinstance(obj, list) else "writes graph values into"
+            what = ("changes the length of" if isinstance(obj, list)
+                    else "writes graph values into")
             raise AutoGraphError(at(
                 f"A graph `if` or loop {what} {self.name}, a "
                 f"{type(obj).__name__} the function does not own (a global's, an enclosing "
@@ -227,6 +252,31 @@ class Contents(Slot):
                 caller_origin()))
         else:
             obj[...] = value
+
+    def reset(self, snapshot) -> None:
+        """Puts back the items of `snapshot`, but those it took as staged values (an earlier
+        write of the trace left them there: its own record puts them back)."""
+        if isinstance(self.obj, list) and len(snapshot) != len(self.obj):
+            self.obj[:] = snapshot
+            return
+        keys = snapshot.keys() if isinstance(self.obj, dict) else range(len(snapshot))
+        if isinstance(self.obj, dict):
+            for key in [k for k in self.obj if k not in snapshot]:
+                del self.obj[key]
+        for key in keys:
+            item = snapshot[key]
+            if backends.staging_any(structures.flatten(item)[0]) is None:
+                self.obj[key] = item
+
+
+def _same_leaves(old, new) -> bool:
+    """`new` is `old`, or a copy of its containers around the same leaves."""
+    if old is new:
+        return True
+    old_leaves, old_tree = structures.flatten(old)
+    new_leaves, new_tree = structures.flatten(new)
+    return old_tree == new_tree and all(a is b for a, b in zip(old_leaves, new_leaves)) and (
+        structures.is_container(old))
 
 
 class Uncarried(Slot):
@@ -247,10 +297,10 @@ class Uncarried(Slot):
     def get(self):
         raise AutoGraphError(at(
             f"{self.name} is written in a graph `if` or loop inside an item that a key computed "
-            "there picks: autograph carries containers across the paths, not the objects they "
-            "hold, so every path's write would stay. Pick the item before the `if`/loop "
-            "(`item = objs[k]`) and write to it there, or compute with values and assign "
-            "after the `if`/loop.", caller_origin()))
+            "there picks (or through a call's result): autograph carries containers across the "
+            "paths, not the objects they hold, so every path's write would stay. Pick the item "
+            "before the `if`/loop (`item = objs[k]`) and write to it there, or compute with "
+            "values and assign after the `if`/loop.", caller_origin()))
 
     def set(self, value) -> None:
         raise AssertionError("unreachable: get() refused the construct")  # pragma: no cover
@@ -298,6 +348,56 @@ class Attr(Slot):
                 pass
         else:
             setattr(self.obj, self.attr, value)
+
+
+class Mutated(Slot):
+    """A list, dict or set whose method (`append`, `update`, `add`, ...) changed it in place
+    while a staged construct's paths were traced: every path's change happens then, whether
+    or not the graph takes the path (refused where code outside the function holds it)."""
+
+    kind = "mutated"
+    composite = True
+
+    def __init__(self, obj, name: str):
+        self.obj, self.name = obj, name
+
+    @property
+    def holder(self):
+        return self.obj
+
+    def get(self):
+        return copy.copy(self.obj)
+
+    def set(self, value) -> None:
+        if isinstance(self.obj, list):
+            self.obj[:] = value
+        else:  # (a dict or a set)
+            self.obj.clear()
+            self.obj.update(value)
+
+
+_MUTATORS: dict = {list: frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort",
+                              "reverse", "__setitem__", "__delitem__", "__iadd__"}),
+             dict: frozenset({"update", "pop", "popitem", "setdefault", "clear", "__setitem__",
+                              "__delitem__"}),
+             set: frozenset({"add", "discard", "remove", "pop", "clear", "update",
+                             "difference_update", "intersection_update",
+                             "symmetric_difference_update"})}
+
+
+def mutating(method) -> None:
+    """Before converted code calls `method`, a builtin method: while a staged construct's
+    paths are traced, one that changes its list, dict or set is noted with its contents from
+    before (`Backend.staged_write`), so that a change code outside the function could see is
+    refused at this line when the trace ends."""
+    obj = getattr(method, "__self__", None)
+    kind = next((k for k in _MUTATORS if isinstance(obj, k)), None)  # (also a defaultdict)
+    if kind is None or method.__name__ not in _MUTATORS[kind]:
+        return
+    backend = backends.building_graph()
+    if backend is not None:
+        name = f"{type(obj).__name__}.{method.__name__}()"
+        backend.staged_write(Mutated(obj, name), copy.copy(obj), caller_origin())
 
 
 def writing(slot: Slot) -> None:

@@ -30,7 +30,7 @@ from types import FrameType
 
 from autograph import backends
 from autograph.errors import AutoGraphError, at
-from autograph.operators import structures
+from autograph.operators import slots, structures
 from autograph.operators.special_values import MaybeUndefined, Undefined, UndefinedReturn
 from autograph.origins import REGISTRY, caller_origin
 
@@ -417,6 +417,10 @@ def step_for(backend, name, original, samples):
         if resized:  # the items give the item type: any list that has some
             samples = [v for v in (*resized, original) if not isinstance(v, list) or v]
             _check_alias(name, original, original)
+            # (the name takes a staged list: the Python list itself, which Python would
+            # change in place, keeps its items; refused where code outside can read it)
+            backend.staged_write(slots.Mutated(original, f"Appending to '{name}'"),
+                                 list(original), caller_origin())
             return Stacked(name, (samples or resized)[0])
         if not original:
             return Absent(original)

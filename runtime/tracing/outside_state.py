@@ -34,14 +34,16 @@ class Write:
         self.slot, self.saved, self.origin, self.construct = slot, saved, origin, construct
 
 
-def check(writes: list, outputs) -> None:
+def check(writes: list, outputs, returned=None) -> None:
     """Refuses the first of `writes` (this trace's, in order) that leaves a placeholder where
-    code outside the function can read it, after putting back every slot's value from before
-    the trace. Called when the traced function has returned `outputs`."""
-    staged = [w for w in writes if _holds_staged(w.slot)]
+    code outside the function can read it, or changed in a staged `if`/loop a container such
+    code can read, after putting back every slot's value from before the trace. Called when
+    the traced function has returned `returned`, as `outputs` (new containers)."""
+    staged = [w for w in writes if w.slot.kind == "mutated" or _holds_staged(w.slot)]
     if not staged:
         return
-    returned = {id(leaf) for leaf in nest.flatten(outputs)}
+    returned = {id(leaf) for leaf in nest.flatten(outputs)} | (
+        _containers_in(returned) if any(w.slot.kind == "mutated" for w in staged) else set())
     ours = {id(writes), id(staged)}
     for write in writes:
         ours |= {id(write), id(write.slot), id(getattr(write.slot, "__dict__", None))}
@@ -56,6 +58,19 @@ def check(writes: list, outputs) -> None:
     if leaking:
         restore(writes)
         raise _error(min(leaking, key=lambda w: not w.construct))  # (a construct's first)
+
+
+def _containers_in(value) -> set:
+    """The ids of the lists, tuples and dicts `value` is made of (the outputs: a running
+    frame's variables are not among gc's referrers)."""
+    found = set()
+    stack = [value]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, (list, tuple, dict)) and id(value) not in found:
+            found.add(id(value))
+            stack.extend(value.values() if isinstance(value, dict) else value)
+    return found
 
 
 def _leaking(staged: list, returned: set, ours: set) -> list:
@@ -89,11 +104,11 @@ def restore(writes: list) -> None:
     done = set()
     for write in writes:
         place = (id(write.slot.holder), write.slot.name, _key_of(write.slot))
-        if place in done or _staged(write.saved):
-            continue
+        if place in done or (_staged(write.saved) and write.slot.kind != "contents"):
+            continue  # (a container's items: its reset skips those an earlier write saved)
         done.add(place)
         try:
-            if _holds_staged(write.slot):
+            if write.slot.kind in ("mutated", "contents") or _holds_staged(write.slot):
                 write.slot.reset(write.saved)
         except Exception:  # noqa: BLE001 - the user's object refused; the error says why
             continue
@@ -138,6 +153,14 @@ def _held_elsewhere(slot, ours: set) -> bool:
 
 def _error(write: Write) -> OperatorNotAllowedInGraphError:
     slot = write.slot
+    if slot.kind == "mutated":
+        return OperatorNotAllowedInGraphError(with_origin(
+            f"{slot.name} in a graph `if`/loop here changes a {type(slot.holder).__name__} "
+            "that code outside the rt.function can read (an argument, a global, an object held "
+            "outside, or the function's result): a graph runs no Python, so the change would "
+            "happen while tracing, on every path, and never when the graph takes the path (it "
+            "was put back as it was). Return the values from the function (a new list made "
+            "in it), or keep the state in an rt.Variable.", write.origin))
     what = {"global": "a global variable",
             "nonlocal": "a variable of an enclosing function"}.get(
         slot.kind, "state of an object that outlives the call (an argument, a global, held by "

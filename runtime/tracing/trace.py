@@ -65,11 +65,13 @@ def _trace(fn, name, arguments, bind, optimize, jit_compile, defer, failed):
     with graph.as_default(), context.watching_variable_creation(created), \
             context.watching_staged_writes(writes):
         try:
-            outputs = fn(*args, **kwargs)
+            returned = outputs = fn(*args, **kwargs)
             _refuse_changed_arguments(containers)
             outputs = nest.map_with_paths(lambda v, p: graph_output(graph, v, p), outputs,
                                           "output")
-            outside_state.check(writes, outputs)  # (after the outputs: containers are new)
+            # (after the outputs: containers are new; a list the function returned itself is
+            # one a graph `if`/loop must not have changed in place)
+            outside_state.check(writes, outputs, returned)
         except ForeignTensorError as e:  # a placeholder an `if`/loop left in outside state?
             refusal = outside_state.refusal_for(writes, e)
             outside_state.restore(writes)

@@ -262,7 +262,7 @@ def test_str_repr_and_format_of_tensors(capsys):
 def containers_give_text(x, n):
     pair = (x, n)
     return (format(pair), ascii([x, "é"]), f"{pair!a}", "%a" % ([n, "é"],), ascii(n),
-            f"{pair!r:>30}", "{0!s:*<25}".format([n]), f"{[x, 'é']!a:^{n + 30}}")
+            f"{pair!r:>30}", "{!s:*<25}".format([n]), f"{[x, 'é']!a:^{n + 30}}")
 
 
 def texts_joined(x, n):

@@ -57,6 +57,12 @@ def replace_expr(template: str, origin=None, **replacements):
     return stmt.value
 
 
+def no_arguments():
+    """The arguments of a function that takes none (`lambda: ...`)."""
+    return gast.arguments(args=[], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                          kwarg=None, defaults=[])
+
+
 def name(identifier: str, ctx=None):
     """A gast Name (Load by default), marked as generated."""
     node = _NAME.__new__(_NAME)  # gast's keyword constructor is slow; this is a hot path

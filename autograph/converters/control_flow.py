@@ -267,7 +267,7 @@ class _ControlFlow(traversal.StatementTransformer):
                 text = gast.Constant(value=composites.source(target), kind=None)
                 elts.append(_ag_call("Uncarried", [text]))
         for text, container in contents.items():
-            read = gast.Lambda(args=_no_arguments(), body=_copy(container))
+            read = gast.Lambda(args=templates.no_arguments(), body=_copy(container))
             elts.append(_ag_call("Contents", [read, gast.Constant(value=text, kind=None)]))
         return elts
 
@@ -367,11 +367,6 @@ class _GuardReads(traversal.Transformer):
         read = templates.replace("name = ag__.ld(name)", getanno(node, Anno.ORIGIN),
                                  name=target.id)
         return read + [node]
-
-
-def _no_arguments():
-    return gast.arguments(args=[], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
-                          kwarg=None, defaults=[])
 
 
 def _ag_call(name, args, keywords=()):

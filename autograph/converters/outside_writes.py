@@ -74,6 +74,13 @@ class _OutsideWrites(traversal.StatementTransformer):
                                            obj=copy.deepcopy(target.value),
                                            key=gast.Constant(value=target.attr, kind=None),
                                            text=text)
+        for target, base in composites.unstable_writes([node], modified):
+            # (a key the statement computes, `OUT[len(s)] = y`: its container is noted whole)
+            if (base is not None and isinstance(target, gast.Subscript)
+                    and composites.stable(target.value, modified)):
+                text = gast.Constant(value=composites.source(target), kind=None)
+                notes += templates.replace("ag__.writing(ag__.items_of(obj, text))", origin,
+                                           obj=copy.deepcopy(target.value), text=text)
         for name in _names(targets) & self.globals[-1]:
             namespace = gast.Call(func=templates.name("globals"), args=[], keywords=[])
             notes += templates.replace("ag__.writing(ag__.Global(name, namespace))", origin,

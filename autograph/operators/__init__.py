@@ -13,7 +13,16 @@ from autograph.operators.exceptions import assert_stmt, reraise_staged
 from autograph.operators.formatting import format_string, mod, percent_format
 from autograph.operators.logical import and_, and_cond, not_, or_, or_cond
 from autograph.operators.membership import in_, not_in
-from autograph.operators.slots import Attr, Contents, Global, Item, Nonlocal, Uncarried, writing
+from autograph.operators.slots import (
+    Attr,
+    Contents,
+    Global,
+    Item,
+    Nonlocal,
+    Uncarried,
+    items_of,
+    writing,
+)
 from autograph.operators.special_values import (
     MaybeUndefined,
     Undefined,
@@ -25,9 +34,9 @@ from autograph.operators.special_values import (
 from autograph.operators.traced_paths import TryBody
 
 __all__ = [
-    "Attr", "Contents", "Global", "Item", "Nonlocal", "Uncarried", "writing", "reraise_staged",
-    "and_cond", "or_cond", "MaybeUndefined", "TryBody", "Undefined", "UndefinedReturn", "and_",
-    "assert_stmt", "for_stmt", "if_exp", "if_stmt", "ld", "list_append", "match_subject",
-    "mutated", "not_", "or_", "python_value", "return_value", "while_stmt", "format_string",
-    "percent_format", "mod", "in_", "not_in", "locals_",
+    "Attr", "Contents", "Global", "Item", "Nonlocal", "Uncarried", "items_of", "writing",
+    "reraise_staged", "and_cond", "or_cond", "MaybeUndefined", "TryBody", "Undefined",
+    "UndefinedReturn", "and_", "assert_stmt", "for_stmt", "if_exp", "if_stmt", "ld", "list_append",
+    "match_subject", "mutated", "not_", "or_", "python_value", "return_value", "while_stmt",
+    "format_string", "percent_format", "mod", "in_", "not_in", "locals_",
 ]

@@ -191,21 +191,31 @@ class Contents(Slot):
         self.read, self.name = read, name
 
     def bind(self, functions) -> Slot:
-        obj = self.read()
-        if not isinstance(obj, (dict, list)) and not (
-                type(obj).__module__ == "numpy" and hasattr(obj, "copy")):  # (an ndarray)
+        bound = items_of(self.read(), self.name)
+        if bound is None:
+            obj = self.read()
             raise AutoGraphError(at(
                 f"A graph `if` or loop writes items of {self.name} (a {type(obj).__name__}) at "
                 "keys computed in its body: autograph carries the items of a dict, list or "
                 "numpy array there. Compute the key before the `if`/loop, or return the values "
                 "and write them after the call.", caller_origin()))
-        return _BoundContents(obj, self.name)
+        return bound
 
     def get(self):
         raise AssertionError("unreachable: a construct binds its slots")  # pragma: no cover
 
     def set(self, value) -> None:
         raise AssertionError("unreachable: a construct binds its slots")  # pragma: no cover
+
+
+def items_of(obj, name: str):
+    """The slot of the items of `obj`, a dict, list or numpy array (None for another kind of
+    container, whose own `__setitem__` decides): a plain write at a key the statement
+    computes notes it whole (converters/outside_writes.py)."""
+    if isinstance(obj, (dict, list)) or (
+            type(obj).__module__ == "numpy" and hasattr(obj, "copy")):  # (an ndarray)
+        return _BoundContents(obj, name)
+    return None
 
 
 class _BoundContents(Slot):
@@ -400,12 +410,15 @@ def mutating(method) -> None:
         backend.staged_write(Mutated(obj, name), copy.copy(obj), caller_origin())
 
 
-def writing(slot: Slot) -> None:
-    """Before a plain assignment of `slot` (an attribute, an item or a global): while a
-    backend builds a graph, it notes the slot with its value from before, so that a graph value
-    left there when the trace ends is refused at this line (`Backend.staged_write`)."""
+def writing(slot: Slot | None) -> None:
+    """Before a plain assignment of `slot` (an attribute, an item, a global, or the items of a
+    container written at a computed key): while a backend builds a graph, it notes the slot
+    with its value from before, so that a graph value left there when the trace ends is
+    refused at this line (`Backend.staged_write`)."""
     backend = backends.building_graph()
-    if backend is None or backends.tensor_backend(slot.holder) is not None or (
+    if backend is None or slot is None:
+        return
+    if backends.tensor_backend(slot.holder) is not None or (
             backends.tensor_backend(getattr(slot, "key", None)) is not None):
         return  # (an item of a tensor or a staged list, or at a tensor index: graph state)
     try:

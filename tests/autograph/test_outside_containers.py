@@ -850,3 +850,41 @@ def test_computed_key_containers_keep_their_items_and_identity():
         rt.function(write_through_a_call)(-x, "ab")
     assert NESTED_CACHES == {}  # (the refusal comes before the path runs the call)
     assert float(rt.function(count_in_a_closure)(x, "ab")) == count_in_a_closure(x, "ab") == 1.0
+
+
+class Mapping:
+    def __init__(self):
+        self.items = {}
+
+    def __setitem__(self, key, value):
+        self.items[key] = value
+
+
+MAPPING = Mapping()
+
+
+def assign_at_a_computed_key(x, label):
+    COUNTS["k" * 1] = x * 2.0  # (not under an `if`: a plain write of a graph value)
+    return x
+
+
+def assign_into_a_mapping_and_a_local_dict(x, label):
+    MAPPING[len(label)] = 1.0  # (the class's own __setitem__: Python's)
+    local = {}
+    local[len(label)] = x * 2.0
+    return local[2]
+
+
+def test_a_plain_write_at_a_computed_key_is_noted_as_its_container():
+    """`OUT['k' * 1] = graph value` outside any `if`/loop left the placeholder in the global
+    dict (only keys written as constants were noted; found by a 700-program boundary run
+    with the generator's new computed-key targets)."""
+    COUNTS["k"] = 1
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
+                       match=r"(?s)COUNTS\['k' \* 1\] is assigned a graph value here.*"
+                             r"test_outside_containers\.py"):
+        rt.function(assign_at_a_computed_key)(np.float32(1.5), "ab")
+    assert COUNTS == {"k": 1}
+    x = np.float32(1.5)
+    assert float(rt.function(assign_into_a_mapping_and_a_local_dict)(x, "ab")) == 3.0
+    assert MAPPING.items == {2: 1.0}

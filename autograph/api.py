@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from autograph import backends, errors, operators, origins
 from autograph.conversion import ConversionCache
 from autograph.frames import is_library_code
-from autograph.operators import formatting, py_builtins, slots, traced_paths
+from autograph.operators import formatting, py_builtins, traced_paths
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -23,8 +23,6 @@ def converted_call(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
     overload = py_builtins.OVERLOADS.get(f) if type(f) in _BUILTIN_TYPES else None
     if overload is not None:
         return overload(*args, **kwargs)
-    if type(f) is types.BuiltinMethodType and traced_paths.depth():  # (a staged path)
-        slots.mutating(f)
     if type(f) is types.BuiltinMethodType and type(f.__self__) is str:
         if f.__name__ == "format":
             return operators.format_string(f.__self__, *args, **kwargs)  # `template.format(...)`

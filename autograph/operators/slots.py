@@ -361,9 +361,9 @@ class Attr(Slot):
 
 
 class Mutated(Slot):
-    """A list, dict or set whose method (`append`, `update`, `add`, ...) changed it in place
-    while a staged construct's paths were traced: every path's change happens then, whether
-    or not the graph takes the path (refused where code outside the function holds it)."""
+    """A Python list that a staged construct's paths append to, which the construct replaces
+    by a staged list: the list itself keeps its items, where Python would change it in place
+    (refused where code outside the function holds it: an argument, the result, a global)."""
 
     kind = "mutated"
     composite = True
@@ -379,35 +379,7 @@ class Mutated(Slot):
         return copy.copy(self.obj)
 
     def set(self, value) -> None:
-        if isinstance(self.obj, list):
-            self.obj[:] = value
-        else:  # (a dict or a set)
-            self.obj.clear()
-            self.obj.update(value)
-
-
-_MUTATORS: dict = {list: frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort",
-                              "reverse", "__setitem__", "__delitem__", "__iadd__"}),
-             dict: frozenset({"update", "pop", "popitem", "setdefault", "clear", "__setitem__",
-                              "__delitem__"}),
-             set: frozenset({"add", "discard", "remove", "pop", "clear", "update",
-                             "difference_update", "intersection_update",
-                             "symmetric_difference_update"})}
-
-
-def mutating(method) -> None:
-    """Before converted code calls `method`, a builtin method: while a staged construct's
-    paths are traced, one that changes its list, dict or set is noted with its contents from
-    before (`Backend.staged_write`), so that a change code outside the function could see is
-    refused at this line when the trace ends."""
-    obj = getattr(method, "__self__", None)
-    kind = next((k for k in _MUTATORS if isinstance(obj, k)), None)  # (also a defaultdict)
-    if kind is None or method.__name__ not in _MUTATORS[kind]:
-        return
-    backend = backends.building_graph()
-    if backend is not None:
-        name = f"{type(obj).__name__}.{method.__name__}()"
-        backend.staged_write(Mutated(obj, name), copy.copy(obj), caller_origin())
+        self.obj[:] = value
 
 
 def writing(slot: Slot | None) -> None:

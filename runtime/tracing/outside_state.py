@@ -103,7 +103,9 @@ def restore(writes: list) -> None:
     holds no staged value: inner constructs snapshot their outer one's placeholders)."""
     done = set()
     for write in writes:
-        place = (id(write.slot.holder), write.slot.name, _key_of(write.slot))
+        place = (id(write.slot.holder), "whole") if write.slot.kind in (
+            "mutated", "contents") else (id(write.slot.holder), write.slot.name,
+                                         _key_of(write.slot))  # (the first snapshot of it)
         if place in done or (_staged(write.saved) and write.slot.kind != "contents"):
             continue  # (a container's items: its reset skips those an earlier write saved)
         done.add(place)
@@ -155,12 +157,12 @@ def _error(write: Write) -> OperatorNotAllowedInGraphError:
     slot = write.slot
     if slot.kind == "mutated":
         return OperatorNotAllowedInGraphError(with_origin(
-            f"{slot.name} in a graph `if`/loop here changes a {type(slot.holder).__name__} "
-            "that code outside the rt.function can read (an argument, a global, an object held "
-            "outside, or the function's result): a graph runs no Python, so the change would "
-            "happen while tracing, on every path, and never when the graph takes the path (it "
-            "was put back as it was). Return the values from the function (a new list made "
-            "in it), or keep the state in an rt.Variable.", write.origin))
+            f"{slot.name} in a graph `if`/loop here makes it a graph list, but the Python "
+            "list it held is one that code outside the rt.function can read (an argument, a "
+            "global, an object held outside, or the function's result), which Python would "
+            "change in place and the graph cannot (it was left as it was). Return the values "
+            "from the function (a new list made in it), or keep the state in an rt.Variable.",
+            write.origin))
     what = {"global": "a global variable",
             "nonlocal": "a variable of an enclosing function"}.get(
         slot.kind, "state of an object that outlives the call (an argument, a global, held by "

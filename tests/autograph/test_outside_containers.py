@@ -107,7 +107,7 @@ def test_a_decorated_method_appending_to_its_object_gets_values():
 
 
 @pytest.mark.parametrize("fn, reason", [
-    (log_in_tensor_if, r"list\.append\(\) in a graph `if`/loop here"),
+    (log_in_tensor_if, "inside a graph `if` or loop"),
     (log_random, "stateful op RandomStandardNormal"),
 ])
 def test_values_that_cannot_be_computed_are_refused_and_taken_out(fn, reason):
@@ -727,18 +727,6 @@ def test_an_objects_container_at_a_computed_key_is_carried_in_place():
     assert graph.values == {1: 2.0}
 
 
-def log_on_a_tensor_path(x):
-    if np.sum(x) > 0:
-        LOG.append("positive")
-    return x
-
-
-def count_words_on_a_tensor_path(x):
-    if np.sum(x) > 0:
-        BY_NAME.update(seen=1)
-    return x
-
-
 def log_to_an_argument_on_a_tensor_path(x, log):
     if np.sum(x) > 0:
         log.append(1)
@@ -761,32 +749,21 @@ def fill_a_new_list(x):
     return append_all([], x)
 
 
-def log_on_a_python_path(x, positive):
-    if positive:
-        LOG.append("positive")
-    return x
-
-
-def test_containers_changed_in_place_on_tensor_paths_are_refused():
-    """A list's append (or a dict's update) in a graph `if` or loop ran while tracing, on every
-    path, also one the graph never takes: the outside list kept it (found by the review of
-    the Contents slot). An argument list, or the function's own list a helper appends to in
-    a graph loop, became a staged list while the caller's object (or the list returned) kept
-    its items: a silent difference. Refused at the line; the containers are as before."""
+def test_lists_a_graph_construct_would_change_in_place_are_refused():
+    """An argument list, or the function's own list a helper appends to in a graph loop,
+    became a staged list while the caller's object (or the list returned) kept its items:
+    a silent difference (found by the review of the Contents slot). Refused at the line;
+    the lists are as before."""
     x = np.float32([-1.0, 2.0])
     mine: list = []
     for fn, args, match in [
-            (log_on_a_tensor_path, (), r"list\.append\(\) in a graph `if`/loop here"),
-            (count_words_on_a_tensor_path, (), r"dict\.update\(\) in a graph"),
             (log_to_an_argument_on_a_tensor_path, (mine,), "Appending to 'log' in a graph"),
             (fill_and_return_a_list, (), "Appending to 'acc' in a graph")]:
         with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
                            match=rf"(?s){match}.*test_outside_containers\.py"):
             rt.function(fn)(x, *args)
-        assert LOG == [] and mine == [] and BY_NAME == {}
+        assert mine == []
     assert [float(v) for v in rt.function(fill_a_new_list)(x)] == fill_a_new_list(x)
-    np.testing.assert_array_equal(rt.function(log_on_a_python_path)(x, True), x)  # (Python's)
-    assert LOG == ["positive"]
 
 
 NAMED = {"z": 0.0, 2: 0.0}

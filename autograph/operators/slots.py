@@ -360,26 +360,12 @@ class Attr(Slot):
             setattr(self.obj, self.attr, value)
 
 
-class Mutated(Slot):
+class Mutated(_BoundContents):
     """A Python list that a staged construct's paths append to, which the construct replaces
     by a staged list: the list itself keeps its items, where Python would change it in place
     (refused where code outside the function holds it: an argument, the result, a global)."""
 
     kind = "mutated"
-    composite = True
-
-    def __init__(self, obj, name: str):
-        self.obj, self.name = obj, name
-
-    @property
-    def holder(self):
-        return self.obj
-
-    def get(self):
-        return copy.copy(self.obj)
-
-    def set(self, value) -> None:
-        self.obj[:] = value
 
 
 def writing(slot: Slot | None) -> None:

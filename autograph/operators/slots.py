@@ -201,12 +201,6 @@ class Contents(Slot):
                 "and write them after the call.", caller_origin()))
         return bound
 
-    def get(self):
-        raise AssertionError("unreachable: a construct binds its slots")  # pragma: no cover
-
-    def set(self, value) -> None:
-        raise AssertionError("unreachable: a construct binds its slots")  # pragma: no cover
-
 
 def items_of(obj, name: str):
     """The slot of the items of `obj`, a dict, list or numpy array (None for another kind of
@@ -311,9 +305,6 @@ class Uncarried(Slot):
             "paths, not the objects they hold, so every path's write would stay. Pick the item "
             "before the `if`/loop (`item = objs[k]`) and write to it there, or compute with "
             "values and assign after the `if`/loop.", caller_origin()))
-
-    def set(self, value) -> None:
-        raise AssertionError("unreachable: get() refused the construct")  # pragma: no cover
 
 
 class _Container:

@@ -26,7 +26,7 @@ from runtime.errors import OperatorNotAllowedInGraphError, with_origin
 from runtime.ops import array_ops, io_ops, math_ops, reduction_ops
 from runtime.ops.registry import apply
 from runtime.tensor_list import TensorList
-from runtime.tracing.staged_control_flow import while_loop
+from runtime.tracing.staged_control_flow import cond, while_loop
 
 _INT64 = np.iinfo(np.int64)
 
@@ -278,7 +278,11 @@ def _extremum_of_vector(name: str, vector: Tensor) -> Tensor:
 
 def sum_(args, start=0) -> Tensor:
     """`sum(iterable, start)`: `start + item0 + item1 + ...` in that order (float sums round
-    as Python's do, one addition at a time)."""
+    as Python's do, one addition at a time); no items give `start`."""
+    if len(args) == 1 and isinstance(args[0], TensorList):
+        lst = args[0]
+        lst.check_items_readable()
+        return _left_fold(start, lst.size(), lst.numbers, lst.weak)
     items = _items(args, "sum")
     if not isinstance(items, Tensor):
         total = start
@@ -286,17 +290,49 @@ def sum_(args, start=0) -> Tensor:
             both_python = not isinstance(item, Tensor) and not isinstance(total, Tensor)
             total = total + item if both_python else math_ops.add(total, item)
         return total
-    python_numbers = items.weak and is_weak(start)  # (a list of them: so is the sum)
-    if not items.dtype.is_floating:  # integer sums do not depend on the order
-        total = math_ops.add(start, reduction_ops.reduce_sum(
-            math_ops.cast(items, dtypes.int64) if items.dtype.is_bool else items))
-    else:
-        count = array_ops.shape(items)[0]
-        first = math_ops.add(start, math_ops.cast(0, items.dtype))
-        _, total = while_loop(lambda i, total: math_ops.less(i, count),
-                              lambda i, total: (i + 1, math_ops.add(total, items[i])),
-                              (convert_to_tensor(0, dtypes.int32), first),
-                              names=("<i>", "<sum>"))
+    if items.shape[0] == 0:
+        return convert_to_tensor(start)
+    return _left_fold(start, array_ops.shape(items)[0], lambda: items, items.weak,
+                      known=items.shape[0] is not None)
+
+
+def _left_fold(start, count: Tensor, stacked, weak_items: bool, known=False) -> Tensor:
+    """`start + items[0] + ... + items[count - 1]` of `items = stacked()` (stacked only when
+    there are items), or `start` when `count` is 0 (a graph `if`, unless the count is `known`
+    to be more). Float sums are a graph loop, adding in Python's order; integer sums (their
+    order does not matter) reduce the items."""
+    python_numbers = weak_items and is_weak(start)  # (a list of them: so is the sum)
+    some_items: list = []
+
+    def some():
+        items = stacked()
+        first = math_ops.add(start, items[0])  # (dtype and shape: Python's first addition)
+        if first.dtype.is_bool:  # numpy's `+` of two bools is their `or`
+            total = math_ops.logical_or(first, reduction_ops.reduce_any(items[1:], axis=0))
+        elif first.dtype.is_integer:
+            rest = math_ops.cast(items[1:], first.dtype)
+            total = math_ops.add(first, reduction_ops.reduce_sum(rest, axis=0))
+        else:
+            _, total = while_loop(lambda i, total: math_ops.less(i, count),
+                                  lambda i, total: (i + 1, math_ops.add(total, items[i])),
+                                  (convert_to_tensor(1, dtypes.int32), first),
+                                  names=("<i>", "<sum>"))
+        some_items.append(total)
+        return total
+
+    def none():
+        (total,) = some_items
+        result = math_ops.cast(convert_to_tensor(start, total.dtype) if is_weak(start)
+                               else start, total.dtype)  # (a cast keeps a -0.0 start)
+        if tuple(result.shape) == tuple(total.shape):
+            return result
+        io_ops.assert_true(False, "sum() of no items with a start whose shape differs from "
+                           "start + item's: Python gives the start as it is, which one graph "
+                           "cannot give beside the sum of items. Give a start of the items' shape "
+                           "(e.g. 0 * items[0]).")
+        return array_ops.broadcast_to(result, [0 if d is None else d for d in total.shape])
+
+    total = some() if known else cond(math_ops.greater(count, 0), some, none, names=("<sum>",))
     return weak(total) if python_numbers else total
 
 

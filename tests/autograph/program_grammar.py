@@ -189,10 +189,11 @@ MIN_MAX = True
 # bool" / 1 (decorated graph), fixed with MIN_MAX.
 SUM_ALL_ANY = True
 # The builtins of MIN_MAX and SUM_ALL_ANY over the program's lists: `(max(la) if la else 0)`,
-# `sum(lst)`, `sum(lv, p * 0)`, `any(la)`, `all(lst)`. Boundary, as MIN_MAX: `lst = [0.5, u]`,
-# `inner = rt.function(lambda v: max(lst))`, `return inner(x)`: 0.5 / (decorated converted)
-# OperatorNotAllowedInGraphError "Using a symbolic tensor (greater_2:0, bool[]) as a Python
-# bool" / 0.5, fixed with MIN_MAX.
+# `sum(lst)`, `sum(lst, -0.0)`, `sum(lv, p * -0.0)`, `any(la)`, `all(lst)` (a fold in Python's
+# order: `sum(lv, p * 0)` of a graph list holding `[-0.0]` was +0.0, a numpy reduction).
+# Boundary, as MIN_MAX: `lst = [0.5, u]`, `inner = rt.function(lambda v: max(lst))`, `return
+# inner(x)`: 0.5 / (decorated converted) OperatorNotAllowedInGraphError "Using a symbolic tensor
+# (greater_2:0, bool[]) as a Python bool" / 0.5, fixed with MIN_MAX.
 LIST_BUILTINS = True
 # `& | ^ << >>` and `~` on ints and int64 values (shift counts 0-4).
 BITWISE = True
@@ -971,7 +972,10 @@ class _Writer:
         if form in ("list_max", "list_sum"):
             _, name = self.choose(self.listed(scope, kind), self.listed(scope, kind))
             if form == "list_sum":
-                return f"sum({name}, p * 0)" if kind == VEC else f"sum({name})"
+                if kind == VEC:  # a start of the items' shape (-0.0 + -0.0 keeps its sign)
+                    return f"sum({name}, {self.pick(['p * 0', 'p * -0.0'])})"
+                start = self.pick(["", ", -0.0", ", 0.25"]) if kind == FLOAT else ""
+                return f"sum({name}{start})"
             return f"({self.pick(['max', 'min'])}({name}) if {name} else {DEFAULTS[kind]})"
         if form == "int":
             if kind == I64:

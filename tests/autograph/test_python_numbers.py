@@ -458,6 +458,41 @@ def test_sum_adds_python_numbers_as_python():
     assert_agree(sum_with_python_numbers, F32(0.5))
 
 
+def sum_of_a_graph_list(x, items, start):
+    parts = list(items)
+    if x > 100:  # a tensor `if` not taken: the list becomes a graph list
+        parts.pop()
+    return sum(parts, start)
+
+
+@pytest.mark.parametrize("items, start", [
+    ([F64([3.75, -0.0, -0.0, 2.5])], F64([0.0, -0.0, -0.0, 0.0])),  # -0.0 + -0.0 stays -0.0
+    ([F32(-0.0), F32(-0.0), F32(-0.0)], -0.0),
+    ([np.int32([3, 4, 5]), np.int32([1, 1, 1]), np.int32([0, 2, 0])], 0),  # per element
+    ([np.array([True, False]), np.array([True, True]), np.array([False, True])], 0),
+    ([F32(v) for v in (0.1, 0.7, 1e8, -1e8, 0.3, 0.2, 0.9, 1.1, 1e-3, 0.4)], 0.0),  # in order
+    ([F64([1e16, -0.0]), F64([1.0, -0.0]), F64([-1e16, -0.0])], F64(-0.0)),  # a scalar start
+    ([np.complex64(1 + 2j), np.complex64(3 - 1j)], np.complex64(0)),
+])
+def test_sum_of_a_graph_list_is_pythons_left_fold(items, start):
+    assert_agree(sum_of_a_graph_list, F32(1.0), items, start)
+
+
+def sum_of_an_emptied_graph_list(x, v):
+    parts = [v]
+    if x > 0:
+        parts.pop()
+    return sum(parts, 0.5)
+
+
+def test_the_sum_of_no_arrays_from_a_scalar_start_is_refused_when_the_graph_runs():
+    f = rt.function(sum_of_an_emptied_graph_list)
+    assert f(F32(-1.0), F64([1.0, 2.0])).numpy().tolist() == [1.5, 2.5]
+    assert sum_of_an_emptied_graph_list(F32(1.0), F64([1.0, 2.0])) == 0.5  # Python: the start
+    with pytest.raises(rt.errors.InvalidArgumentError, match="sum.. of no items with a start"):
+        f(F32(1.0), F64([1.0, 2.0]))
+
+
 # ---- Python numbers made from tensors, packed; builtins of captured tensors -----------------
 def pack_python_numbers(x, u):
     return rt.stack([int(u), 2]), rt.reduce_sum([float(u), 1.0]), rt.stack([math.floor(x)]), (

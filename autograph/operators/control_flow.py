@@ -24,6 +24,7 @@ import warnings
 from autograph import backends
 from autograph.errors import AutoGraphError, UnrolledLoopWarning, at
 from autograph.operators import decisions, list_uses, structures, traced_paths
+from autograph.operators.path_changes import PathChanges
 from autograph.operators.py_builtins import StagedZip
 from autograph.operators.state import (
     Construct,
@@ -74,7 +75,7 @@ def while_stmt(test, body, state=(), names=(), slots=()):
         if backend is not None:
             decisions.note("while", True, iterations or None)
             construct = Construct(state, names, slots, (test, body))
-            return _staged_loop(backend, construct, test, body)
+            return _staged_loop(backend, construct, test, body, runs=[result])
         if not result:
             decisions.note("while", False, iterations)
             unrolling.done("while", iterations)
@@ -193,6 +194,7 @@ def _staged_if(backend, cond, if_true, if_false, construct):
     error plain Python would raise there (`traced_paths.raised_by_user`) becomes that error,
     raised when the graph takes the branch."""
     plan = Plan()
+    changes = PathChanges((if_true, if_false), construct)
 
     def make_plan(samples):
         plan.steps = [step_for(backend, name, original, [(lb, v[i]) for lb, v in samples])
@@ -203,8 +205,8 @@ def _staged_if(backend, cond, if_true, if_false, construct):
         """[(label, outputs)] of the other branch, from a dry run; [] if it raises as Python
         would (it then never completes)."""
         try:
-            return [(other_label,
-                     construct.dry_run(backend, other, lambda: construct.initial))]
+            return [(other_label, changes.kept(
+                lambda: construct.dry_run(backend, other, lambda: construct.initial)))]
         except Exception as e:
             if traced_paths.raised_by_user(e) is None:
                 raise
@@ -212,8 +214,10 @@ def _staged_if(backend, cond, if_true, if_false, construct):
 
     def branch(fn, label, other, other_label):
         def run():
+            changes.start()
             try:
                 out = construct.run(fn, construct.initial)
+                changes.end()
             except Exception as e:
                 origin = traced_paths.raised_by_user(e)
                 if origin is None:
@@ -240,29 +244,52 @@ def _staged_if(backend, cond, if_true, if_false, construct):
             result = backend.cond(cond, branch(if_true, true_label, if_false, false_label),
                                   branch(if_false, false_label, if_true, true_label),
                                   LeafNames(plan))
+    except BaseException:
+        changes.start()
+        raise
+    else:
+        changes.check_if()
     finally:
         construct.restore()
     return _finish(backend, construct, plan.decode(_as_tuple(result)))
 
 
-def _staged_loop(backend, construct, test, body, iterated=None):
-    """A graph `while` (`iterated` is None; `test` is its condition) or a graph `for` over
-    `iterated` (`test` is the extra test of a lowered break, or None)."""
+def _staged_loop(backend, construct, test, body, iterated=None, runs=None):
+    """A graph `while` (`iterated` is None; `test` is its condition; `runs`: its first value,
+    staged) or a graph `for` over `iterated` (`test` is the extra test of a lowered break, or
+    None)."""
     plan = Plan()
+    changes = PathChanges((body, test), construct)
     try:
         with TracedPaths():
-            result = _build_loop(backend, construct, plan, test, body, iterated)
+            result = _build_loop(backend, construct, plan, test, body, iterated, changes)
+    except BaseException:
+        changes.start()
+        raise
+    else:
+        kept = changes.check_loop()
+        if kept:  # (changed once, as the loop's first iteration does: only if there is one)
+            if runs is None:
+                items = iterated if isinstance(iterated, tuple) else (iterated,)
+                runs = [backend.len(items) > 0 for items in items]
+            for condition in runs:
+                backend.assert_(condition, at(
+                    f"This graph loop ran no iteration, but tracing its body changed "
+                    f"{kept[0]} once (by a call: a memo filled or an object built on the first "
+                    "iteration), which Python does only when the loop runs. Make the change "
+                    "before the loop.", caller_origin()))
     finally:
         construct.restore()
     return _finish(backend, construct, plan.decode(_as_tuple(result)))
 
 
-def _build_loop(backend, construct, plan, test, body, iterated):
+def _build_loop(backend, construct, plan, test, body, iterated, changes):
     probed = []
+    run_body = changes.counted(body)
 
     def dry_iteration(staged_lists, like=None):
         return construct.dry_run(
-            backend, body,
+            backend, run_body,
             lambda: tuple(probe_value(backend, v, staged_lists, like[i] if like else None)
                           for i, v in enumerate(construct.initial)),
             lambda: () if iterated is None else (backend.item_placeholder(iterated),))
@@ -313,7 +340,7 @@ def _build_loop(backend, construct, plan, test, body, iterated):
 
         try:
             again = construct.dry_run(
-                backend, body, staged_values,
+                backend, run_body, staged_values,
                 lambda: () if iterated is None else (backend.item_placeholder(iterated),))
         except Exception as e:
             if traced_paths.raised_by_user(e) is None:
@@ -331,7 +358,7 @@ def _build_loop(backend, construct, plan, test, body, iterated):
         item, current = ((), args) if iterated is None else ((args[0],), args[1:])
         values = plan.decode(current)
         try:
-            out = construct.run(body, values, item)
+            out = construct.run(run_body, values, item)
         except Exception as e:  # an iteration raises as Python would: when the graph runs one
             origin = traced_paths.raised_by_user(e)
             if origin is None:
@@ -342,9 +369,17 @@ def _build_loop(backend, construct, plan, test, body, iterated):
 
     init = plan.encode(backend, construct.initial, "before the loop")
     if iterated is None:
-        return backend.while_loop(staged_test, staged_body, init, LeafNames(plan))
-    return backend.for_loop(iterated, staged_test if test is not None else None, staged_body,
-                            init, LeafNames(plan))
+        result = backend.while_loop(staged_test, staged_body, init, LeafNames(plan))
+    else:
+        result = backend.for_loop(iterated, staged_test if test is not None else None,
+                                  staged_body, init, LeafNames(plan))
+    if changes.changed_in_one_run_only():  # a second run tells a memo from a change per step
+        try:
+            dry_iteration(staged_lists=False)
+        except Exception as e:
+            if traced_paths.raised_by_user(e) is None:
+                raise
+    return result
 
 
 def _finish(backend, construct, values):

@@ -137,6 +137,11 @@ MIXED_ROWS = False
 # graph (autograph_dry_run)"; `rows[0].append(v)` changes an item in place. Off: rows are
 # fresh lists.
 ALIASED_ROWS = False
+# `put_in(L, v)`: a module-level helper appends to the function's list. Under a tensor `if`
+# both paths' appends stayed (`L = []`, `if x > 0: put_in(L, 1.0)`, `else: put_in(L, 2.0)`,
+# `return L` gave `[1.0, 2.0]`), and in a graph loop the one append tracing made (silent);
+# now paths that change it alike agree and others are refused at the `if` / loop.
+HELPER_CHANGES = True
 # Empty rows (`rows.append([])`, a row built by a loop that runs zero times). Not a bug: the
 # graph refuses them with a located error (a graph needs the items' dtype), and an empty Python
 # list packs as float32, so `rt.concat(rows + [[n]], 0)` raises a dtype error eagerly where
@@ -483,7 +488,7 @@ STATEMENTS = ("assign", "assign", "augassign", "return", "if", "if", "while", "f
     ("power",) * 2 if FLOAT_POWERS else ()) + (("numlist",) if PYTHON_NUMBER_LISTS else ()) + (
     ("inplace",) if IN_PLACE_ARGUMENT else ()) + (("raise",) if USER_EXCEPTIONS else ())
 LIST_CHANGES = ("append", "append", "pop", "plus", "prepend", "iadd", "extend", "setitem", "pop",
-                "clear", "append_to_item")
+                "clear", "append_to_item", "helper")
 INDICES = ("0", "-1", "1", "-2", "{atom} % 3", "len({lst}) - 1", "-len({lst})")
 SAFE_INDICES = ("0", "-1", "{atom} % len({lst})", "len({lst}) - 1", "-len({lst})")
 DEFAULTS = {INT: "0", FLOAT: "0.5", VEC: "p"}  # `(L[i] if L else default)`
@@ -519,6 +524,10 @@ class StepError(ValueError):
 # Float items are written so that a list of Python numbers is a float list (`- 26.0`).
 LIST_INITS = {INT: ("0", "x", "1", "n", "-3", "y"), FLOAT: ("0.5", "u", "-1.5", "p[0]", "1.0"),
               VEC: ("p", "p * 2", "p + u")}
+PUT_IN_HELPER = '''
+def put_in(lst, v):
+    lst.append(v)
+'''
 CHECK_HELPER = '''
 def check(v):
     if v > 1:
@@ -1233,11 +1242,15 @@ class _Writer:
             changes.add("append_to_item")
         if not STAGED_SETITEM:
             changes.discard("setitem")
+        if not HELPER_CHANGES:
+            changes.discard("helper")
         if name == "lst" and not FAILING_LIST_OPS:  # `lst[0]`, `lst[1]`, `lst[-1]` stay valid
             changes -= {"pop", "clear"}
         change = self.choose(LIST_CHANGES, [c for c in LIST_CHANGES if c in changes])
         if change == "append":
             return [f"{name}.append({self.list_value(scope, item)})"], scope
+        if change == "helper":
+            return [f"put_in({name}, {self.list_value(scope, item)})"], scope
         if change == "pop":
             targets = scope.targets[item]
             if item in LISTS:
@@ -1949,6 +1962,8 @@ def programs(draw):
         header += "\n" + CHECK_HELPER
     if "StepError(" in body:
         header += "\n" + STEP_ERROR_CLASS
+    if "put_in(" in body:
+        header += "\n" + PUT_IN_HELPER
     return header + body
 
 

@@ -19,11 +19,12 @@ plain Python never looks at them, a staged construct carries them like variables
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 from autograph import backends
 from autograph.errors import AutoGraphError, UnrolledLoopWarning, at
-from autograph.operators import decisions, list_uses, structures, traced_paths
+from autograph.operators import decisions, list_uses, slots, structures, traced_paths
 from autograph.operators.path_changes import PathChanges
 from autograph.operators.py_builtins import StagedZip
 from autograph.operators.state import (
@@ -387,6 +388,12 @@ def _finish(backend, construct, values):
     of an enclosing function, an attribute or item of an object) is reported to the backend,
     which refuses it where code outside the traced function could read the placeholder."""
     result = construct.finish(values)
+    for i in sorted(construct.written):  # (Python changes the container itself)
+        original = construct.initial[i]
+        backend.staged_write(
+            slots.Mutated(original, f"Writing into '{construct.names[i]}'",
+                          "changes a copy of it (each path takes its own)"),
+            copy.copy(original), caller_origin())
     for slot, saved in zip(construct.slots, construct.saved):
         if backends.staging(slot.holder) is None and backends.staging_any(
                 structures.flatten(slot.get())[0]) is not None:  # (a staged list's item: its own)

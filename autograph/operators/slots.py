@@ -353,10 +353,16 @@ class Attr(Slot):
 
 class Mutated(_BoundContents):
     """A Python list that a staged construct's paths append to, which the construct replaces
-    by a staged list: the list itself keeps its items, where Python would change it in place
-    (refused where code outside the function holds it: an argument, the result, a global)."""
+    by a staged list, or a list or dict they write items of, which each path changes a copy
+    of (`effect` says which): the container itself keeps its items, where Python would change
+    it in place (refused where code outside the function holds it: an argument, the result, a
+    global)."""
 
     kind = "mutated"
+
+    def __init__(self, obj, name: str, effect: str = "makes it a graph list"):
+        super().__init__(obj, name)
+        self.effect = effect
 
 
 def writing(slot: Slot | None) -> None:

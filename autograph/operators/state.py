@@ -54,6 +54,7 @@ class Construct:
         self.initial = head + tuple(slot.get() for slot in self.slots)
         self.saved = [slot.snapshot() for slot in self.slots]
         self.taken = ()
+        self.written: set = set()  # variables holding a list or dict a path writes into
 
     def run(self, fn, values, lead=()):
         """The state after `fn(*lead, *variables)` starting from `values`. Its containers are
@@ -62,6 +63,10 @@ class Construct:
         args = self.variables(values)
         self.taken = [_own(v) for v in args]
         result = fn(*lead, *self.taken)
+        if not self.returns:
+            self.written.update(i for i, (given, taken) in enumerate(zip(args, self.taken))
+                                if type(self.initial[i]) in (list, dict)
+                                and _written_into(given, taken))
         if self.returns or self.single:
             head = (result,)
         else:
@@ -307,6 +312,13 @@ class Maybe(Defined):
         if defined is False:
             return Undefined(self.carried.name)
         return MaybeUndefined(value, defined, self.carried.name)
+
+
+def _written_into(given, taken) -> bool:
+    """Whether a path changed `taken`, its own copy of the containers in `given`, in place."""
+    before, tree = structures.flatten(given)
+    after, changed = structures.flatten(taken)
+    return tree != changed or any(a is not b for a, b in zip(before, after))
 
 
 def _own(value):

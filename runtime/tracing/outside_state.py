@@ -156,12 +156,13 @@ def _held_elsewhere(slot, ours: set) -> bool:
 def _error(write: Write) -> OperatorNotAllowedInGraphError:
     slot = write.slot
     if slot.kind == "mutated":
+        kind = type(slot.holder).__name__
         return OperatorNotAllowedInGraphError(with_origin(
-            f"{slot.name} in a graph `if`/loop here makes it a graph list, but the Python "
-            "list it held is one that code outside the rt.function can read (an argument, a "
-            "global, an object held outside, or the function's result), which Python would "
-            "change in place and the graph cannot (it was left as it was). Return the values "
-            "from the function (a new list made in it), or keep the state in an rt.Variable.",
+            f"{slot.name} in a graph `if`/loop here {slot.effect}, but the Python {kind} it "
+            "held is one that code outside the rt.function can read (an argument, a global, an "
+            "object held outside, or the function's result), which Python would change in "
+            "place and the graph cannot (it was left as it was). Return the values from the "
+            f"function (a new {kind} made in it), or keep the state in an rt.Variable.",
             write.origin))
     what = {"global": "a global variable",
             "nonlocal": "a variable of an enclosing function"}.get(

@@ -382,3 +382,69 @@ def test_an_enclosing_functions_container_is_outside_the_trace():
     f, log = make_with_an_outside_list()
     rt.function(f)(F32(1.0))
     assert log == ["positive"]  # (as a global's: README, "Limits")
+
+
+# ---- composition ------------------------------------------------------------------------------
+@rt.function
+def decorated_append_both_ways(x, out):
+    if x > 0:
+        add(out, 1.0)
+    else:
+        add(out, 2.0)
+    return x
+
+
+def through_a_decorated_helper(x):
+    out = []
+    y = decorated_append_both_ways(x, out)
+    return y, len(out)
+
+
+def alike_through_a_loop_and_if(n):
+    out = [0.5]
+    s = 0.0
+    for i in range(n):
+        if i > 1:
+            y = total(out) + i
+        else:
+            y = total(out) - i
+        s += y
+    return s
+
+
+def test_a_decorated_helper_is_refused_as_the_same_code_without_the_boundary():
+    for fn in (through_a_decorated_helper, append_both_ways_inline):
+        with pytest.raises(autograph.AutoGraphError, match="The list `out` is changed differ"):
+            rt.function(fn)(F32(1.0))
+
+
+def append_both_ways_inline(x):
+    out = []
+    if x > 0:
+        add(out, 1.0)
+    else:
+        add(out, 2.0)
+    return x, len(out)
+
+
+def test_tracing_in_threads():
+    import threading
+
+    errors, results = [], []
+
+    def work(k):
+        try:
+            if k % 2:
+                rt.function(append_by_a_helper)(F32(1.0))
+            else:
+                results.append(float(rt.function(alike_through_a_loop_and_if)(np.int32(4))))
+        except autograph.AutoGraphError as e:
+            errors.append(str(e))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(errors) == 3 and all("The list `out` is changed" in e for e in errors)
+    assert results == [alike_through_a_loop_and_if(4)] * 3

@@ -478,6 +478,35 @@ def test_sum_of_a_graph_list_is_pythons_left_fold(items, start):
     assert_agree(sum_of_a_graph_list, F32(1.0), items, start)
 
 
+def sum_of_vectors(x, p):
+    parts = [p * -1.0, p * 2.0]
+    if rt.reduce_sum(x) > 100:
+        parts.pop()
+    return sum(parts, p * -0.0)
+
+
+def test_the_left_fold_composes_with_tapes_executors_and_onnx():
+    x, p = np.float32([1.0, 2.0]), np.float32([0.0, -0.0, 2.5])
+    expected = sum_of_vectors(x, p)
+    f = rt.function(sum_of_vectors, input_signature=[rt.TensorSpec([2], rt.float32),
+                                                     rt.TensorSpec([3], rt.float32)])
+    variable = rt.Variable(p)
+    with rt.GradientTape() as tape:
+        y = rt.reduce_sum(f(x, variable) * variable)
+    assert tape.gradient(y, variable).numpy().tolist() == (2 * p).tolist()  # d(p*p)/dp
+    for jit in ("numba", "auto"):
+        pytest.importorskip("numba")
+        assert np.array_equal(np.signbit(rt.function(sum_of_vectors, jit_compile=jit)(x, p)),
+                              np.signbit(expected))
+    onnxruntime = pytest.importorskip("onnxruntime")
+    session = onnxruntime.InferenceSession(rt.onnx.export(f).SerializeToString(),
+                                           providers=["CPUExecutionProvider"])
+    names = [i.name for i in session.get_inputs()]
+    (out,) = session.run(None, dict(zip(names, [x, p])))
+    assert out.tolist() == expected.tolist() and np.array_equal(np.signbit(out),
+                                                                np.signbit(expected))
+
+
 def sum_of_an_emptied_graph_list(x, v):
     parts = [v]
     if x > 0:

@@ -32,6 +32,7 @@ from autograph.operators.state import (
     LeafNames,
     Plan,
     Stacked,
+    held_by_caller,
     loop_step,
     needs_other_path,
     probe_value,
@@ -388,10 +389,10 @@ def _finish(backend, construct, values):
     of an enclosing function, an attribute or item of an object) is reported to the backend,
     which refuses it where code outside the traced function could read the placeholder."""
     result = construct.finish(values)
-    for i in sorted(construct.written):  # (Python changes the container itself)
-        original = construct.initial[i]
+    for name, original in construct.written.values():  # (Python changes the container)
+        held_by_caller(original, name)
         backend.staged_write(
-            slots.Mutated(original, f"Writing into '{construct.names[i]}'",
+            slots.Mutated(original, f"Writing into {name}",
                           "changes a copy of it (each path takes its own)"),
             copy.copy(original), caller_origin())
     for slot, saved in zip(construct.slots, construct.saved):

@@ -54,7 +54,7 @@ class Construct:
         self.initial = head + tuple(slot.get() for slot in self.slots)
         self.saved = [slot.snapshot() for slot in self.slots]
         self.taken = ()
-        self.written: set = set()  # variables holding a list or dict a path writes into
+        self.written: dict = {}  # id -> (name, list or dict) a path writes into
 
     def run(self, fn, values, lead=()):
         """The state after `fn(*lead, *variables)` starting from `values`. Its containers are
@@ -63,10 +63,13 @@ class Construct:
         args = self.variables(values)
         self.taken = [_own(v) for v in args]
         result = fn(*lead, *self.taken)
-        if not self.returns:
-            self.written.update(i for i, (given, taken) in enumerate(zip(args, self.taken))
-                                if type(self.initial[i]) in (list, dict)
-                                and _written_into(given, taken))
+        if self.returns:  # (a returning `if`: its branches take the state as parameters)
+            names = [f"'{name}'" for name in fn.__code__.co_varnames[len(lead):]]
+            originals = self.state
+        else:
+            names, originals = [f"'{name}'" for name in self.names], self.initial
+        for name, original, given, taken in zip(names, originals, args, self.taken):
+            _note_written(name, original, given, taken, self.written)
         if self.returns or self.single:
             head = (result,)
         else:
@@ -314,6 +317,19 @@ class Maybe(Defined):
         return MaybeUndefined(value, defined, self.carried.name)
 
 
+def _note_written(name, original, given, taken, written: dict) -> None:
+    """Notes in `written` each list or dict in `original` (the value before the construct,
+    `given` to a path as its copy `taken`) whose copy the path changed in place, with words
+    naming it: Python would have changed the container itself."""
+    if isinstance(original, (list, dict)):  # (its items are its: noted with it)
+        if id(original) not in written and _written_into(given, taken):
+            written[id(original)] = (name, original)
+    elif isinstance(original, tuple) and isinstance(given, tuple) and isinstance(
+            taken, tuple) and len(original) == len(given) == len(taken):
+        for parts in zip(original, given, taken):
+            _note_written(f"an item of {name}", *parts, written)
+
+
 def _written_into(given, taken) -> bool:
     """Whether a path changed `taken`, its own copy of the containers in `given`, in place."""
     before, tree = structures.flatten(given)
@@ -525,6 +541,45 @@ def _check_alias(name, lst, root) -> None:
             f"there, but the same Python list is also {', '.join(others)}, which would keep the "
             "old list and miss the changes. Give the list one name (copy it where a second "
             "one is needed: `b = list(a)`).", caller_origin()))
+
+
+def held_by_caller(obj, name: str) -> None:
+    """Refuses a list or dict that a construct's paths wrote into (each path a copy of it) when
+    another name in the converted functions running on the stack holds it: an alias in the
+    function (`orig = d`) or a caller's variable (a helper writing into its caller's list).
+    Python changes the container they see; the graph leaves it as it was."""
+    frames = []
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if REGISTRY.is_generated(frame.f_code.co_filename):
+            frames.append(frame)
+        frame = frame.f_back
+    if not frames:
+        return
+    codes = [f.f_code for f in frames]
+    family = [codes[0]]  # (the function running the construct, and those defining it)
+    while (definer := next((c for c in codes if family[-1] in c.co_consts), None)) is not None:
+        family.append(definer)
+    variable = name.split("'")[1] if name.count("'") >= 2 else None
+    for frame in frames:
+        own = frame.f_code in family
+        for local, value in frame.f_locals.items():
+            if own and local == variable:
+                continue
+            if value is obj:
+                where = f"'{local}'"
+            elif type(value) in (list, tuple, dict) and any(
+                    v is obj for v in (value.values() if isinstance(value, dict) else value)):
+                where = f"an item of '{local}'"
+            else:
+                continue
+            whose = "" if own else f" of {frame.f_code.co_name}, a caller"
+            raise AutoGraphError(at(
+                f"Writing into {name} in a graph `if`/loop here changes a copy of it (each path "
+                f"takes its own), but the same {type(obj).__name__} is also {where}{whose}, "
+                "which Python would see changed and the graph cannot. Return the new values "
+                "(a container made in the function) and assign them where they are needed.",
+                caller_origin()))
 
 
 def _occurrences(value, target) -> int:

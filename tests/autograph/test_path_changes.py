@@ -413,18 +413,9 @@ def alike_through_a_loop_and_if(n):
 
 
 def test_a_decorated_helper_is_refused_as_the_same_code_without_the_boundary():
-    for fn in (through_a_decorated_helper, append_both_ways_inline):
+    for fn in (through_a_decorated_helper, append_by_a_helper):
         with pytest.raises(autograph.AutoGraphError, match="The list `out` is changed differ"):
             rt.function(fn)(F32(1.0))
-
-
-def append_both_ways_inline(x):
-    out = []
-    if x > 0:
-        add(out, 1.0)
-    else:
-        add(out, 2.0)
-    return x, len(out)
 
 
 def test_tracing_in_threads():

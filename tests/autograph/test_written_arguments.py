@@ -3,10 +3,13 @@
 plain Python changes it in place (silent before). Refused at the line now; the function's own
 containers are carried as before. Three ways where Python's value is the oracle."""
 
+import collections
+
 import numpy as np
 import pytest
 from three_way import assert_agree
 
+import autograph
 import runtime as rt
 
 F32 = np.float32
@@ -77,3 +80,71 @@ def write_own_items_in_a_loop(n):
 def test_the_functions_own_containers_are_carried(x):
     assert_agree(write_own_items, x)
     assert_agree(write_own_items_in_a_loop, np.int32(3))
+
+
+# ---- from the review: returning `if`s, subclasses, containers in tuples, aliases, callers ----
+def write_in_a_returning_if(x, table):
+    if x > 0:
+        table[len(LABEL)] = x
+        return x
+    return -x
+
+
+def write_into_a_tuples_dict(x, pair):
+    if x > 0:
+        pair[0][len(LABEL)] = x
+    return x
+
+
+@pytest.mark.no_round_trip
+@pytest.mark.parametrize("fn, make", [
+    (write_in_a_returning_if, lambda: (F32(1.0), {0: 0.0, 2: 0.0})),
+    (write_an_argument_key, lambda: (F32(1.0), collections.OrderedDict([(2, 0.0)]), "ab")),
+    (write_into_a_tuples_dict, lambda: (F32(1.0), ({0: 0.0, 2: 0.0},))),
+])
+def test_arguments_written_in_returning_ifs_subclasses_and_tuples_are_refused(fn, make):
+    args = make()
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="changes a copy of it"):
+        rt.function(fn)(*args)
+
+
+def write_through_an_alias(x):
+    table = {0: 0.0, 2: 0.0}
+    kept = table
+    if x > 0:
+        table[len(LABEL)] = x
+    return kept[2]
+
+
+def bump(values, n):
+    for _ in rt.range(n):
+        values[len(LABEL) - 1] = values[len(LABEL) - 1] + 1.0
+
+
+def write_by_a_helper_into_the_callers_list(n):
+    values = [0.0, 0.0]
+    bump(values, n)
+    return values[1] + 0.0
+
+
+@pytest.mark.parametrize("fn, arg, where", [
+    (write_through_an_alias, F32(1.0), "also 'kept'"),
+    (write_by_a_helper_into_the_callers_list, np.int32(3),
+     "also 'values' of write_by_a_helper_into_the_callers_list, a caller"),
+])
+def test_a_written_container_another_name_holds_is_refused(fn, arg, where):
+    with pytest.raises(autograph.AutoGraphError, match=where):
+        rt.function(fn)(arg)
+
+
+def own_in_a_returning_if(x):
+    table = {0: 0.0, 2: 0.0}
+    if x > 0:
+        table[len(LABEL)] = x
+        return table[2]
+    return table[0]
+
+
+@pytest.mark.parametrize("x", [F32(1.0), F32(-1.0)])
+def test_the_functions_own_container_in_a_returning_if_is_carried(x):
+    assert_agree(own_in_a_returning_if, x)

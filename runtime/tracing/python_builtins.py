@@ -184,6 +184,8 @@ def _items(args, name: str):
         return list(args)
     (iterable,) = args
     if isinstance(iterable, TensorList):
+        if name in ("max", "min"):  # (before the stack, which refuses no items otherwise)
+            _check(math_ops.greater(iterable.size(), 0), f"{name}() arg is an empty sequence")
         return iterable.numbers()
     if isinstance(iterable, Tensor):
         if iterable.ndim != 1:
@@ -347,6 +349,10 @@ def any_(iterable) -> Tensor:
 
 
 def _every(name, iterable, join, reduce, empty):
+    if isinstance(iterable, TensorList):  # (no items: `empty`, without stacking none)
+        return cond(math_ops.greater(iterable.size(), 0),
+                    lambda: _every(name, iterable.numbers(), join, reduce, empty),
+                    lambda: convert_to_tensor(empty), names=(f"<{name}>",))
     items = _items((iterable,), name)
     if isinstance(items, Tensor):
         return reduce(math_ops.not_equal(items, False if items.dtype.is_bool else 0))

@@ -514,6 +514,29 @@ def sum_of_an_emptied_graph_list(x, v):
     return sum(parts, 0.5)
 
 
+def folds_of_an_emptied_graph_list(x):
+    parts = [x > 0, x < 3]
+    if x > -5:  # (taken: the graph list ends empty)
+        parts.pop()
+        parts.pop()
+    return all(parts), any(parts), sum(parts)
+
+
+def max_of_an_emptied_graph_list(x):
+    parts = [x]
+    if x > -5:
+        parts.pop()
+    return max(parts)
+
+
+def test_folds_of_a_graph_list_with_no_items_are_pythons():
+    assert_agree(folds_of_an_emptied_graph_list, F32(1.0))
+    assert_agree(folds_of_an_emptied_graph_list, F32(-9.0))
+    python, _, graph = assert_agree(max_of_an_emptied_graph_list, F32(1.0))
+    assert "max() arg is an empty sequence" in str(python) and (
+        "max() arg is an empty sequence" in str(graph))  # (before: stack needs one tensor)
+
+
 def test_the_sum_of_no_arrays_from_a_scalar_start_is_refused_when_the_graph_runs():
     f = rt.function(sum_of_an_emptied_graph_list)
     assert f(F32(-1.0), F64([1.0, 2.0])).numpy().tolist() == [1.5, 2.5]

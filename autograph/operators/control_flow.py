@@ -25,6 +25,7 @@ import warnings
 from autograph import backends
 from autograph.errors import AutoGraphError, UnrolledLoopWarning, at
 from autograph.operators import decisions, list_uses, slots, structures, traced_paths
+from autograph.operators.aliases import held_by_caller
 from autograph.operators.path_changes import PathChanges
 from autograph.operators.py_builtins import StagedZip
 from autograph.operators.state import (
@@ -32,7 +33,6 @@ from autograph.operators.state import (
     LeafNames,
     Plan,
     Stacked,
-    held_by_caller,
     loop_step,
     needs_other_path,
     probe_value,

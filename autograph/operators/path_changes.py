@@ -30,14 +30,14 @@ from __future__ import annotations
 import collections
 import functools
 import operator
-import sys
 import types
 
 import numpy as np
 
 from autograph import backends
 from autograph.errors import AutoGraphError, at
-from autograph.origins import REGISTRY, caller_origin
+from autograph.operators.aliases import generated_frames
+from autograph.origins import caller_origin
 
 _KINDS = (list, dict, set, collections.deque)
 _PLAIN = (int, float, complex, bool, str, bytes, type(None))
@@ -162,17 +162,6 @@ def _fix(what: str, container, where: str) -> str:
 
 
 # ---- what the functions reach ------------------------------------------------------------------
-def _running_generated_code() -> list:
-    """The code of the converted functions running on the stack (innermost first)."""
-    codes = []
-    frame: types.FrameType | None = sys._getframe(1)
-    while frame is not None:
-        if REGISTRY.is_generated(frame.f_code.co_filename):
-            codes.append(frame.f_code)
-        frame = frame.f_back
-    return codes
-
-
 def _own_variable(code, name: str, running: list) -> bool:
     """Whether the free variable `name` of a function with `code` is a variable of a converted
     function running on the stack: the traced call's own. Resolved as Python's scopes are:
@@ -190,7 +179,7 @@ def _own_variable(code, name: str, running: list) -> bool:
 def _reached(functions) -> list:
     """(what, container) of the own containers `functions` reach; `what` names it for
     messages ("the list `out`", "a list that `push` holds")."""
-    running = _running_generated_code()
+    running = [frame.f_code for frame in generated_frames()]
     seen: set = set()
     found: list = []
     budget = [_ITEMS]

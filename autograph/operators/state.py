@@ -24,15 +24,14 @@ from __future__ import annotations
 
 import copy
 import numbers
-import sys
 from collections.abc import Sequence
-from types import FrameType
 
 from autograph import backends
 from autograph.errors import AutoGraphError, at
 from autograph.operators import slots, structures
+from autograph.operators.aliases import check_alias
 from autograph.operators.special_values import MaybeUndefined, Undefined, UndefinedReturn
-from autograph.origins import REGISTRY, caller_origin
+from autograph.origins import caller_origin
 
 RETURN_VALUE = "<return value>"
 
@@ -444,7 +443,7 @@ def step_for(backend, name, original, samples):
         resized = [v for v in values if _resized(backend, v, original)]
         if resized:  # the items give the item type: any list that has some
             samples = [v for v in (*resized, original) if not isinstance(v, list) or v]
-            _check_alias(name, original, original)
+            check_alias(name, original, original)
             # (the name takes a staged list: the Python list itself, which Python would
             # change in place, keeps its items; refused where code outside can read it)
             backend.staged_write(slots.Mutated(original, f"Appending to '{name}'"),
@@ -460,7 +459,7 @@ def step_for(backend, name, original, samples):
     for path in carried.lists.found:
         inner = _at(original, path)
         if type(inner) is list:
-            _check_alias(name + "".join(f"[{k!r}]" for k in path), inner, original)
+            check_alias(name + "".join(f"[{k!r}]" for k in path), inner, original)
     if any(isinstance(v, UndefinedReturn) for v in (original, *values)):
         return ReturnFill(carried)
     # A path not seen may leave it unassigned; where every path assigns it, the flags are all
@@ -512,85 +511,6 @@ def _at(value, path):
         except (KeyError, IndexError, TypeError):
             return None
     return value
-
-
-def _check_alias(name, lst, root) -> None:
-    """A Python list that a staged construct turns into a staged list must be reachable only
-    as `name`: another name for it (`b = a`), or another place in the same variable, would
-    keep the old Python list and silently miss the construct's changes. Checks the locals of
-    the converted function that runs the construct (one level into their containers)."""
-    frame: FrameType | None = sys._getframe(1)
-    while frame is not None and not REGISTRY.is_generated(frame.f_code.co_filename):
-        frame = frame.f_back
-    if frame is None:
-        return
-    variable = name.split("[")[0]
-    others = []
-    for local, value in frame.f_locals.items():
-        if local == variable:
-            if _occurrences(value, lst) > 1:
-                others.append(f"another place in '{variable}'")
-        elif value is lst:
-            others.append(f"'{local}'")
-        elif (type(value) in (list, tuple) or isinstance(value, dict)) and any(
-                v is lst for v in (value.values() if isinstance(value, dict) else value)):
-            others.append(f"an item of '{local}'")
-    if others:
-        raise AutoGraphError(at(
-            f"'{name}' is changed in length by a graph `if`/loop, so it becomes a staged list "
-            f"there, but the same Python list is also {', '.join(others)}, which would keep the "
-            "old list and miss the changes. Give the list one name (copy it where a second "
-            "one is needed: `b = list(a)`).", caller_origin()))
-
-
-def held_by_caller(obj, name: str) -> None:
-    """Refuses a list or dict that a construct's paths wrote into (each path a copy of it) when
-    another name in the converted functions running on the stack holds it: an alias in the
-    function (`orig = d`) or a caller's variable (a helper writing into its caller's list).
-    Python changes the container they see; the graph leaves it as it was."""
-    frames = []
-    frame: FrameType | None = sys._getframe(1)
-    while frame is not None:
-        if REGISTRY.is_generated(frame.f_code.co_filename):
-            frames.append(frame)
-        frame = frame.f_back
-    if not frames:
-        return
-    codes = [f.f_code for f in frames]
-    family = [codes[0]]  # (the function running the construct, and those defining it)
-    while (definer := next((c for c in codes if family[-1] in c.co_consts), None)) is not None:
-        family.append(definer)
-    variable = name.split("'")[1] if name.count("'") >= 2 else None
-    for frame in frames:
-        own = frame.f_code in family
-        for local, value in frame.f_locals.items():
-            if own and local == variable:
-                continue
-            if value is obj:
-                where = f"'{local}'"
-            elif type(value) in (list, tuple, dict) and any(
-                    v is obj for v in (value.values() if isinstance(value, dict) else value)):
-                where = f"an item of '{local}'"
-            else:
-                continue
-            whose = "" if own else f" of {frame.f_code.co_name}, a caller"
-            raise AutoGraphError(at(
-                f"Writing into {name} in a graph `if`/loop here changes a copy of it (each path "
-                f"takes its own), but the same {type(obj).__name__} is also {where}{whose}, "
-                "which Python would see changed and the graph cannot. Return the new values "
-                "(a container made in the function) and assign them where they are needed.",
-                caller_origin()))
-
-
-def _occurrences(value, target) -> int:
-    """How many times the object `target` is `value` or inside its containers."""
-    if value is target:
-        return 1
-    if isinstance(value, dict):
-        return sum(_occurrences(v, target) for v in value.values())
-    if type(value) in (list, tuple):
-        return sum(_occurrences(v, target) for v in value)
-    return 0
 
 
 def _holds_list(value) -> bool:

@@ -385,13 +385,7 @@ def test_an_enclosing_functions_container_is_outside_the_trace():
 
 
 # ---- composition ------------------------------------------------------------------------------
-@rt.function
-def decorated_append_both_ways(x, out):
-    if x > 0:
-        add(out, 1.0)
-    else:
-        add(out, 2.0)
-    return x
+decorated_append_both_ways = rt.function(append_both_ways)  # (the same code, decorated)
 
 
 def through_a_decorated_helper(x):

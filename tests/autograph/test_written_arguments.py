@@ -96,8 +96,15 @@ def write_into_a_tuples_dict(x, pair):
     return x
 
 
+def sort_an_argument(x, values):
+    if x > 0:
+        values.sort()
+    return x
+
+
 @pytest.mark.no_round_trip
 @pytest.mark.parametrize("fn, make", [
+    (sort_an_argument, lambda: (F32(1.0), [3.0, 1.0, 2.0])),  # (silent before, too)
     (write_in_a_returning_if, lambda: (F32(1.0), {0: 0.0, 2: 0.0})),
     (write_an_argument_key, lambda: (F32(1.0), collections.OrderedDict([(2, 0.0)]), "ab")),
     (write_into_a_tuples_dict, lambda: (F32(1.0), ({0: 0.0, 2: 0.0},))),

@@ -56,6 +56,16 @@ def check_alias(name, lst, root) -> None:
             "one is needed: `b = list(a)`).", caller_origin()))
 
 
+def definers(code, running: list) -> list:
+    """The code of the running functions that define `code`'s function, innermost first (a
+    branch function's: the function running the construct, then the one defining that...);
+    the chain ends at a function whose definer is not running (a converted function's)."""
+    chain = []
+    while (code := next((c for c in running if code in c.co_consts), None)) is not None:
+        chain.append(code)
+    return chain
+
+
 def held_by_caller(obj, name: str) -> None:
     """Refuses a list or dict that a construct's paths wrote into (each path a copy of it) when
     another name in the converted functions running on the stack holds it: an alias in the
@@ -65,9 +75,7 @@ def held_by_caller(obj, name: str) -> None:
     if not frames:
         return
     codes = [f.f_code for f in frames]
-    family = [codes[0]]  # (the function running the construct, and those defining it)
-    while (definer := next((c for c in codes if family[-1] in c.co_consts), None)) is not None:
-        family.append(definer)
+    family = [codes[0], *definers(codes[0], codes)]  # (the construct's function, its definers)
     variable = name.split("'")[1] if name.count("'") >= 2 else None
     for frame in frames:
         own = frame.f_code in family

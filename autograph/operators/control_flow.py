@@ -77,7 +77,7 @@ def while_stmt(test, body, state=(), names=(), slots=()):
         if backend is not None:
             decisions.note("while", True, iterations or None)
             construct = Construct(state, names, slots, (test, body))
-            return _staged_loop(backend, construct, test, body, runs=[result])
+            return _staged_loop(backend, construct, test, body, first_test=result)
         if not result:
             decisions.note("while", False, iterations)
             unrolling.done("while", iterations)
@@ -256,10 +256,10 @@ def _staged_if(backend, cond, if_true, if_false, construct):
     return _finish(backend, construct, plan.decode(_as_tuple(result)))
 
 
-def _staged_loop(backend, construct, test, body, iterated=None, runs=None):
-    """A graph `while` (`iterated` is None; `test` is its condition; `runs`: its first value,
-    staged) or a graph `for` over `iterated` (`test` is the extra test of a lowered break, or
-    None)."""
+def _staged_loop(backend, construct, test, body, iterated=None, first_test=None):
+    """A graph `while` (`iterated` is None; `test` is its condition, `first_test` its staged
+    first value) or a graph `for` over `iterated` (`test` is the extra test of a lowered
+    break, or None)."""
     plan = Plan()
     changes = PathChanges((body, test), construct)
     try:
@@ -271,9 +271,11 @@ def _staged_loop(backend, construct, test, body, iterated=None, runs=None):
     else:
         kept = changes.check_loop()
         if kept:  # (changed once, as the loop's first iteration does: only if there is one)
-            if runs is None:
+            if first_test is None:
                 items = iterated if isinstance(iterated, tuple) else (iterated,)
                 runs = [backend.len(items) > 0 for items in items]
+            else:
+                runs = [first_test]
             for condition in runs:
                 backend.assert_(condition, at(
                     f"This graph loop ran no iteration, but tracing its body changed "

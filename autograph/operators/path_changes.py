@@ -36,7 +36,7 @@ import numpy as np
 
 from autograph import backends
 from autograph.errors import AutoGraphError, at
-from autograph.operators.aliases import generated_frames
+from autograph.operators.aliases import definers, generated_frames
 from autograph.origins import caller_origin
 
 _KINDS = (list, dict, set, collections.deque)
@@ -45,8 +45,9 @@ _DEPTH, _ITEMS = 3, 10_000  # how deep and how much of the reached containers is
 
 
 class PathChanges:
-    """Watches the containers `functions` reach (see the module's docstring); `carried` are
-    the construct's variables and slots."""
+    """Watches the containers `functions` reach (see the module's docstring), except what
+    `construct` carries: its variables, and what its slots hold (a dict's item slots: only
+    their keys)."""
 
     def __init__(self, functions, construct):
         whole = {id(v) for v in (*construct.state, *construct.initial)}
@@ -165,15 +166,9 @@ def _fix(what: str, container, where: str) -> str:
 def _own_variable(code, name: str, running: list) -> bool:
     """Whether the free variable `name` of a function with `code` is a variable of a converted
     function running on the stack: the traced call's own. Resolved as Python's scopes are:
-    through the functions that define one another, up to one that makes it a local (own), or
-    to one whose definer is not running (a converted function's own closure: outside)."""
-    while True:
-        definer = next((c for c in running if code in c.co_consts), None)
-        if definer is None:
-            return False
-        if name in definer.co_cellvars:
-            return True
-        code = definer
+    through the functions that define one another, up to one that makes it a local (own); a
+    chain that ends first comes from a converted function's own closure (outside)."""
+    return any(name in definer.co_cellvars for definer in definers(code, running))
 
 
 def _reached(functions) -> list:

@@ -142,6 +142,10 @@ ALIASED_ROWS = False
 # `return L` gave `[1.0, 2.0]`), and in a graph loop the one append tracing made (silent);
 # now paths that change it alike agree and others are refused at the `if` / loop.
 HELPER_CHANGES = True
+# `dd = d`: a second name for the dict, read as `dd['k']`. A graph `if` or loop writing
+# `d['k' * 1]` (which carries `d` whole, a copy per path) left `dd` with the old items,
+# silently; now refused at the line (operators/aliases.py).
+ALIASED_DICT = True
 # Empty rows (`rows.append([])`, a row built by a loop that runs zero times). Not a bug: the
 # graph refuses them with a located error (a graph needs the items' dtype), and an empty Python
 # list packs as float32, so `rt.concat(rows + [[n]], 0)` raises a dtype error eagerly where
@@ -450,8 +454,8 @@ _OUTSIDE_TARGETS = _OUTSIDE if OUTSIDE_STATE_ANYWHERE else ()
 # construct carries by their container (a local dict whole; a global's in place): carrying the
 # global's name made it a local variable of the converted function (UnboundLocalError).
 _COMPUTED_KEYS = ("d['k' * 1]", *(("OUT['k' * 1]",) if OUTSIDE_STATE_ANYWHERE else ()))
-NAMES = {INT: ("x", "y", "n", "a", "b", "G", "d['k']", "box.attr", "c", "z", "v", *_LOOP_NAMES,
-               *_OUTSIDE),
+NAMES = {INT: ("x", "y", "n", "a", "b", "G", "d['k']", "dd['k']", "box.attr", "c", "z", "v",
+               *_LOOP_NAMES, *_OUTSIDE),
          FLOAT: ("u", "p[0]", "p[-1]", "s", "t", "q[1]", "lst[-1]", *_LOOP_NAMES),
          VEC: ("p", "q", *_LOOP_NAMES), LINT: ("la", *_LOOP_NAMES), LFLOAT: ("lst",),
          LVEC: ("lv",), LROWS: ("rows",), I64: ("big", *_LOOP_NAMES), PINT: ("acc", "prod"),
@@ -1829,7 +1833,11 @@ def _declare_outside(writer, scope):
 def _declare_dict(writer, scope):
     scope = scope.add(INT, "d['k']", target=True).add(INT, "d['j']", target=True, readable=False)
     scope = scope.add(INT, "d['k' * 1]", target=True, readable=False)
-    return [f"d = {{'k': {writer.pick(INITS[INT])}}}"], scope
+    lines = [f"d = {{'k': {writer.pick(INITS[INT])}}}"]
+    if ALIASED_DICT and writer.chance(3):
+        lines.append("dd = d")
+        scope = scope.add(INT, "dd['k']")
+    return lines, scope
 
 
 def _declare_list(writer, scope):

@@ -107,7 +107,8 @@ def _also(kind: type) -> type:
 # Python's errors a failing op keeps the kind of when located (an op's ValueError is already an
 # InvalidArgumentError; other kinds become a plain one).
 _ALSO: dict[type, type] = {kind: _also(kind) for kind in (
-    IndexError, KeyError, TypeError, ZeroDivisionError, OverflowError, ArithmeticError)}
+    IndexError, KeyError, TypeError, ZeroDivisionError, OverflowError, FloatingPointError,
+    ArithmeticError)}
 
 
 def located_kind(error: Exception) -> type:

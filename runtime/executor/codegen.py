@@ -41,6 +41,8 @@ class Generated:
     # What the caller passes after the input values, one per extra parameter of `run` (an
     # executor's: numba's compiled graphs take the random generators they draw from).
     extra_arguments: tuple = ()
+    # The same graph's code on Python floats, which runs instead (executor/python_floats.py).
+    python_floats: str | None = None
 
 
 class Emitter:
@@ -73,6 +75,16 @@ class Emitter:
     def epilogue(self) -> str:
         """Source the module holds after the function (helpers its code calls): none here."""
         return ""
+
+    def prologue(self, params: list[str]) -> str:
+        """Emits what the function does before the graph's ops (nothing here); returns the
+        indent of the ops."""
+        return "    "
+
+    def returns(self, indent: str, params: list[str]) -> None:
+        """Emits what the function does after the graph's ops: returns the outputs."""
+        outputs = [self.name_of(t) for t in self.graph.outputs]
+        self.emit(indent, f"return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
 
     # ---- a list a loop only appends to (`_Appended`) ----
     def list_buffer(self, lst: str) -> str:
@@ -660,9 +672,9 @@ def generate(graph: Graph, function_name: str = "run", emitter_class=None) -> Ge
     params = []
     for placeholder in graph.inputs:
         params.append(emitter._define(placeholder))
-    emitter.body(graph, "    ")
-    outputs = [emitter.name_of(t) for t in graph.outputs]
-    emitter.emit("    ", f"return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
+    indent = emitter.prologue(params)
+    emitter.body(graph, indent)
+    emitter.returns(indent, params)
     params += emitter.extra_parameters
     source = (f"def {function_name}({', '.join(params)}):\n" + "\n".join(emitter.lines) + "\n"
               + emitter.epilogue())

@@ -8,7 +8,7 @@ backends (numba, JAX) are imported only when a graph is compiled for them.
 
 from __future__ import annotations
 
-from runtime.executor import codegen, numba_fused, tiering
+from runtime.executor import numba_fused, python_floats, tiering
 from runtime.passes.fusion import ALL, NONE, Mode
 
 EXECUTORS: dict = {}  # name -> compile(graph, swap), in the order the names are listed
@@ -31,7 +31,7 @@ def compile_graph(name, graph, swap):
 
 @executor(None)
 def _python_over_numpy(graph, swap):
-    return codegen.compile_graph(graph)
+    return python_floats.compile_graph(graph)
 
 
 @executor("auto")
@@ -67,5 +67,7 @@ def place(name, graph) -> str:
     """Where `graph`, compiled for the executor called `name`, runs (and for "auto", why)."""
     if name == "auto":
         return tiering.place(graph)
-    return {"numba": "numba", "xla": "XLA (through JAX)"}.get(
-        name, "the default executor (numpy code)")
+    if name in ("numba", "xla"):
+        return {"numba": "numba", "xla": "XLA (through JAX)"}[name]
+    return "the default executor (numpy code{})".format(
+        ", its float64 scalars as Python floats" if python_floats.applies(graph) else "")

@@ -25,7 +25,7 @@ import threading
 import time
 import weakref
 
-from runtime.executor import codegen
+from runtime.executor import python_floats
 
 HOT_CALLS = 64  # calls on the default executor before numba compiles the graph
 FASTER = 0.8  # the compiled version replaces the default only if it takes at most this share
@@ -52,7 +52,7 @@ def compile_graph(graph, swap):
     """(a function of the input values -> tuple of outputs, Generated): the default executor's,
     which calls `swap(native)` from a background thread once numba has compiled the graph
     (`native` runs on numba, falling back to the default executor for other argument types)."""
-    run, generated = codegen.compile_graph(graph)
+    run, generated = python_floats.compile_graph(graph)
     if importlib.util.find_spec("numba") is None:
         _set_place(graph, "the default executor (numba is not installed)")
         return run, generated

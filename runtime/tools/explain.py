@@ -27,7 +27,7 @@ import autograph
 from autograph.conversion import convert_function
 from runtime.core.tensor import Tensor
 from runtime.errors import NoLoweringError
-from runtime.executor import codegen, numba_exactness
+from runtime.executor import numba_exactness, python_floats
 from runtime.executor import registry as executors
 from runtime.ops.registry import PLACEHOLDER
 from runtime.passes import run_passes
@@ -100,7 +100,7 @@ def explain(f: Callable[..., Any], *args: Any, **kwargs: Any) -> Explanation:
     optimized = run_passes(graph, True)
     phases["passes"] = _ms(start)
     start = time.perf_counter()
-    codegen.compile_graph(optimized)
+    python_floats.compile_graph(optimized)
     phases["compile"] = _ms(start)
     phases["trace"] = max(traced_and_compiled - phases["compile"], 0.0)
     start = time.perf_counter()

@@ -171,11 +171,27 @@ def _relu(op, a, typed):
 
 
 def _clip(op, a, typed):
-    """np.minimum(np.maximum(x, lo), hi), as the kernel (with numpy's signs of zeros)."""
+    """numpy's clip ufunc, as the kernel, NaNs propagated (x's first, then lo's, then hi's). Of
+    floats that tie with a bound (the sign of a zero) numpy's loop keeps x when both bounds are
+    scalars, and takes the bound when they are arrays (as maximum and minimum do); bounds that
+    broadcast otherwise are not exact (clip_ties_known)."""
     if not op.outputs[0].dtype.is_floating:
         return as_output_dtype(op, f"np.minimum(np.maximum({a[0]}, {a[1]}), {a[2]})")
-    raised = _chosen(op, a[0], a[1], ">", a[0])
-    return as_output_dtype(op, f"(lambda r_: {_chosen(op, 'r_', a[2], '<', 'r_')})({raised})")
+    at_least, at_most = (">=", "<=") if _scalar_bounds(op) else (">", "<")
+    raised = _chosen(op, a[0], a[1], at_least, a[0])
+    return as_output_dtype(
+        op, f"(lambda r_: {_chosen(op, 'r_', a[2], at_most, 'r_')})({raised})")
+
+
+def _scalar_bounds(op) -> bool:
+    return all(len(t.shape) == 0 for t in op.inputs[1:])
+
+
+def clip_ties_known(op) -> bool:
+    """Whether `_clip` knows which of two tied floats numpy's clip loop of `op` returns: both
+    bounds scalars, or every array among the operands of the result's shape."""
+    return _scalar_bounds(op) or all(
+        len(t.shape) == 0 or tuple(t.shape) == tuple(op.outputs[0].shape) for t in op.inputs)
 
 
 def _select(op, a, typed):

@@ -259,6 +259,8 @@ def clip(a, a_min=None, a_max=None, out=None, **kwargs):
         return array_ops.identity(_tensor(a))
     values = operands(a, *(v for v in (a_min, a_max) if v is not None))
     x = _tensor(values[0])
+    if len(values) == 3 and not x.dtype.is_bool:  # numpy's clip ufunc (x where it ties)
+        return math_ops.clip_by_value(x, values[1], values[2])
     rest = iter(values[1:])
     if a_min is not None:
         x = math_ops.maximum(x, next(rest))

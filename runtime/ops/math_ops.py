@@ -680,8 +680,17 @@ def where(condition, x=None, y=None):
     return apply(WHERE, [condition, x, y])
 
 
+try:
+    from numpy._core import umath as _umath
+except ImportError:  # (numpy 1)
+    from numpy.core import umath as _umath  # type: ignore[no-redef]
+# numpy's clip ufunc, which np.clip of both bounds calls: unlike a minimum of a maximum, of scalar
+# bounds it keeps x where x ties with one (the sign of a zero)
+_clip_ufunc = _umath.clip  # type: ignore[attr-defined]
+
+
 def _clip_kernel(x, lo, hi):
-    return normalize(np.minimum(np.maximum(x, lo), hi))
+    return normalize(_clip_ufunc(x, lo, hi))
 
 
 CLIP = define_op(

@@ -2,6 +2,8 @@
 methods and attributes on tensors, numpy's dtypes. Each program runs three ways (numpy on numpy
 values, the converted function on eager tensors, the graph) and must agree exactly."""
 
+import importlib.util
+
 import numpy as np
 import pytest
 from three_way import assert_agree, outcomes, same
@@ -102,6 +104,26 @@ def python_bool_arithmetic(c):
     b = bool(c)  # numpy's functions of Python bools give numpy's bools (and int8)
     return (a + a, a * a, a - a, a * 3, np.add(a, b), np.maximum(a, b), np.multiply(a, True),
             np.floor_divide(a, True))
+
+
+def clipped(x):
+    return np.clip(x, 0.0, 1.0), np.clip(x, -0.0, 0.0), x.clip(-1.0, -0.0), np.clip(x, 0.0, None)
+
+
+def test_clip_keeps_numpys_signs_of_zeros_and_nans():
+    # np.clip of both bounds is numpy's clip ufunc, which keeps x where it equals a bound: it
+    # was a minimum of a maximum, which takes the bound (np.clip(-0.0, 0.0, 1.0) gave 0.0)
+    values = np.array([-0.0, 0.0, np.nan, -1.0, 0.5, 2.0, -np.inf])
+    for x in (values, values.astype(np.float32), np.float64(-0.0), np.float64(0.0)):
+        python, eager, graph = assert_agree(clipped, x)
+        for label, got in (("converted", eager), ("graph", graph)):
+            for want, value in zip(python, got):
+                assert np.array_equal(np.signbit(np.asarray(value)), np.signbit(want)), label
+    if importlib.util.find_spec("numba") is not None:  # (its rule: the ufunc's choices)
+        native = rt.function(clipped, jit_compile="numba")
+        for want, value in zip(clipped(values), native(values)):
+            assert np.array_equal(np.signbit(np.asarray(value)), np.signbit(want))
+            np.testing.assert_array_equal(np.asarray(value), want)
 
 
 def test_numpy_dtype_rules_for_bools_and_small_integers():

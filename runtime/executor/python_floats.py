@@ -91,8 +91,12 @@ def compile_graph(graph):
     if not applies(graph):
         return run, generated
     floats = codegen.generate(graph, emitter_class=functools.partial(FloatEmitter, fallback=run))
+    try:
+        faster = codegen.load(floats)
+    except SyntaxError:  # loops nested 20 deep leave no room for the `try` (Python's limit)
+        return run, generated
     generated.python_floats = floats.source
-    return codegen.load(floats), generated
+    return faster, generated
 
 
 class FloatEmitter(codegen.Emitter):

@@ -24,6 +24,7 @@ import numpy as np
 from runtime import config
 from runtime.core import dtypes
 from runtime.core.generated_code import InlineCall
+from runtime.core.graph import Operation
 from runtime.errors import NoLoweringError, located_kind, with_origin
 from runtime.executor import (
     codegen,
@@ -35,8 +36,10 @@ from runtime.executor import (
 )
 from runtime.ops import (
     array_ops,
+    basic_ops,
     io_ops,
     random_ops,
+    reduction_ops,
 )
 from runtime.ops.registry import ELEMENTWISE, NUMBA
 
@@ -81,11 +84,13 @@ class NumbaEmitter(codegen.Emitter):
         # one loop, making no array between them) or, if the next line is anything else, as
         # its own line first.
         self._pending: tuple | None = None
+        self._reader: dict[int, Operation] = {}  # id(tensor) -> an op that reads it
 
     def body(self, graph, indent: str, skip=()) -> None:
         for op in graph.operations:
             for t in op.inputs:
                 self._reads[id(t)] = self._reads.get(id(t), 0) + 1
+                self._reader[id(t)] = op
         for t in graph.outputs:
             self._reads[id(t)] = self._reads.get(id(t), 0) + 1
         super().body(graph, indent, skip)
@@ -141,7 +146,7 @@ class NumbaEmitter(codegen.Emitter):
             names = [token if t is pending[0] else name for t, name in zip(op.inputs, names)]
         if op.opdef in numba_rules.DRAWS:  # (its input: the generator it draws from)
             names = [self._generator(op.attrs["seed"])]
-        expr = rule(op, names, self.typed)
+        expr = names[0] if self._counted_bools(op) else rule(op, names, self.typed)
         self._add_helpers(expr)
         reads = list(dict.fromkeys(n for n in names if n != token))
         merged = False
@@ -161,6 +166,20 @@ class NumbaEmitter(codegen.Emitter):
         if merged and op.opdef in numba_reductions.REDUCERS and op.attrs.get("axis") is None:
             expr = self._outlined(expr, reads, op)
         self.emit(indent, f"{', '.join(outs)} = {expr}" if outs else expr, op)
+
+    def _counted_bools(self, op) -> bool:
+        """Whether `op` casts bools to int64 that only a sum of all of them reads (numpy's sum
+        of bools, `np.sum(x == b)`): numba's np.sum of the bools counts them in int64 as well,
+        without the cast's array (16 counts over 10,000 values: 19 us, with the casts 30)."""
+        if op.opdef is not basic_ops.CAST:
+            return False
+        out = op.outputs[0]
+        if not (op.inputs[0].dtype.is_bool and out.dtype is dtypes.int64 and len(out.shape)
+                and self._reads.get(id(out)) == 1):
+            return False
+        reader = self._reader.get(id(out))
+        return (reader is not None and reader.opdef is reduction_ops.SUM
+                and reader.attrs.get("axis") is None and reader.outputs[0].dtype is dtypes.int64)
 
     def _inlined(self, op) -> bool:
         """Whether the op's value may go into its reader's expression: an elementwise array

@@ -162,6 +162,21 @@ def test_reductions_of_chains_of_long_arrays_are_helpers_shared_by_statements_al
         if long:
             assert run.count(next(iter(helpers))) == 16
             assert f"def {next(iter(helpers))[:-1]}(" in source
+        # the 16 casts of bools a sum alone reads are not made: numba's sum counts bools in int64
+        assert source.count(".astype(np.int64)") == 1  # (the floor's)
+
+
+def test_a_cast_of_bools_stays_where_more_than_a_sum_of_all_reads_it():
+    x = rt.constant(np.random.default_rng(5).normal(size=(40, 3)))
+
+    def fn(x):
+        ones = rt.cast(x > 0.0, rt.int64)
+        counted = rt.reduce_sum(rt.cast(x < 0.5, rt.int64))  # (the sum alone: no cast)
+        return ones, rt.reduce_sum(ones), rt.reduce_sum(rt.cast(x < 0.0, rt.int64), 0), counted
+
+    both(fn, x)
+    source = rt.function(fn, jit_compile="numba").get_concrete_function(x).generated.source
+    assert source.count(".astype(np.int64)") == 2, source  # (returned too; summed by columns)
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.int64])

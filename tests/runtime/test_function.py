@@ -84,6 +84,18 @@ def test_a_call_of_numpy_scalars_alone_is_looked_up_by_their_types():
         x = np.float64(3.0)
         assert g(x, np.float64(2.0)).numpy() == 6.0
 
+    def h(*xs):
+        return xs[0] * xs[-1] - xs[1]
+
+    k = rt.function(h)
+    for n in (3, 4):  # (three arguments' key is written out, more are mapped)
+        args = tuple(np.float64(v) for v in (1.5, 2.0, 0.5, 4.0)[:n])
+        assert k(*args).numpy() == k(*args).numpy() == h(*args)
+        assert tuple(map(type, args)) in k._fast_scalar
+    args = (np.float32(1.5), np.float32(2.0), np.float32(0.5))  # (other types: another key)
+    assert k(*args).numpy() == k(*args).numpy() == h(*args)
+    assert len(k._fast_scalar) == 3
+
 
 def test_keywords_and_defaults_bind_to_one_signature():
     @rt.function

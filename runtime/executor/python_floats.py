@@ -9,7 +9,8 @@ runs instead (the default executor's code, `codegen`), from the start (the ops a
 - Python raises where numpy warns and gives inf or nan (`x / 0.0`, `0.0 ** -1`, a `**` that
   overflows or has no real result, the square root of a negative number): any exception.
 - A float result that is inf or nan (numpy warned on the way there, or the input was one).
-- numpy's error handling is not its default (`np.errstate`, `np.seterr`: it may raise).
+- numpy's errors would not only warn: its error handling is not its default (`np.errstate`,
+  `np.seterr`), or a warning filter makes a RuntimeWarning an error (`-W error`).
 Left out: an intermediate value that overflows or is nan while every result is finite (say
 `1 / (x * x)` at `x = 1e200`) gives numpy's value without numpy's RuntimeWarning.
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 
 import numpy as np
 
@@ -42,16 +44,37 @@ _LOGIC = frozenset({math_ops.LOGICAL_AND, math_ops.LOGICAL_OR, math_ops.LOGICAL_
 # Fewer float ops than this (and no loop) gain less than the conversions in and out cost.
 MIN_FLOAT_OPS = 8
 
-# numpy's error handling (np.errstate, np.seterr) now, and as it is by default: numpy 2 keeps
-# it in a context variable, one object while it is the default; numpy 1's public reading is
-# slower.
+# numpy's error handling (np.errstate, np.seterr): numpy 2 keeps it in a context variable, one
+# object while it is unchanged (numpy 1: a fresh reading each time, checked in full).
 try:
     from numpy._core import _ufunc_config
 
     _error_state = _ufunc_config._extobj_contextvar.get  # type: ignore[attr-defined]
 except (ImportError, AttributeError):
     _error_state = np.geterr
-_DEFAULT_ERRORS = _error_state()
+# numpy's default: warn of a division by zero, an overflow and an invalid value
+_WARNS = {"divide": "warn", "over": "warn", "under": "ignore", "invalid": "warn"}
+# (numpy's error state, the warning filters' list, its length, its first filter) when last
+# found to only warn
+_found_usual: tuple = (None, None, -1, None)
+
+
+def only_warns() -> bool:
+    """Whether numpy's floating-point errors would only warn: its default error handling, and
+    no warning filter that makes a RuntimeWarning an error (then a warning the Python-float
+    code does not give changes nothing else). Checked in full when the error state or the
+    filters changed since they last passed."""
+    global _found_usual
+    state, filters = _error_state(), warnings.filters
+    seen = _found_usual
+    if state is seen[0] and filters is seen[1] and len(filters) == seen[2] and (
+            not filters or filters[0] is seen[3]):
+        return True
+    if np.geterr() != _WARNS or any(action == "error" and issubclass(RuntimeWarning, category)
+                                    for action, _, category, _, _ in filters):
+        return False
+    _found_usual = (state, filters, len(filters), filters[0] if filters else None)
+    return True
 
 
 def applies(graph) -> bool:
@@ -137,8 +160,7 @@ class FloatEmitter(codegen.Emitter):
         return expr
 
     def prologue(self, params):
-        state = self._global("error_state_", _error_state)
-        self.emit("    ", f"if {state}() != {self._global('default_errors_', _DEFAULT_ERRORS)}:")
+        self.emit("    ", f"if not {self._global('only_warns_', only_warns)}():")
         self.emit("        ", f"return {self._call_fallback(params)}")
         self.emit("    ", "try:")
         self._loops += 1  # (a `try` counts towards Python's limit on nested blocks)

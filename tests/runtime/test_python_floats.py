@@ -177,6 +177,39 @@ def test_errstate_raise_is_numpy_s_even_where_no_result_is_inf():
         _agree(_division, _function(_division), np.float64(1.0), np.float64(0.0), N)
 
 
+def test_seterr_and_warnings_made_errors_give_numpy_s_errors():
+    def shrink(x, n):
+        i = 0
+        r = 0.0
+        while i < n:
+            r = r + 1.0 / (x * x)  # (finite, through an overflow)
+            i += 1
+        return r
+
+    f, x = _function(shrink), np.float64(1e200)
+    f(x, N)
+    old = np.seterr(over="raise")  # (a state the runtime may have seen before, as default)
+    try:
+        with pytest.raises(FloatingPointError):
+            f(x, N)
+    finally:
+        np.seterr(**old)
+    assert f(x, N) == 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (pytest -W error): numpy's warning is an error
+        with pytest.raises(RuntimeWarning):
+            shrink(x, N)
+        with pytest.raises(RuntimeWarning):
+            f(x, N)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", category=RuntimeWarning)
+        with pytest.raises(RuntimeWarning):
+            f(x, N)
+        warnings.simplefilter("ignore")  # (in place: the first filter changed)
+        assert f(x, N) == 0.0
+    assert python_floats.only_warns()
+
+
 def test_a_floor_division_keeps_numpy_values():
     def ratio(x, y, n):
         i = 0

@@ -12,7 +12,8 @@ runs instead (the default executor's code, `codegen`), from the start (the ops a
 - numpy's errors would not only warn: its error handling is not its default (`np.errstate`,
   `np.seterr`), or a warning filter makes a RuntimeWarning an error (`-W error`).
 Left out: an intermediate value that overflows or is nan while every result is finite (say
-`1 / (x * x)` at `x = 1e200`) gives numpy's value without numpy's RuntimeWarning.
+`1 / (x * x)` at `x = 1e200`) gives numpy's value without numpy's RuntimeWarning; and where the
+numpy code runs after an integer op (numpy's, in both) warned, its warning comes twice.
 
 Which ops: +, -, *, /, unary -, abs, ** (the C library's pow, as numpy scalars' `**`), sign,
 sqrt (correctly rounded in both) and comparisons of float64 scalars; int-to-float casts; the
@@ -116,8 +117,8 @@ def compile_graph(graph):
     floats = codegen.generate(graph, emitter_class=functools.partial(FloatEmitter, fallback=run))
     try:
         faster = codegen.load(floats)
-    except SyntaxError:  # loops nested 20 deep leave no room for the `try` (Python's limit)
-        return run, generated
+    except (SyntaxError, RecursionError):  # no room for the `try` (in loops nested 20 deep,
+        return run, generated  # or branches 99: Python's limits)
     generated.python_floats = floats.source
     return faster, generated
 
@@ -184,12 +185,15 @@ class FloatEmitter(codegen.Emitter):
                 outputs.append(f"{self._global('bool_', np.bool_)}({name})")
             else:
                 outputs.append(name)
+        returned = f"return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})"
         if finite:  # (inf - inf and nan - nan are nan)
-            self.emit(indent, f"if not ({' and '.join(finite)}):")
-            self.emit(indent + "    ", f"return {self._call_fallback(params)}")
-        self.emit(indent, f"return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
-        self.emit("    ", "except Exception:  # Python raised where numpy may warn: numpy's code")
-        self.emit("        ", f"return {self._call_fallback(params)}")
+            self.emit(indent, f"if {' and '.join(finite)}:")
+            self.emit(indent + "    ", returned)
+        else:
+            self.emit(indent, returned)
+        self.emit("    ", "except Exception:  # Python raised where numpy may warn")
+        self.emit("        ", "pass")
+        self.emit("    ", f"return {self._call_fallback(params)}  # (numpy's code, once)")
 
     def _call_fallback(self, params) -> str:
         return f"{self._global('numpy_run_', self._fallback)}({', '.join(params)})"

@@ -210,6 +210,27 @@ def test_seterr_and_warnings_made_errors_give_numpy_s_errors():
     assert python_floats.only_warns()
 
 
+def _module(path, lines):
+    path.write_text("\n".join(lines) + "\n")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_branches_nested_at_python_s_limit_keep_numpy_code(tmp_path):
+    # 98 branches (`elif`s, each an If in the other's else) indent the numpy code to Python's
+    # limit: the Python-float code's `try` would pass it
+    lines = ["def f(x, n):", "    i = 0", "    while i < n:", "        x = x * 0.5 + 0.25",
+             "        i += 1", "    if x < 0.0:", "        y = x * 2.0"]
+    for k in range(1, 98):
+        lines += [f"    elif x < {k}.0:", f"        y = x * {k + 2}.0"]
+    lines += ["    else:", "        y = x", "    return y"]
+    f = _module(tmp_path / "deep_branches.py", lines).f
+    x = np.float64(200.0)
+    assert _bits(_function(f)(x, N)) == _bits(f(x, N))
+
+
 def test_a_floor_division_keeps_numpy_values():
     def ratio(x, y, n):
         i = 0
@@ -277,10 +298,7 @@ def test_random_scalar_programs_agree_with_numpy_scalars(tmp_path):
     checked = 0
     for i in range(60):
         path = tmp_path / f"python_floats_{i}.py"  # (autograph reads the source from a file)
-        path.write_text("import numpy as np\n\n" + _random_program(rng) + "\n")
-        spec = importlib.util.spec_from_file_location(path.stem, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        module = _module(path, ["import numpy as np", "", _random_program(rng)])
         plain, source = module.f, path.read_text()
         f = _function(plain)
         values = [np.float64(rng.choice(_EDGES + [0.75, -3.0, 1e-5])) for _ in range(3)]

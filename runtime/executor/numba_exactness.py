@@ -7,9 +7,9 @@ rounds otherwise than the C library's pow that scalars get in both), float matmu
 comes through SciPy), softmax (an exp and a sum), float (and complex) sums and means (numba adds
 in another order than numpy's pairwise sums, except of a 1-d float array, which
 `numba_reductions.pairwise` adds in numpy's order; a fused chain's sum adds in SIMD lanes,
-numba_fused), max and min reductions of floats (the sign of a
-zero result), a float clip whose bounds broadcast (numpy's loop keeps x or takes the bound
-where they tie), float16 (numba has none), and every op without a NUMBA rule.
+numba_fused), max and min reductions of floats (the sign of a zero result), a float clip of
+array bounds (numpy's loop keeps x or takes the bound where they tie, by how it steps through
+them), float16 (numba has none), and every op without a NUMBA rule.
 """
 
 from __future__ import annotations
@@ -82,8 +82,8 @@ def not_lowered_exactly(graph):
             yield op, "the sign of a zero result may differ from numpy's"
         elif (op.opdef is math_ops.CLIP and op.inputs[0].dtype.is_floating
               and not numba_rules.clip_ties_known(op)):
-            yield op, ("numpy's clip of bounds that broadcast keeps x or takes the bound where "
-                       "they tie (the sign of a zero) as its loop runs")
+            yield op, ("numpy's clip of array bounds keeps x or takes the bound where they tie "
+                       "(the sign of a zero) by how its loop steps through them")
 
 
 FLOAT16 = "numba has no float16 (cast to float32 first)"

@@ -173,8 +173,9 @@ def _relu(op, a, typed):
 def _clip(op, a, typed):
     """numpy's clip ufunc, as the kernel, NaNs propagated (x's first, then lo's, then hi's). Of
     floats that tie with a bound (the sign of a zero) numpy's loop keeps x when both bounds are
-    scalars, and takes the bound when they are arrays (as maximum and minimum do); bounds that
-    broadcast otherwise are not exact (clip_ties_known)."""
+    scalars; of array bounds it takes the bound (as maximum and minimum do) unless they stay put
+    as it steps (a column's bound along a row, a broadcast view), which their shapes do not
+    tell: not exact (clip_ties_known)."""
     if not op.outputs[0].dtype.is_floating:
         return as_output_dtype(op, f"np.minimum(np.maximum({a[0]}, {a[1]}), {a[2]})")
     at_least, at_most = (">=", "<=") if _scalar_bounds(op) else (">", "<")
@@ -188,10 +189,9 @@ def _scalar_bounds(op) -> bool:
 
 
 def clip_ties_known(op) -> bool:
-    """Whether `_clip` knows which of two tied floats numpy's clip loop of `op` returns: both
-    bounds scalars, or every array among the operands of the result's shape."""
-    return _scalar_bounds(op) or all(
-        len(t.shape) == 0 or tuple(t.shape) == tuple(op.outputs[0].shape) for t in op.inputs)
+    """Whether `_clip` knows which of two tied floats numpy's clip loop of `op` returns: when
+    both bounds are scalars."""
+    return _scalar_bounds(op)
 
 
 def _select(op, a, typed):

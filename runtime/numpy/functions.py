@@ -255,11 +255,16 @@ def clip(a, a_min=None, a_max=None, out=None, **kwargs):
     a_max = kwargs.pop("max", a_max)
     if kwargs:
         _unsupported(f"numpy.clip: unsupported arguments {sorted(kwargs)}.")
+    dtype = _tensor(a).dtype if not is_python_scalar(a) else None
+    if dtype is not None and dtype.is_integer:  # numpy 2: a Python int bound past the dtype's
+        info = np.iinfo(dtype.np_dtype)  # range bounds nothing (no value promotion)
+        a_min = None if type(a_min) is int and a_min <= info.min else a_min
+        a_max = None if type(a_max) is int and a_max >= info.max else a_max
     if a_min is None and a_max is None:  # numpy 2: a copy
         return array_ops.identity(_tensor(a))
     values = operands(a, *(v for v in (a_min, a_max) if v is not None))
     x = _tensor(values[0])
-    if len(values) == 3 and not x.dtype.is_bool:  # numpy's clip ufunc (x where it ties)
+    if len(values) == 3 and not x.dtype.is_bool:  # numpy's clip ufunc (see CLIP's kernel)
         return math_ops.clip_by_value(x, values[1], values[2])
     rest = iter(values[1:])
     if a_min is not None:

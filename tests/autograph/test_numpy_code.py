@@ -126,6 +126,44 @@ def test_clip_keeps_numpys_signs_of_zeros_and_nans():
             np.testing.assert_array_equal(np.asarray(value), want)
 
 
+def clipped_integers(x):
+    return np.clip(x, -1000, 1000), np.clip(x, -1, 3), np.clip(x, 1, 300), x.clip(0, 1000)
+
+
+def clipped_by_arrays(x, lo, hi):
+    return np.clip(x, lo, hi)
+
+
+def test_clip_of_integers_and_array_bounds_is_numpys():
+    # numpy 2 drops a Python int bound past the integer dtype's range (it was an OverflowError)
+    for dtype in (np.int8, np.uint8, np.int64):
+        assert_agree(clipped_integers, np.array([0, 2, 5, 127], dtype))
+    # array bounds of each shape (numpy keeps x on a tie where a bound stays put as its loop
+    # steps: a column's bound along a row), cast or not
+    x = np.array([[-0.0, 0.0, 0.5], [2.0, -0.0, 0.0]])
+    for lo, hi in ((np.zeros((2, 1)), np.ones((2, 1))), (np.zeros(3), np.ones(3)),
+                   (np.zeros((2, 3)), np.full((2, 3), -0.0)), (np.zeros(1), np.ones((2, 1))),
+                   (np.zeros((2, 1), np.float32), np.ones(3, np.float32))):
+        python, eager, graph = assert_agree(clipped_by_arrays, x, lo, hi)
+        for got in (eager, graph):
+            assert np.array_equal(np.signbit(np.asarray(got)), np.signbit(python))
+    graph = rt.function(clipped_by_arrays).get_concrete_function(x, lo, hi).graph
+    from runtime.executor import numba_exactness  # (numba cannot tell how numpy steps)
+    assert "clip of array bounds" in numba_exactness.why_not_lowered_exactly(graph)
+
+
+def test_the_gradient_of_clip_with_crossed_bounds_reaches_the_upper_one():
+    # lo > hi: every result is hi, so hi takes every gradient and lo none
+    x, lo, hi = rt.constant([0.0, 1.5, 3.0]), rt.constant(2.0), rt.constant(1.0)
+    for clip in (rt.clip_by_value, lambda *a: rnp.clip(*a)):
+        with rt.GradientTape() as tape:
+            tape.watch([x, lo, hi])
+            y = rt.reduce_sum(clip(x, lo, hi) * rt.constant([1.0, 2.0, 4.0]))
+        gx, glo, ghi = tape.gradient(y, [x, lo, hi])
+        assert y.numpy() == 7.0 and glo.numpy() == 0.0 and ghi.numpy() == 7.0
+        assert np.array_equal(gx.numpy(), [0.0, 0.0, 0.0])
+
+
 def test_numpy_dtype_rules_for_bools_and_small_integers():
     # bool arrays multiply and add as numpy's logic (refused before), and Python bools as ints
     assert_agree(bool_arithmetic, np.array([-1.0, 0.5, 3.0]))

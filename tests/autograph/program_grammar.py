@@ -467,17 +467,23 @@ TARGETS = {INT: ("a", "b", "G", "d['k']", "d['j']", "box.attr", "z", *_OUTSIDE_T
            PFLOAT: ("w", "e")}
 STABLE = {INT: ("x", "y", "n", *_LOOP_NAMES), FLOAT: ("u", "p[0]", "p[1]", *_LOOP_NAMES), VEC: (),
           I64: _LOOP_NAMES, PINT: (), PFLOAT: ()}
+# `np.clip(e, lo, hi)` of floats and vectors, with bounds of signed zeros (and crossed
+# bounds), and `np.sign(e)`. Found (a review of issue 29's work): np.clip was a minimum of a
+# maximum, which takes the bound where x ties with it; numpy's clip ufunc keeps x there
+# (np.clip(-0.0, 0.0, 1.0) is -0.0); fixed.
+NUMPY_CLIP_SIGN = True
 CALLS = {INT: ("g()", "inner({arg})", "size()", "hi"), FLOAT: ("g()", "hf"), VEC: ("hv",), I64: (),
          PINT: (), PFLOAT: ()}
 # The forms of issue 24 that are calls, a bool value or `~` (see `_Writer.number_forms`).
 NUMBER_FORMS = ("abs", "pow", "round", "divmod", "max", "min", "sum", "list_max", "list_sum",
                 "int", "floor", "ceil", "floor_exp", "fabs", "sqrt", "trunc", "bool", "invert") + (
     ("python_int", "python_int") if PYTHON_INTS else ()) + (
-    ("power", "power") if FLOAT_POWERS else ()) + (("dim",) if STATIC_DIMS else ())
+    ("power", "power") if FLOAT_POWERS else ()) + (("dim",) if STATIC_DIMS else ()) + (
+    ("clip", "sign") if NUMPY_CLIP_SIGN else ())
 CONDITION_FORMS = ("all", "any", "list_any", "bool", "bool_compare", "truth", "not_", "round")
 _NUMBER_FLAGS = (INT64_VALUES, INT_CONVERSION, BOOL_ARITHMETIC, MIN_MAX, SUM_ALL_ANY,
                  LIST_BUILTINS, BITWISE, ABS_POW, ROUND, DIVMOD, MATH_FUNCTIONS, MATH_TRUNC,
-                 PYTHON_INTS, FLOAT_POWERS, STATIC_DIMS)
+                 PYTHON_INTS, FLOAT_POWERS, STATIC_DIMS, NUMPY_CLIP_SIGN)
 _CONDITION_FLAGS = (SUM_ALL_ANY, LIST_BUILTINS, BOOL_COMPARE, OPERATOR_TRUTH, ROUND_DIGITS)
 EXPRESSIONS = ("atom", "atom", "binary", "binary", "ifexp", "boolop", "call", "item", "len",
                "reduce", "pack") + (("number",) * 2 if any(_NUMBER_FLAGS) else ())
@@ -733,7 +739,7 @@ class _Writer:
         imports = [line for line, on in (
             ("import math", MATH_FUNCTIONS or MATH_TRUNC), ("import operator", OPERATOR_TRUTH),
             ("import numpy as np", INT64_VALUES or INT64_RANGE or PYTHON_NUMBER_LISTS
-             or IN_PLACE_ARGUMENT or BOOL_ARRAYS)) if on]
+             or IN_PLACE_ARGUMENT or BOOL_ARRAYS or NUMPY_CLIP_SIGN)) if on]
         return (["", *imports] if imports else []) + self.outside_lines + self._helpers
 
     @helpers.setter
@@ -937,7 +943,9 @@ class _Writer:
               "invert": BITWISE and kind in (INT, I64),
               "python_int": PYTHON_INTS and kind in (INT, I64) and bool(scope.atoms[PINT]),
               "power": FLOAT_POWERS and kind == FLOAT and bool(scope.atoms[PFLOAT]),
-              "dim": STATIC_DIMS and kind == INT and "p" in scope.atoms[VEC]}
+              "dim": STATIC_DIMS and kind == INT and "p" in scope.atoms[VEC],
+              "clip": NUMPY_CLIP_SIGN and kind in (FLOAT, VEC) and bool(scope.atoms[VEC]),
+              "sign": NUMPY_CLIP_SIGN and kind in (FLOAT, VEC) and bool(scope.atoms[VEC])}
         return [form for form in NUMBER_FORMS if on[form]]
 
     def listed(self, scope, kind):
@@ -1022,6 +1030,15 @@ class _Writer:
             return f"({_wrap(self.python_int(scope, depth + 1), kind)})"
         if form == "dim":  # STATIC_DIMS: a Python int
             return self.pick(DIM_READS)
+        if form in ("clip", "sign"):  # NUMPY_CLIP_SIGN: of a vector (a Python float's would be
+            x = value(VEC)  # a float64 numpy scalar, which a float32 tensor refuses to mix with)
+            if form == "clip":  # (signed zeros tie with x's zeros)
+                lo, hi = self.pick([("0.0", "1.0"), ("-0.0", "0.0"), ("-1.5", "-0.0"),
+                                    ("0.0", "-0.0"), ("2.0", "-1.0")])
+                x = f"np.clip({x} * 0.0 if {self.condition(scope, depth + 1)} else {x}, {lo}, {hi})"
+            else:
+                x = f"np.sign({x})"
+            return x if kind == VEC else f"{x}[0]"
         return f"(~{value()})"  # invert
 
     # ---- Python ints past int32 and int64, powers of Python floats -------------------------

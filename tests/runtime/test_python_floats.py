@@ -231,26 +231,27 @@ def test_branches_nested_at_python_s_limit_keep_numpy_code(tmp_path):
     assert _bits(_function(f)(x, N)) == _bits(f(x, N))
 
 
-def test_a_floor_division_keeps_numpy_values():
+def test_floor_division_and_remainder_agree_with_numpy_scalars():
     def ratio(x, y, n):
         i = 0
         while i < n:
-            x = x // y + 1.0  # a floor division: numpy's code (FloorDiv is not on floats)
+            x = x // y + x % y - 1.5  # (Python's float // and % are numpy's algorithm)
             i += 1
         return x
 
     f = _function(ratio)
-    assert not python_floats.applies(_graph(ratio, np.float64(1.0), np.float64(2.0), N))
-    for y in _EDGES:
-        _agree(ratio, f, np.float64(1.0), np.float64(y), N)
+    assert python_floats.applies(_graph(ratio, np.float64(1.0), np.float64(2.0), N))
+    for x in _EDGES:
+        for y in _EDGES:
+            _agree(ratio, f, np.float64(x), np.float64(y), N)
 
 
-_OPS = ["+", "-", "*", "/"]
+_OPS = ["+", "-", "*", "/", "//", "%"]
 
 
 def _random_program(rng):
-    """Source of `def f(x, y, z, steps)`: a loop over float64 scalars with + - * / ** abs sign
-    sqrt and comparisons, and a counter. Every expression but a lone constant reads a variable
+    """Source of `def f(x, y, z, steps)`: a loop over float64 scalars with + - * / // % ** abs
+    sign sqrt and comparisons, and a counter. Every expression but a lone constant reads a variable
     (an expression of constants is folded while tracing: its warnings come once, then)."""
     def leaf(constants=True):
         if constants and rng.random() < 0.4:

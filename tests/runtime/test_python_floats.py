@@ -218,17 +218,22 @@ def _module(path, lines):
     return module
 
 
-def test_branches_nested_at_python_s_limit_keep_numpy_code(tmp_path):
-    # 98 branches (`elif`s, each an If in the other's else) indent the numpy code to Python's
-    # limit: the Python-float code's `try` would pass it
-    lines = ["def f(x, n):", "    i = 0", "    while i < n:", "        x = x * 0.5 + 0.25",
-             "        i += 1", "    if x < 0.0:", "        y = x * 2.0"]
-    for k in range(1, 98):
-        lines += [f"    elif x < {k}.0:", f"        y = x * {k + 2}.0"]
-    lines += ["    else:", "        y = x", "    return y"]
-    f = _module(tmp_path / "deep_branches.py", lines).f
-    x = np.float64(200.0)
-    assert _bits(_function(f)(x, N)) == _bits(f(x, N))
+@pytest.mark.parametrize("limit", [IndentationError, RecursionError])
+def test_code_past_python_s_limits_keeps_numpy_code(monkeypatch, limit):
+    # The `try` of the Python-float code is one block and one indent more: loops nested 20 deep
+    # (test_break_chains) or 98 nested branches pass Python's limits, and compiling raises
+    load = python_floats.codegen.load
+
+    def failing(generated):
+        if generated.python_floats is None and "float(" in generated.source:
+            raise limit("too many levels of indentation")
+        return load(generated)
+
+    monkeypatch.setattr(python_floats.codegen, "load", failing)
+    f = _function(_powers)
+    x, y = np.float64(1.5), np.float64(2.0)
+    assert _bits(f(x, y, N)) == _bits(_powers(x, y, N))
+    assert f.get_concrete_function(x, y, N).generated.python_floats is None
 
 
 def test_floor_division_and_remainder_agree_with_numpy_scalars():

@@ -2,7 +2,6 @@
 iteration) runs as a chain the generated code leaves at the break (runtime/executor/
 break_chains.py): the values are plain Python's, for a break at every iteration or none."""
 
-import importlib.util
 
 import numpy as np
 import pytest
@@ -11,6 +10,7 @@ import runtime as rt
 from runtime.executor import break_chains
 from runtime.executor.interpreter import run_graph
 from tests import numpy_programs
+from tests.runtime.module_files import import_source
 
 
 def newton(c, x, tol):
@@ -113,11 +113,7 @@ def test_a_chain_is_not_taken_where_a_value_leaves_it_early():
 
 
 def _load(tmp_path, name, lines):
-    (tmp_path / f"{name}.py").write_text("\n".join(lines) + "\n")
-    spec = importlib.util.spec_from_file_location(name, tmp_path / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.deep
+    return import_source(tmp_path / f"{name}.py", "\n".join(lines) + "\n").deep
 
 
 def test_loops_nested_twenty_deep_still_compile(tmp_path):

@@ -96,7 +96,6 @@ from __future__ import annotations
 
 import ast
 import collections
-import importlib.util
 import itertools
 import json
 import math
@@ -113,6 +112,7 @@ from hypothesis import strategies as st
 
 import runtime as rt
 from runtime.saved.errors import LoadError
+from tests.runtime.module_files import import_source
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -1245,11 +1245,7 @@ def _rmax(a):
 def load(program):
     name = f"gradient_fuzz_program_{next(_COUNTER)}"
     path = os.path.join(_DIRECTORY.name, name + ".py")
-    with open(path, "w") as file:
-        file.write(program.module())
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = import_source(path, program.module())
     module._m, module._mx, module._rmax = _m, _mx, _rmax
     return module, path
 

@@ -15,7 +15,6 @@ tolerance). NUMBA_FUZZ_PROGRAMS=N runs N programs (the suite runs 32); NUMBA_FUZ
 the first seed.
 """
 
-import importlib.util
 import os
 import random
 import tempfile
@@ -25,6 +24,7 @@ import pytest
 
 import runtime as rt
 from runtime.executor import numba_exactness
+from tests.runtime.module_files import import_source
 
 numba = pytest.importorskip("numba")
 
@@ -117,12 +117,7 @@ def _program(seed: int):
     rng = random.Random(seed)
     dtype = rng.choice(DTYPES)
     source = _Writer(rng, dtype).write()
-    path = os.path.join(_DIRECTORY.name, f"numba_program_{seed}.py")
-    with open(path, "w") as file:
-        file.write(source)
-    spec = importlib.util.spec_from_file_location(f"numba_program_{seed}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = import_source(os.path.join(_DIRECTORY.name, f"numba_program_{seed}.py"), source)
     length = rng.choice(LENGTHS)
     return source, module.program, _arguments(np.random.default_rng(seed), dtype, length)
 

@@ -3,21 +3,17 @@
 numpy's warnings where a result is inf or nan, numpy's errors under np.errstate, and numpy's
 code wherever Python would raise."""
 
-import importlib.util
 import math
 import random
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import runtime as rt
 from runtime.executor import python_floats
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import numpy_programs  # noqa: E402
+from tests import numpy_programs
+from tests.runtime.module_files import import_source
 
 
 def _function(f, **options):
@@ -210,14 +206,6 @@ def test_seterr_and_warnings_made_errors_give_numpy_s_errors():
     assert python_floats.only_warns()
 
 
-def _module(path, lines):
-    path.write_text("\n".join(lines) + "\n")
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("limit", [IndentationError, RecursionError])
 def test_code_past_python_s_limits_keeps_numpy_code(monkeypatch, limit):
     # The `try` of the Python-float code is one block and one indent more: loops nested 20 deep
@@ -304,7 +292,7 @@ def test_random_scalar_programs_agree_with_numpy_scalars(tmp_path):
     checked = 0
     for i in range(60):
         path = tmp_path / f"python_floats_{i}.py"  # (autograph reads the source from a file)
-        module = _module(path, ["import numpy as np", "", _random_program(rng)])
+        module = import_source(path, f"import numpy as np\n\n{_random_program(rng)}\n")
         plain, source = module.f, path.read_text()
         f = _function(plain)
         values = [np.float64(rng.choice(_EDGES + [0.75, -3.0, 1e-5])) for _ in range(3)]

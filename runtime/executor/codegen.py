@@ -83,8 +83,7 @@ class Emitter:
 
     def returns(self, indent: str, params: list[str]) -> None:
         """Emits what the function does after the graph's ops: returns the outputs."""
-        outputs = [self.name_of(t) for t in self.graph.outputs]
-        self.emit(indent, f"return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
+        self.emit(indent, return_statement([self.name_of(t) for t in self.graph.outputs]))
 
     # ---- a list a loop only appends to (`_Appended`) ----
     def list_buffer(self, lst: str) -> str:
@@ -658,6 +657,11 @@ def _arrays_dead_after(graph: Graph) -> dict[int, list[SymbolicTensor]]:
             continue
         dead.setdefault(index, []).append(t)
     return dead
+
+
+def return_statement(values: list[str]) -> str:
+    """`return (a, b,)`: the generated function's tuple of outputs."""
+    return f"return ({', '.join(values)}{',' if len(values) == 1 else ''})"
 
 
 _MAX_BLOCKS = 20  # Python's limit on statically nested loops (and try/with) in a function

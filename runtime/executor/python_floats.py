@@ -189,7 +189,7 @@ class FloatEmitter(codegen.Emitter):
                 outputs.append(f"{self._global('bool_', np.bool_)}({name})")
             else:
                 outputs.append(name)
-        returned = f"return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})"
+        returned = codegen.return_statement(outputs)
         if finite:  # (inf - inf and nan - nan are nan)
             self.emit(indent, f"if {' and '.join(finite)}:")
             self.emit(indent + "    ", returned)

@@ -255,11 +255,12 @@ def clip(a, a_min=None, a_max=None, out=None, **kwargs):
     a_max = kwargs.pop("max", a_max)
     if kwargs:
         _unsupported(f"numpy.clip: unsupported arguments {sorted(kwargs)}.")
-    dtype = _tensor(a).dtype if not is_python_scalar(a) else None
-    if dtype is not None and dtype.is_integer:  # numpy 2: a Python int bound past the dtype's
-        info = np.iinfo(dtype.np_dtype)  # range bounds nothing (no value promotion)
-        a_min = None if type(a_min) is int and a_min <= info.min else a_min
-        a_max = None if type(a_max) is int and a_max >= info.max else a_max
+    if not is_python_scalar(a):
+        a = _tensor(a)
+        if a.dtype.is_integer:  # numpy 2: a Python int bound past the dtype's range bounds
+            info = np.iinfo(a.dtype.np_dtype)  # nothing (no value promotion)
+            a_min = None if type(a_min) is int and a_min <= info.min else a_min
+            a_max = None if type(a_max) is int and a_max >= info.max else a_max
     if a_min is None and a_max is None:  # numpy 2: a copy
         return array_ops.identity(_tensor(a))
     values = operands(a, *(v for v in (a_min, a_max) if v is not None))

@@ -31,6 +31,20 @@ def _saved_round_trip(monkeypatch, request):
         saved_round_trip.install(monkeypatch)
 
 
+def pytest_sessionfinish(session):
+    """A worker of pytest-xdist (`-n`) sends its round-trip counts to the controller."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["round_trips"] = dict(saved_round_trip.counts)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """The controller of pytest-xdist adds up its workers' round-trip counts."""
+    for key, n in getattr(node, "workeroutput", {}).get("round_trips", {}).items():
+        saved_round_trip.counts[key] += n
+
+
 def pytest_terminal_summary(terminalreporter):
     c = saved_round_trip.counts
     if c["returned"] or c["raised"]:

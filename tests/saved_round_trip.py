@@ -114,8 +114,10 @@ def _check(function, args, kwargs, expected) -> None:
         raise RoundTripMismatch(
             f"{function.__name__}: the function raised {expected!r}, the loaded copy returned "
             f"{actual!r}")
-    if function._options.numpy_results:  # a loaded function returns tensors (no options):
-        # its results as numpy_results gives them, from the loaded graph's outputs
+    if function._options.numpy_results and not any(
+            isinstance(v, rt.Tensor) for v in nest.flatten((args, kwargs))):
+        # a loaded function returns tensors (no options): its results as numpy_results gives
+        # them (to a call without tensors), from the loaded graph's outputs
         actual = call_paths._numpy_results(loaded.get_concrete_function(*args, **kwargs), actual)
     if not _same(actual, expected):
         raise RoundTripMismatch(

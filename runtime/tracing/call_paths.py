@@ -1,7 +1,11 @@
 """How a call of an `rt.function` runs (the `Function` class takes these methods from
 `CallPaths`).
 
-The fast path (`__call__`) is kept lean: a call whose arguments are all positional eager
+A call goes first to the function's entry (`__call__`, a slot: generated code that tests the
+arguments against the last signature the fast path learned, runtime/tracing/call_entry.py),
+then to the fast path (`_call_fast`), then to the general path.
+
+The fast path is kept lean: a call whose arguments are all positional eager
 tensors, numeric numpy arrays and scalars, or Python scalars builds its key from (dtype, shape)
 pairs and (type, value) pairs and looks it up in one dict (`_fast`; numpy scalars alone, by
 their types in `_fast_scalar`); on a hit it calls the compiled graph with the numpy values.
@@ -24,6 +28,7 @@ import numpy as np
 
 from runtime import config, nest, traceback_filtering
 from runtime.core import context
+from runtime.core.dtypes import python_number
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.core.tensor_shape import TensorShape
@@ -31,6 +36,7 @@ from runtime.errors import ForeignTensorError, OperatorNotAllowedInGraphError, w
 from runtime.tensor_list import TensorList
 from runtime.tools import checking
 from runtime.tracing import calls
+from runtime.tracing.call_entry import make_entry
 from runtime.tracing.signature import float_token, is_tensor_leaf
 
 # Python argument types the fast call path keys by value (as the general path does).
@@ -53,9 +59,14 @@ class CallPaths:
     (FunctionTracer), `_lock`, and `_inside_caller` (it reads a caller's tensors: traced as part
     of callers)."""
 
+    # The entry every call runs first: per function, so it is a slot (Python looks a call up
+    # on the type): the fast path until the fast path learns a signature, then the entry for
+    # the last one (runtime/tracing/call_entry.py).
+    __slots__ = ("__call__",)
+
     python_function: Callable[..., Any]  # (Function's)
 
-    def __call__(self, *args, **kwargs):
+    def _call_fast(self, *args, **kwargs):
         try:
             if config._any_call_switch:
                 if config._run_functions_eagerly:
@@ -130,6 +141,9 @@ class CallPaths:
                 if context.busy:
                     return self._call_busy(concrete, args)
                 if arrays == len(values) and self._options.numpy_results:
+                    numpy_call = concrete.numpy_call()
+                    if numpy_call is not None:
+                        return numpy_call(*values)
                     return _numpy_results(concrete, concrete.call(*values))
                 return concrete.call(*values)
             return self._call_general(args, kwargs, (key, values), now)
@@ -189,6 +203,12 @@ class CallPaths:
                     and all(k in _FAST_NUMPY_SCALARS for k in key[:-1])
                     and not self._options.numpy_results):  # (numpy scalars alone)
                 self._fast_scalar[key[0] if len(key) == 2 else key[:-1]] = concrete
+            if not self._guards.found:  # (keys with guarded values are the fast path's)
+                entry = make_entry(self._call_fast, self._guards, concrete, args,
+                                   _FAST_NUMPY_SCALARS,
+                                   _numpy_results if self._options.numpy_results else None)
+                if entry is not None:
+                    self.__call__ = entry
         result = concrete.call(*values)
         if self._check or config.checking_functions():
             checking.check_call(self, concrete, args, kwargs, values, result)
@@ -306,7 +326,7 @@ def _numpy_results(concrete, result):
     if kind is EagerTensor:
         return _numpy_leaf(result, numbers[0])
     if concrete.flat_number_outputs:  # (the common case)
-        return kind([v._value.item() if number else v._value
+        return kind([python_number(v._value) if number else v._value
                      for v, number in zip(result, numbers)])
     return _numpy_structure(concrete.structured_outputs, result, iter(numbers))
 
@@ -323,7 +343,7 @@ def python_number_results(concrete, result):
 
 
 def _python_number_leaf(value, number: bool):
-    return value._value.item() if number and type(value) is EagerTensor else value
+    return python_number(value._value) if number and type(value) is EagerTensor else value
 
 
 def _numpy_structure(structure, value, numbers, leaf=None):
@@ -345,7 +365,7 @@ def _numpy_leaf(value, number: bool):
         v = value._value
         if type(v) is bytes:
             return v.decode("utf-8", "replace")  # (a string: Python's str)
-        return v.item() if number else v
+        return python_number(v) if number else v
     if isinstance(value, TensorShape):
         return tuple(value)
     if type(value) is list:  # a list a graph loop built (of Python numbers: `number`)

@@ -9,6 +9,7 @@ import threading
 import numpy as np
 
 from runtime import nest
+from runtime.core.dtypes import PYTHON_NUMBER_TYPES
 from runtime.core.generated_code import compile_function
 from runtime.core.graph import Graph
 from runtime.core.tensor import EagerTensor, SymbolicTensor
@@ -61,6 +62,10 @@ class ConcreteFunction:
         # What its trace added to outside containers, given values by the first call
         # (runtime/tracing/outside_containers.py: Pending), or None.
         self.pending_outside = None
+        # Called with this concrete function when `call` is replaced (an rt.function's entry
+        # calls it directly: runtime/tracing/call_entry.py), or None.
+        self.on_new_call = None
+        self._numpy_call = False  # (see numpy_call)
         self.name = name
         self.arg_names = arg_names  # the parameter names, in order
         self.structured_input_signature = arg_specs
@@ -119,6 +124,20 @@ class ConcreteFunction:
         self._run = run
         self.call = _make_caller(run, self.structured_outputs, self._pack, self._locate,
                                  self._copy_read_only)
+        self._numpy_call = False  # (made at its first use)
+        if self.on_new_call is not None:
+            self.on_new_call(self)
+
+    def numpy_call(self):
+        """A caller like `call` whose results are numpy values as numpy_results gives them (those
+        that stand for Python numbers as Python numbers), or None where the outputs are not one
+        number tensor or a tuple or list of them."""
+        numpy_call = self._numpy_call
+        if numpy_call is False:
+            numpy_call = self._numpy_call = _make_caller(
+                self._run, self.structured_outputs, self._pack, self._locate,
+                self._copy_read_only, self.python_number_outputs)
+        return numpy_call
 
     def derived(self, traced: Graph) -> ConcreteFunction:
         """A concrete function of `traced` (a graph of flat inputs and outputs made from this
@@ -230,15 +249,20 @@ def eager_output(value, dtype, copy_read_only=True):
     return EagerTensor(value, dtype)
 
 
-def _make_caller(run, structure, pack, locate, copy_read_only=True):
+def _make_caller(run, structure, pack, locate, copy_read_only=True, numbers=None):
     """`call(*input values)`: runs the graph and returns the outputs as the user's structure,
     with errors located at the user's line. One generated function, so that a call costs as few
     Python calls as possible: for outputs that are one tensor, or a tuple or list of tensors,
     it makes the eager tensors itself. A read-only array result (a constant of the graph, which
     every call shares) is copied, unless `copy_read_only` is False (XLA's results are read-only
-    views of its buffers)."""
+    views of its buffers). With `numbers` (python_number_outputs), the outputs are numpy values,
+    those that stand for Python numbers Python numbers, as numpy_results gives them; None for
+    outputs that are not one number tensor or a tuple or list of them."""
     leaves = structure if type(structure) in (tuple, list) else [structure]
     plain = all(isinstance(v, SymbolicTensor) and not v.dtype.is_list for v in leaves)
+    if numbers is not None and (not plain or not leaves
+                                or any(v.dtype.is_string for v in leaves)):
+        return None
     scope = {"run": run, "locate": locate, "pack": pack, "EagerTensor": EagerTensor,
              "new": object.__new__, "raise_located": _raise_located}
     # A native executor's call (numba's) is taken in: its statements run here (InlineCall)
@@ -265,7 +289,14 @@ def _make_caller(run, structure, pack, locate, copy_read_only=True):
                 lines.append(f"    if not v{i}.flags.writeable:")
                 lines.append(f"        v{i} = v{i}.copy()")
                 value = f"v{i}"
-            lines.append(f"    t{i} = new(EagerTensor); t{i}._value = {value}; t{i}.dtype = d{i}")
+            if numbers is None:
+                lines.append(f"    t{i} = new(EagerTensor); t{i}._value = {value}; "
+                             f"t{i}.dtype = d{i}")
+            else:
+                if numbers[i]:  # (as numpy's `.item()` gives it, without its cost)
+                    scope[f"p{i}"] = PYTHON_NUMBER_TYPES[leaf.dtype.np_dtype.kind]
+                    value = f"p{i}({value})"
+                lines.append(f"    t{i} = {value}")
         names = ", ".join(f"t{i}" for i in range(len(leaves)))
         if type(structure) is tuple:
             names = f"({names},)"

@@ -21,6 +21,7 @@ import collections
 import itertools
 import logging
 
+from runtime.core.dtypes import python_number
 from runtime.core.tensor import SymbolicTensor, Tensor
 from runtime.core.tensor_conversion import convert_to_tensor
 from runtime.errors import OperatorNotAllowedInGraphError, with_origin
@@ -245,7 +246,7 @@ def _computed(item, graph, env, as_numpy):
 def _as_numpy(value, weak):
     if type(value) is list:
         return [_as_numpy(v, False) for v in value]
-    return value._value.item() if weak else value.numpy()
+    return python_number(value._value) if weak else value.numpy()
 
 
 def _check_computable(tensor, graph) -> None:

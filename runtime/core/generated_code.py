@@ -39,6 +39,16 @@ class InlineCall(NamedTuple):
         return call
 
 
+class FunctionBody(NamedTuple):
+    """A generated function as other generated code can take it in (one Python call fewer):
+    its parameters `params` ("a0, a1" or "*values"), its statements `lines` (which end by
+    returning), and `scope`, the globals they read."""
+
+    params: str
+    lines: tuple
+    scope: dict
+
+
 def fresh_name(base: str, taken: set, suffix: str = "_{}") -> str:
     """`base` if it is not in `taken`, else `base + suffix.format(n)` for the first free
     n = 1, 2, ...; the name returned is added to `taken`."""

@@ -1,17 +1,16 @@
 """The first code a call of an `rt.function` runs: a generated function that tests the call's
-arguments against one signature, the last the fast path learned, and calls its concrete
-function directly (an inline cache, as a JIT keeps at a call site).
+arguments against one signature, the last the fast path learned, and runs its concrete
+function's caller in its own body (an inline cache, as a JIT keeps at a call site).
 
 A call that passes the test (the same number of positional arguments; each of the same type
 as then, arrays of the same dtype and shape, Python ints, bools and strings equal to the
-values then; no capture guards; no switch, trace or tape busy) runs the concrete function's
-caller in one step; every other call goes on to the fast path (runtime/tracing/call_paths.py),
-which knows every signature. The test is written out for the signature, so a call costs one
-Python frame before the graph's own code: about half of the fast path's cost on a call of a few
-scalars, which is what a small function's call is made of.
+values then; no capture guards; no switch, trace or tape busy) costs one Python frame before
+the graph's own code; every other call goes on to the fast path
+(runtime/tracing/call_paths.py), which knows every signature. On a call of a few scalars that
+is about half of the fast path's cost, which is what a small function's call is made of.
 
-When a concrete function's caller is replaced (tiering moved its graph to numba), the entry
-calls the new one: `ConcreteFunction.on_new_call`.
+When a concrete function's caller is replaced (tiering moved its graph to numba), its
+`on_new_call` makes the entry again, around the new caller.
 """
 
 from __future__ import annotations
@@ -29,69 +28,114 @@ from runtime.core.tensor import EagerTensor
 _VALUE_TYPES = (int, bool, str)
 
 _entry_ids = itertools.count()
+_ABSENT = object()  # (an argument the call did not pass)
 
 
-def make_entry(fast_path, guards, concrete, args, numpy_scalars, numpy_results):
-    """The entry for calls like `args` (the positional arguments of a call the fast path just
-    learned, whose concrete function is `concrete`), or None when one of them is not a kind it
-    tests. `fast_path`: where every other call goes; `guards`: the function's FunctionGuards
-    (a call while it has any takes the fast path); `numpy_scalars`: the numpy scalar types the
-    fast path passes as they are; `numpy_results`: what makes a call's results numpy's (None
-    when the function's option is off)."""
-    scope = {"config": config, "context": context, "guards": guards, "fast_path": fast_path,
-             "filtered": traceback_filtering.filtered, "EagerTensor": EagerTensor,
-             "ndarray": np.ndarray, "concrete": concrete, "call": concrete.call,
-             "numpy_call": concrete.numpy_call() if numpy_results is not None else None,
-             "numpy_results": numpy_results}
-    tests, passed, from_numpy = [], [], 0  # (the fast path's `arrays`)
+def install_entry(function, concrete, args, numpy_scalars, numpy_results) -> None:
+    """Makes the entry of `function` (its `__call__`) the one for calls like `args` (the
+    positional arguments of a call the fast path just learned, whose concrete function is
+    `concrete`), unless one of them is not a kind it tests. `function._call_fast` is where every
+    other call goes; `numpy_scalars`: the numpy scalar types the fast path passes as they are;
+    `numpy_results`: what makes a call's results numpy's (None when the function's option is
+    off)."""
+    tested = _argument_tests(args, numpy_scalars)
+    if tested is None:
+        return
+    if numpy_results is not None and tested[2] != len(tested[1]):  # (as the fast path)
+        numpy_results = None
+    entry = None
+
+    def follow(concrete):  # the concrete function's caller was replaced (by another thread)
+        nonlocal entry
+        if entry is not None and function._entry() is entry:  # (no later signature's entry)
+            entry = _entry(function, concrete, tested, numpy_results)
+            function._set_entry(entry)
+
+    concrete.on_new_call = follow  # (first: a caller replaced from now on is followed)
+    caller = concrete.call
+    entry = _entry(function, concrete, tested, numpy_results)
+    function._set_entry(entry)
+    if concrete.call is not caller:  # replaced while the entry was made: make it again
+        follow(concrete)
+
+
+def _argument_tests(args, numpy_scalars):
+    """(the test of each argument, the value passed for each tensor argument, how many of
+    those are numpy values, the test's globals), or None."""
+    tests, passed, from_numpy, scope = [], [], 0, {}
     for i, a in enumerate(args):
         kind = type(a)
         if kind is EagerTensor:
             value = a._value
             if type(value) is np.ndarray:
-                scope[f"dtype{i}"], scope[f"shape{i}"] = value.dtype, value.shape
-                tests.append(f"type(a{i}) is EagerTensor and type(v{i} := a{i}._value) is ndarray"
-                             f" and v{i}.dtype is dtype{i} and v{i}.shape == shape{i}")
+                scope[f"entry_dtype{i}"], scope[f"entry_shape{i}"] = value.dtype, value.shape
+                tests.append(f"type(arg{i}) is EagerTensor and type(val{i} := arg{i}._value) is "
+                             f"entry_ndarray and val{i}.dtype is entry_dtype{i} and "
+                             f"val{i}.shape == entry_shape{i}")
             else:
-                scope[f"type{i}"] = type(value)
-                tests.append(f"type(a{i}) is EagerTensor and type(v{i} := a{i}._value) is type{i}")
-            passed.append(f"v{i}")
+                scope[f"entry_type{i}"] = type(value)
+                tests.append(f"type(arg{i}) is EagerTensor and "
+                             f"type(val{i} := arg{i}._value) is entry_type{i}")
+            passed.append(f"val{i}")
         elif kind is np.ndarray:
-            scope[f"dtype{i}"], scope[f"shape{i}"] = a.dtype, a.shape
-            tests.append(f"type(a{i}) is ndarray and a{i}.dtype is dtype{i}"
-                         f" and a{i}.shape == shape{i}")
-            passed.append(f"a{i}")
+            scope[f"entry_dtype{i}"], scope[f"entry_shape{i}"] = a.dtype, a.shape
+            tests.append(f"type(arg{i}) is entry_ndarray and arg{i}.dtype is entry_dtype{i} and "
+                         f"arg{i}.shape == entry_shape{i}")
+            passed.append(f"arg{i}")
             from_numpy += 1
         elif kind in numpy_scalars:
-            scope[f"type{i}"] = kind
-            tests.append(f"type(a{i}) is type{i}")
-            passed.append(f"a{i}")
+            scope[f"entry_type{i}"] = kind
+            tests.append(f"type(arg{i}) is entry_type{i}")
+            passed.append(f"arg{i}")
             from_numpy += 1
         elif kind in _VALUE_TYPES:
-            scope[f"type{i}"], scope[f"value{i}"] = kind, a
-            tests.append(f"type(a{i}) is type{i} and a{i} == value{i}")
+            scope[f"entry_type{i}"], scope[f"entry_value{i}"] = kind, a
+            tests.append(f"type(arg{i}) is entry_type{i} and arg{i} == entry_value{i}")
         else:
             return None
-    run = f"call({', '.join(passed)})"
-    if numpy_results is not None and from_numpy == len(passed):  # (as the fast path decides)
-        run = f"numpy_results(concrete, {run})"
-        if concrete.numpy_call() is not None:  # (one caller making the numpy results)
-            run = f"numpy_call({', '.join(passed)})"
-    n = len(args)
-    unpack = "a0 = args[0]" if n == 1 else f"{', '.join(f'a{i}' for i in range(n))} = args"
-    lines = ["def __call__(*args, **kwargs):",
-             f"    if len(args) == {n} and not kwargs:",
-             *([f"        {unpack}"] if n else []),
-             f"        if ({' and '.join(['not guards.found', *tests])}"
-             " and not config._any_call_switch and not context.busy):",
-             "            try:",
-             f"                return {run}",
-             "            except Exception as e:  # (shown from the user's frames, as the fast"
+    return tests, passed, from_numpy, scope
+
+
+def _entry(function, concrete, tested, numpy_results):
+    """The generated entry: `tested` from _argument_tests; `numpy_results` when the call's
+    results are to be numpy's."""
+    tests, passed, _, test_scope = tested
+    caller = concrete.call if numpy_results is None else concrete.numpy_call()
+    scope = {"EagerTensor": EagerTensor, "entry_ndarray": np.ndarray, "entry_absent": _ABSENT,
+             "entry_config": config,
+             "entry_context": context, "entry_guards": function._guards,
+             "entry_fast_path": function._call_fast,
+             "entry_filtered": traceback_filtering.filtered, **test_scope}
+    if caller is None:  # (numpy results of a structure the fast path converts)
+        scope.update(entry_concrete=concrete, entry_call=concrete.call,
+                     entry_numpy_results=numpy_results)
+        body = [f"return entry_numpy_results(entry_concrete, entry_call({', '.join(passed)}))"]
+    else:  # the caller's statements, after its parameters are bound
+        scope.update(caller.body.scope)
+        params = caller.body.params
+        bind = (f"values = ({''.join(p + ', ' for p in passed)})" if params == "*values"
+                else f"{params} = {', '.join(passed)}" if passed else "")
+        body = [*([bind] if bind else []), *caller.body.lines]
+    # The parameters: one for each argument of the signature, positional-only (a keyword goes
+    # to `kwargs`), absent by default; then whatever else the call passed (a Python function
+    # binds parameters at two thirds of the cost of `*args, **kwargs`).
+    n = len(tests)
+    named = [f"arg{i}" for i in range(n)]
+    params = "".join(f"{name}=entry_absent, " for name in named) + ("/, " if n else "")
+    lines = [f"def __call__({params}*more, **kwargs):",
+             "    if (not more and not kwargs and "  # (an absent argument fails its type test)
+             f"{' and '.join(['not entry_guards.found', *tests])} and "
+             "not entry_config._any_call_switch and not entry_context.busy):",
+             "        try:",
+             *(f"            {line}" for line in body),
+             "        except Exception as e:  # (shown from the user's frames, as the fast"
              " path does)",
-             "                raise filtered(e)",
-             "    return fast_path(*args, **kwargs)"]
-    entry = compile_function("\n".join(lines) + "\n", f"<rt-entry {next(_entry_ids)}>", scope,
-                             "__call__")
-    concrete.on_new_call = lambda concrete: scope.update(
-        call=concrete.call, numpy_call=concrete.numpy_call() if "numpy_call(" in run else None)
-    return entry
+             "            raise entry_filtered(e)",
+             *([f"    more = (*(a for a in ({', '.join(named)},) if a is not entry_absent),"
+                " *more)"] if n else []),
+             "    try:",
+             "        return entry_fast_path(*more, **kwargs)",
+             "    except Exception as e:  # (one library frame shown: this one)",
+             "        raise entry_filtered(e)"]
+    return compile_function("\n".join(lines) + "\n", f"<rt-entry {next(_entry_ids)}>", scope,
+                            "__call__")

@@ -10,7 +10,7 @@ import numpy as np
 
 from runtime import nest
 from runtime.core.dtypes import PYTHON_NUMBER_TYPES
-from runtime.core.generated_code import compile_function
+from runtime.core.generated_code import FunctionBody, compile_function
 from runtime.core.graph import Graph
 from runtime.core.tensor import EagerTensor, SymbolicTensor
 from runtime.core.tensor_conversion import convert_to_tensor
@@ -65,7 +65,7 @@ class ConcreteFunction:
         # Called with this concrete function when `call` is replaced (an rt.function's entry
         # calls it directly: runtime/tracing/call_entry.py), or None.
         self.on_new_call = None
-        self._numpy_call = False  # (see numpy_call)
+        self._numpy_call = None  # (see numpy_call)
         self.name = name
         self.arg_names = arg_names  # the parameter names, in order
         self.structured_input_signature = arg_specs
@@ -124,7 +124,6 @@ class ConcreteFunction:
         self._run = run
         self.call = _make_caller(run, self.structured_outputs, self._pack, self._locate,
                                  self._copy_read_only)
-        self._numpy_call = False  # (made at its first use)
         if self.on_new_call is not None:
             self.on_new_call(self)
 
@@ -132,12 +131,12 @@ class ConcreteFunction:
         """A caller like `call` whose results are numpy values as numpy_results gives them (those
         that stand for Python numbers as Python numbers), or None where the outputs are not one
         number tensor or a tuple or list of them."""
-        numpy_call = self._numpy_call
-        if numpy_call is False:
-            numpy_call = self._numpy_call = _make_caller(
-                self._run, self.structured_outputs, self._pack, self._locate,
-                self._copy_read_only, self.python_number_outputs)
-        return numpy_call
+        run, made = self._run, self._numpy_call  # (made: (the run it calls, the caller))
+        if made is None or made[0] is not run:  # (none yet, or tiering swapped `run` since)
+            made = self._numpy_call = (run, _make_caller(
+                run, self.structured_outputs, self._pack, self._locate, self._copy_read_only,
+                self.python_number_outputs))
+        return made[1]
 
     def derived(self, traced: Graph) -> ConcreteFunction:
         """A concrete function of `traced` (a graph of flat inputs and outputs made from this
@@ -251,9 +250,10 @@ def eager_output(value, dtype, copy_read_only=True):
 
 def _make_caller(run, structure, pack, locate, copy_read_only=True, numbers=None):
     """`call(*input values)`: runs the graph and returns the outputs as the user's structure,
-    with errors located at the user's line. One generated function, so that a call costs as few
-    Python calls as possible: for outputs that are one tensor, or a tuple or list of tensors,
-    it makes the eager tensors itself. A read-only array result (a constant of the graph, which
+    with errors located at the user's line. One generated function (its `body`, a FunctionBody,
+    for code that takes it in), so that a call costs as few Python calls as possible: for
+    outputs that are one tensor, or a tuple or list of tensors, it makes the eager tensors
+    itself. A read-only array result (a constant of the graph, which
     every call shares) is copied, unless `copy_read_only` is False (XLA's results are read-only
     views of its buffers). With `numbers` (python_number_outputs), the outputs are numpy values,
     those that stand for Python numbers Python numbers, as numpy_results gives them; None for
@@ -270,42 +270,42 @@ def _make_caller(run, structure, pack, locate, copy_read_only=True, numbers=None
     params, values = ("*values", None) if inline is None else (inline.params, inline.results)
     if inline is not None:
         scope.update(inline.scope)
-    lines = [f"def call({params}):",
-             "    try:",
-             *(f"        {line}" for line in (["outs = run(*values)"] if inline is None
-                                              else inline.lines)),
-             "    except Exception as e:  # every failure is raised again at the user's line",
-             "        raise_located(e, locate)"]
+    lines = ["try:",
+             *(f"    {line}" for line in (["outs = run(*values)"] if inline is None
+                                          else inline.lines)),
+             "except Exception as e:  # every failure is raised again at the user's line",
+             "    raise_located(e, locate)"]
     if not plain or (type(structure) in (tuple, list) and not structure):
         if inline is not None:
-            lines.append(f"    outs = ({''.join(r + ', ' for r in inline.results)})")
-        lines.append("    return pack(outs)")
+            lines.append(f"outs = ({''.join(r + ', ' for r in inline.results)})")
+        lines.append("return pack(outs)")
     else:
         for i, leaf in enumerate(leaves):  # (EagerTensor(v, dtype), without its __init__ call)
             scope[f"d{i}"] = leaf.dtype
             value = f"outs[{i}]" if values is None else values[i]
             if len(leaf.shape) and copy_read_only:  # a constant of the graph (read-only: the
-                lines.append(f"    v{i} = {value}")  # same array every call) is copied
-                lines.append(f"    if not v{i}.flags.writeable:")
-                lines.append(f"        v{i} = v{i}.copy()")
+                lines.append(f"v{i} = {value}")  # same array every call) is copied
+                lines.append(f"if not v{i}.flags.writeable:")
+                lines.append(f"    v{i} = v{i}.copy()")
                 value = f"v{i}"
             if numbers is None:
-                lines.append(f"    t{i} = new(EagerTensor); t{i}._value = {value}; "
-                             f"t{i}.dtype = d{i}")
+                lines.append(f"t{i} = new(EagerTensor); t{i}._value = {value}; t{i}.dtype = d{i}")
             else:
                 if numbers[i]:  # (as numpy's `.item()` gives it, without its cost)
                     scope[f"p{i}"] = PYTHON_NUMBER_TYPES[leaf.dtype.np_dtype.kind]
                     value = f"p{i}({value})"
-                lines.append(f"    t{i} = {value}")
+                lines.append(f"t{i} = {value}")
         names = ", ".join(f"t{i}" for i in range(len(leaves)))
         if type(structure) is tuple:
             names = f"({names},)"
         elif type(structure) is list:
             names = f"[{names}]"
-        lines.append(f"    return {names}")
-    source = "\n".join(lines) + "\n"
-    filename = f"<rt-call {next(_caller_ids)}>"
-    return compile_function(source, filename, scope, "call")
+        lines.append(f"return {names}")
+    body = FunctionBody(params, tuple(lines), dict(scope))
+    source = f"def call({params}):\n" + "".join(f"    {line}\n" for line in lines)
+    call = compile_function(source, f"<rt-call {next(_caller_ids)}>", scope, "call")
+    call.body = body  # (an rt.function's entry takes it in: runtime/tracing/call_entry.py)
+    return call
 
 
 _caller_ids = itertools.count()
@@ -339,12 +339,18 @@ def _make_packer(structure, copy_read_only=True):
         return lambda outs: kind(eager_output(v, d, copy_read_only)
                                  for v, d in zip(outs, out_dtypes))
 
+    # A numpy array the Python code made while tracing (`return np.array(5.0)`) is returned as
+    # a new copy by every call, as plain Python makes a new one (a caller may write into it).
+    arrays = [i for i, leaf in enumerate(leaves) if type(leaf) is np.ndarray]
+
     def pack(outs):
         flat = list(leaves)
         for (i, dtype), value in zip(slots, outs):
             flat[i] = eager_output(value, dtype, copy_read_only)
+        for i in arrays:
+            flat[i] = flat[i].copy()
         return nest.pack_sequence_as(structure, flat)
 
     if not nest.is_nested(structure):
-        return lambda outs: structure
+        return (lambda outs: structure.copy()) if arrays else (lambda outs: structure)
     return pack

@@ -76,7 +76,7 @@ class Function(CallPaths):
                                       self._guards)
         self._inside_caller = False  # it reads a caller's tensors: traced as part of callers
         self._bound_instances = weakref.WeakKeyDictionary()
-        self.__call__ = self._call_fast  # (the entry: see CallPaths)
+        self._set_entry(self._call_fast)  # (the entry: see CallPaths)
 
     # ---- options and what it traced ----------------------------------------------------------
     @property

@@ -425,7 +425,6 @@ def _reused(call):
     # [traces before, calls, traces after] of each function called; no strong reference to
     # it is kept (which would keep its closure's cells alive: outside state to the runtime)
     counts, live = [], {}
-    original = Function.__call__
 
     @autograph.do_not_convert  # (the harness's, not the program's: its list is its own)
     def counting(self, *args, **kwargs):
@@ -436,7 +435,7 @@ def _reused(call):
             counts.append(known[1])
         known[1][1] += 1
         try:
-            return original(self, *args, **kwargs)
+            return self._entry()(*args, **kwargs)  # (runtime/tracing/call_paths.py)
         finally:
             known[1][2] = self.experimental_get_tracing_count()
 
@@ -444,7 +443,7 @@ def _reused(call):
     try:
         outcome = call()
     finally:
-        del Function.__call__  # (back to the inherited CallPaths.__call__)
+        del Function.__call__  # (back to the inherited slot)
     reused = any(after - before < calls for before, calls, after in counts)
     return Reused(*outcome) if isinstance(outcome, WithState) and reused else outcome
 

@@ -161,7 +161,7 @@ def test_the_entry_calls_the_caller_tiering_swaps_in(monkeypatch):
     for _ in range(tiering.TRIAL_CALLS + 2):
         out = f(n)
     assert concrete.executor.startswith("numba (")
-    assert f.__call__.__globals__["call"] is concrete.call  # the entry follows the swap
+    assert _entered(f) and "native_entry" in f.__call__.__globals__  # it runs numba's caller
     assert out.dtype is expected.dtype and out.numpy() == expected.numpy() == 111
 
 
@@ -191,3 +191,46 @@ def test_arguments_it_does_not_test_stay_on_the_fast_path():
     for _ in range(2):
         _agree(f(np.float32(2.0), 1.5), np.float32(3.0))  # a Python float: keyed by its token
     assert not _entered(f)
+
+
+def indexes(x, n):
+    return x[n]
+
+
+def test_an_error_of_a_call_the_entry_passes_on_shows_one_library_frame():
+    f = rt.function(indexes)
+    a = np.arange(3.0)
+    for _ in range(2):
+        f(a, 1)
+    assert _entered(f)
+    with pytest.raises(Exception) as info:
+        f(rt.constant(np.arange(3)), 5)  # (another signature: the entry passes it on)
+    frames = traceback.extract_tb(info.value.__traceback__)
+    library = [frame for frame in frames if frame.filename.startswith("<rt-")
+               or frame.filename.startswith(os.path.dirname(rt.__file__))]
+    assert [frame.name for frame in library] == ["__call__"]
+
+
+def makes_an_array(x):
+    return np.array(5.0), [np.zeros(2)]
+
+
+@pytest.mark.parametrize("numpy_results", [False, True])
+def test_an_array_the_python_code_makes_is_new_at_every_call(numpy_results):
+    """Plain Python makes a new array at every call: one the caller writes into must not
+    change what later calls return."""
+    f = rt.function(makes_an_array, numpy_results=numpy_results)
+    for _ in range(3):
+        scalar, [vector] = f(np.arange(3.0))
+        np.testing.assert_array_equal(scalar, 5.0)
+        np.testing.assert_array_equal(vector, [0.0, 0.0])
+        scalar[...] = 1.0
+        vector[0] = 7.0
+
+
+def test_numpy_results_with_an_input_signature_are_numpys_from_the_first_call():
+    f = rt.function(lambda x: x * 2, numpy_results=True,
+                    input_signature=[rt.TensorSpec([None], rt.float64)])
+    a = np.arange(3.0)
+    assert [type(f(a)) for _ in range(3)] == [np.ndarray] * 3
+    assert isinstance(f(rt.constant(a)), rt.Tensor)

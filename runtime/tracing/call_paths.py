@@ -22,7 +22,7 @@ and the fast path's dict is only read with `get`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -63,6 +63,8 @@ class CallPaths:
     # on the type): the fast path until the fast path learns a signature, then the entry for
     # the last one (runtime/tracing/call_entry.py).
     __slots__ = ("__call__",)
+    if TYPE_CHECKING:  # (what the slot holds, as type checkers see it)
+        def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
     python_function: Callable[..., Any]  # (Function's)
 
@@ -229,7 +231,7 @@ class CallPaths:
         guards = self._guards
         guards.find()
         guarded = (guards.key(guard_values),) if guards.found else ()
-        return self._traces.key(arguments, guarded)
+        return self._traces.key(arguments, guarded + guards.of_callees(arguments))
 
     def _concrete_for(self, arguments, key):
         """The concrete function for `key`: cached, or traced now (once: threads asking for it

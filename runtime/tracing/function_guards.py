@@ -5,9 +5,12 @@ capture_guards="warn", their first values, and a warning when one changes."""
 
 from __future__ import annotations
 
+import types
 import warnings
+import weakref
 
 import autograph
+from runtime import nest
 from runtime.core.source_info import user_stacklevel
 from runtime.errors import StaleCaptureWarning
 from runtime.tracing import capture_guards as guarding
@@ -65,6 +68,18 @@ class FunctionGuards:
                 self.found = self.found + new  # (replaced: other threads may read it)
                 adopted.extend(get() for _, get in new)
 
+    def of_callees(self, arguments) -> tuple:
+        """The signature part of the Python functions among the bound `arguments` (a callee
+        passed in, `f(x, helper)`): each one's guarded outside values, read now (its code
+        traces into this function's graph, so what it reads is baked in as this function's own
+        reads are); () when there are none, or with capture_guards=False or "warn"."""
+        if self.mode is not True:
+            return ()
+        found = tuple(tuple(get() for _, get in _callee_guards(leaf))
+                      for _, value in arguments for leaf in nest.flatten(value)
+                      if isinstance(leaf, (types.FunctionType, types.MethodType)))
+        return (("callees", found),) if any(found) else ()
+
     def traced_key(self, key, adopted: list):
         """The key a trace made for `key` is kept under: with the values of the guards adopted
         from callees while tracing (`adopted`) added."""
@@ -94,6 +109,19 @@ class FunctionGuards:
             "value it was traced with (capture_guards=\"warn\"). Pass the value as an "
             "argument, or use capture_guards=True to trace again when it changes.",
             StaleCaptureWarning, stacklevel=user_stacklevel())
+
+
+_CALLEE_GUARDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _callee_guards(fn) -> list:
+    """guards_of(fn), kept for a function (a bound method is a new object at each access)."""
+    if type(fn) is not types.FunctionType:
+        return guarding.guards_of(fn)
+    guards = _CALLEE_GUARDS.get(fn)
+    if guards is None:
+        guards = _CALLEE_GUARDS[fn] = guarding.guards_of(fn)
+    return guards
 
 
 def with_captured(key, values: tuple):

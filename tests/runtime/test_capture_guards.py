@@ -58,6 +58,43 @@ def test_a_changed_closure_variable_or_attribute_retraces():
     assert model(rt.constant(np.float32(3))).numpy() == 30.0
 
 
+def applies(x, fn):
+    return fn(x)
+
+
+def test_what_a_function_passed_as_an_argument_reads_is_guarded_too():
+    """A callee passed in traces into the caller's graph: a global or an attribute it reads
+    that changes must trace again, as plain Python would read the new value."""
+    global SCALE
+
+    class Gain:
+        def __init__(self):
+            self.k = 2.0
+
+        def apply(self, x):
+            return x * self.k
+
+    f = rt.function(applies)
+    x = rt.constant(1.0)
+    gain = Gain()
+    try:
+        for value in (3, 4, 3):
+            SCALE = value
+            gain.k = value / 2
+            for _ in range(2):
+                assert f(x, scaled).numpy() == applies(1.0, scaled)
+                assert f(x, gain.apply).numpy() == applies(1.0, gain.apply)
+    finally:
+        SCALE = 3
+    unguarded = rt.function(applies, capture_guards=False)
+    assert unguarded(x, scaled).numpy() == 3.0
+    SCALE = 5
+    try:
+        assert unguarded(x, scaled).numpy() == 3.0  # (as asked: the first value stays)
+    finally:
+        SCALE = 3
+
+
 def test_guards_can_be_turned_off():
     global SCALE
     f = rt.function(scaled, capture_guards=False)

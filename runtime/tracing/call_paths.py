@@ -181,7 +181,10 @@ class CallPaths:
                    for v in nest.flatten(value)):
                 return self._tracer.run_python(arguments)  # its staged list: traced as its part
             return self._call_while_tracing(arguments, self._key(arguments, guard_values))
-        key = self._key(arguments, guard_values)
+        callees = self._guards.of_callees(arguments)
+        if callees:  # (what a function argument reads is not in the fast path's key)
+            fast = None
+        key = self._key(arguments, guard_values, callees)
         concrete = self._concrete_for(arguments, key)
         leaves = _tensor_leaves(arguments)
         pending = concrete.pending_outside  # (a new trace's values for outside containers)
@@ -225,13 +228,16 @@ class CallPaths:
             return _numpy_results(concrete, result)
         return result
 
-    def _key(self, arguments, guard_values=None):
+    def _key(self, arguments, guard_values=None, callees=None):
         """The signature key of `arguments`, with the guarded values (`guard_values`: as the
-        caller read them, else read now)."""
+        caller read them, else read now) and those of the functions among them (`callees`,
+        FunctionGuards.of_callees, else read now), before them."""
         guards = self._guards
         guards.find()
         guarded = (guards.key(guard_values),) if guards.found else ()
-        return self._traces.key(arguments, guarded + guards.of_callees(arguments))
+        if callees is None:
+            callees = guards.of_callees(arguments)
+        return self._traces.key(arguments, callees + guarded)
 
     def _concrete_for(self, arguments, key):
         """The concrete function for `key`: cached, or traced now (once: threads asking for it

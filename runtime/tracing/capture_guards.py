@@ -488,6 +488,23 @@ def _shown(key) -> str:
     return repr(parts)
 
 
+def outside_arrays(fn) -> frozenset:
+    """The ids of the numpy arrays `fn` may return as they are, not made by it: the globals it
+    names, its closure variables, its defaults and its object's attributes (a function that
+    returns one gives the caller that array, as plain Python does; an array it made is new at
+    every call)."""
+    func, owner = (fn.__func__, fn.__self__) if isinstance(fn, types.MethodType) else (fn, None)
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return frozenset()
+    names = getattr(func, "__globals__", {})
+    values = [names.get(name) for name in code.co_names]
+    values += [cell.cell_contents for cell in func.__closure__ or () if _cell_set(cell)]
+    values += [*(func.__defaults__ or ()), *(func.__kwdefaults__ or {}).values()]
+    values += list(getattr(owner, "__dict__", {}).values())
+    return frozenset(id(v) for v in values if type(v) is np.ndarray)
+
+
 def _cell_set(cell) -> bool:
     try:
         cell.cell_contents  # noqa: B018 - raises ValueError for an empty cell

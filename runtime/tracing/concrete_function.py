@@ -43,10 +43,13 @@ class ConcreteFunction:
         jit_compile=None,
         deferred: bool = False,
         python_numbers: tuple | None = None,
+        shared_arrays: frozenset = frozenset(),
     ):
         """With `deferred`, `graph` is the traced graph, optimized (when `optimized`) and
         compiled at the first use of `graph`, `generated` or `call`: a trace that callers only
-        inline (runtime/tracing/inline.py) never is."""
+        inline (runtime/tracing/inline.py) never is. `shared_arrays`: the ids of the numpy
+        arrays among the outputs that are the outside arrays the function returned as they are
+        (every other one is copied at each call)."""
         self.traced_graph = traced_graph if traced_graph is not None else graph
         self.optimized = graph is not self.traced_graph if optimized is None else optimized
         self.saved_graph: Graph | None = None  # the graph it was loaded from (rt.saved)
@@ -83,7 +86,7 @@ class ConcreteFunction:
             and not leaf.dtype.is_string for leaf in structured_outputs)
         self.jit_compile = jit_compile
         self._copy_read_only = jit_compile != "xla"  # XLA's results are read-only by design
-        self._pack = _make_packer(structured_outputs, self._copy_read_only)
+        self._pack = _make_packer(structured_outputs, self._copy_read_only, shared_arrays)
         self._tensor_specs = [s for s in nest.flatten(arg_specs) if isinstance(s, TensorSpec)]
         if deferred:
             self._deferred = threading.Lock()
@@ -315,8 +318,9 @@ def _raise_located(error, locate):
     raise locate(error) from None
 
 
-def _make_packer(structure, copy_read_only=True):
-    """A function from the compiled graph's output tuple to the user's output structure."""
+def _make_packer(structure, copy_read_only=True, shared_arrays=frozenset()):
+    """A function from the compiled graph's output tuple to the user's output structure;
+    `shared_arrays` as for ConcreteFunction."""
     mixed = next((leaf for leaf in nest.flatten(structure) if isinstance(leaf, SymbolicTensor)
                   and leaf.dtype.is_list and leaf.weak == MIXED), None)
     if mixed is not None:  # (refused when called: a caller's graph may take the list in)
@@ -340,8 +344,10 @@ def _make_packer(structure, copy_read_only=True):
                                  for v, d in zip(outs, out_dtypes))
 
     # A numpy array the Python code made while tracing (`return np.array(5.0)`) is returned as
-    # a new copy by every call, as plain Python makes a new one (a caller may write into it).
-    arrays = [i for i, leaf in enumerate(leaves) if type(leaf) is np.ndarray]
+    # a new copy by every call, as plain Python makes a new one (a caller may write into it);
+    # an outside one it returned as it is (a global) is that array, as in plain Python.
+    arrays = [i for i, leaf in enumerate(leaves)
+              if type(leaf) is np.ndarray and id(leaf) not in shared_arrays]
 
     def pack(outs):
         flat = list(leaves)

@@ -72,8 +72,9 @@ class FunctionGuards:
         """The signature part of the Python functions among the bound `arguments` (a callee
         passed in, `f(x, helper)`): each one's guarded outside values, read now (its code
         traces into this function's graph, so what it reads is baked in as this function's own
-        reads are); () when there are none, or with capture_guards=False or "warn"."""
-        if self.mode is not True:
+        reads are); () when there are none, or with capture_guards=False (with "warn" a change
+        traces again, as with True: the first values are kept for the function's own reads)."""
+        if not self.mode:
             return ()
         found = tuple(tuple(get() for _, get in _callee_guards(leaf))
                       for _, value in arguments for leaf in nest.flatten(value)
@@ -115,13 +116,16 @@ _CALLEE_GUARDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _callee_guards(fn) -> list:
-    """guards_of(fn), kept for a function (a bound method is a new object at each access)."""
-    if type(fn) is not types.FunctionType:
+    """guards_of(fn), kept for a function, and for a method by its function for the last
+    object it was bound to (a bound method is a new object at each access)."""
+    key, owner = (fn.__func__, fn.__self__) if type(fn) is types.MethodType else (fn, None)
+    try:
+        kept = _CALLEE_GUARDS.get(key)  # (the object it was read for, the guards)
+        if kept is None or kept[0] is not owner:
+            kept = _CALLEE_GUARDS[key] = (owner, guarding.guards_of(fn))
+    except TypeError:  # (not weak-referenceable: read each time)
         return guarding.guards_of(fn)
-    guards = _CALLEE_GUARDS.get(fn)
-    if guards is None:
-        guards = _CALLEE_GUARDS[fn] = guarding.guards_of(fn)
-    return guards
+    return kept[1]
 
 
 def with_captured(key, values: tuple):

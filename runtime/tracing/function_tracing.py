@@ -15,6 +15,7 @@ from runtime.core.source_info import user_origin
 from runtime.core.tensor import SymbolicTensor
 from runtime.errors import with_origin
 from runtime.tracing import outside_containers
+from runtime.tracing.capture_guards import outside_arrays
 from runtime.tracing.retrace_policy import RetracePolicy
 from runtime.tracing.signature import TensorSpec, is_tensor_leaf
 from runtime.tracing.trace import spec_of, trace
@@ -151,7 +152,8 @@ class FunctionTracer:
                 self.python_function(), self._name, arguments,
                 lambda traced: (binder.call_args(traced), binder.call_kwargs(traced)),
                 options.optimize, options.jit_compile, defer,
-                failed=None if containers is None else containers.take_back)
+                failed=None if containers is None else containers.take_back,
+                outside_arrays=lambda: outside_arrays(self._fn))
         return concrete, created, adopted
 
     def _raise_variable_creation(self, created):

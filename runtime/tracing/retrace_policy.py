@@ -55,6 +55,9 @@ def _reason(traced_keys, key, arguments, guards) -> str:
         change = guards.change(traced_keys[-1][0][-1][1], key[-1][1])
         if change is not None:
             return change
+    if not closest and any(type(p) is tuple and p[:1] == ("callees",) for p in key):
+        return ("an outside value read by a function passed as an argument changed (the graph "
+                "used its value as a constant)")
     if not closest:
         return "the arguments changed"
     name, old, new = closest[0]

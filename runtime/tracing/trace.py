@@ -22,14 +22,16 @@ from runtime.tracing.signature import TensorSpec, is_tensor_leaf
 
 
 def trace(fn, name: str, arguments, bind, optimize: bool, jit_compile=None, defer=False,
-          failed=None):
+          failed=None, outside_arrays=None):
     """(ConcreteFunction, variables created) for `fn` traced on `arguments` ((parameter name,
     value) pairs; tensor leaves become placeholders); `bind(traced arguments)` gives the
     (args, kwargs) that `fn` is called with; `jit_compile` names the executor; `defer`
     leaves optimizing and compiling to the first use of the compiled graph; `failed(graph)` is
-    called when `fn` raises."""
+    called when `fn` raises; `outside_arrays()`: the ids of the outside numpy arrays `fn` may
+    return as they are (any other array it returns is copied at each call)."""
     with collector_paused():
-        return _trace(fn, name, arguments, bind, optimize, jit_compile, defer, failed)
+        return _trace(fn, name, arguments, bind, optimize, jit_compile, defer, failed,
+                      outside_arrays)
 
 
 @contextlib.contextmanager
@@ -46,7 +48,7 @@ def collector_paused():
             gc.enable()
 
 
-def _trace(fn, name, arguments, bind, optimize, jit_compile, defer, failed):
+def _trace(fn, name, arguments, bind, optimize, jit_compile, defer, failed, outside_arrays):
     graph = Graph(name)
 
     def placeholder(value, path):
@@ -88,11 +90,13 @@ def _trace(fn, name, arguments, bind, optimize, jit_compile, defer, failed):
     graph.outputs = [t for t in nest.flatten(outputs) if isinstance(t, SymbolicTensor)]
     specs = [nest.map_with_paths(lambda x, p: spec_of(x), v, n) for n, v in arguments]
     names = [n for n, _ in arguments]
+    shared = outside_arrays() if outside_arrays is not None else frozenset()
     if defer:
         prune.transform(graph)
         concrete = ConcreteFunction(graph, name, names, specs, outputs, traced_graph=graph,
                                     optimized=optimize and config.graphs_optimized(),
-                                    jit_compile=jit_compile, deferred=True)
+                                    jit_compile=jit_compile, deferred=True,
+                                    shared_arrays=shared)
         concrete.in_place_arguments = tuple(graph.in_place_arguments)
         return concrete, created
     optimized = run_passes(graph, optimize, fuse=executors.fusion(jit_compile))
@@ -101,6 +105,7 @@ def _trace(fn, name, arguments, bind, optimize, jit_compile, defer, failed):
         traced_graph=graph, jit_compile=jit_compile,
         python_numbers=tuple(isinstance(leaf, SymbolicTensor) and leaf.weak
                              for leaf in nest.flatten(outputs)),
+        shared_arrays=shared,
     )
     concrete.in_place_arguments = tuple(graph.in_place_arguments)
     return concrete, created

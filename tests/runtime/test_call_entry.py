@@ -228,6 +228,20 @@ def test_an_array_the_python_code_makes_is_new_at_every_call(numpy_results):
         vector[0] = 7.0
 
 
+TABLE = np.zeros(3)
+
+
+def returns_the_table(x):
+    return TABLE, x + 1.0
+
+
+def test_an_outside_array_returned_as_it_is_stays_that_array():
+    f = rt.function(returns_the_table)
+    for _ in range(2):
+        table, _ = f(np.arange(3.0))
+        assert table is TABLE  # (as plain Python returns it: writing into it writes TABLE)
+
+
 def test_numpy_results_with_an_input_signature_are_numpys_from_the_first_call():
     f = rt.function(lambda x: x * 2, numpy_results=True,
                     input_signature=[rt.TensorSpec([None], rt.float64)])

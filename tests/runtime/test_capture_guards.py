@@ -86,6 +86,17 @@ def test_what_a_function_passed_as_an_argument_reads_is_guarded_too():
                 assert f(x, gain.apply).numpy() == applies(1.0, gain.apply)
     finally:
         SCALE = 3
+    def by_default(x, fn=scaled):
+        return fn(x)
+
+    g = rt.function(by_default)
+    try:
+        for value in (3, 4, 3):
+            SCALE = value
+            for _ in range(2):  # (the second call: the fast path, which must not learn it)
+                assert g(np.float64(1.0)) == by_default(1.0)
+    finally:
+        SCALE = 3
     unguarded = rt.function(applies, capture_guards=False)
     assert unguarded(x, scaled).numpy() == 3.0
     SCALE = 5

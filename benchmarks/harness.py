@@ -170,6 +170,10 @@ def build_columns(workload: Workload, small: bool, with_external: bool = True) -
     if importlib.util.find_spec("numba") is not None:  # our graph compiled by numba
         columns.append(Column("graph numba", rt.function(workload.fn, jit_compile="numba"),
                               rt_args))
+        if args and all(isinstance(a, np.generic) for a in args):  # called as njit is: numpy
+            columns.append(Column(  # scalars in, numpy values out
+                "graph numba numpy", rt.function(workload.fn, jit_compile="numba",
+                                                 numpy_results=True), args))
     if importlib.util.find_spec("jax") is not None:  # our graph compiled by XLA
         columns.append(Column("graph xla", rt.function(workload.fn, jit_compile="xla"),
                               rt_args))

@@ -17,7 +17,8 @@ TINY = harness.Budget(seconds=0.005, round_seconds=0.0005, min_rounds=3)
 def test_columns_compute_the_same_result_on_small_inputs(workload):
     result = harness.check_workload(workload, small=True, with_external=False)
     errors = {name: col.error for name, col in result.columns.items() if col.error and not (
-        name in ("graph numba", "graph xla") and col.error.startswith("NoLoweringError"))}
+        name in ("graph numba", "graph numba numpy", "graph xla")
+        and col.error.startswith("NoLoweringError"))}
     assert not errors
     assert result.first_call_ms > 0
 

@@ -4,8 +4,9 @@ function's caller in its own body (an inline cache, as a JIT keeps at a call sit
 
 A call that passes the test (the same number of positional arguments; each of the same type
 as then, arrays of the same dtype and shape, Python ints, bools and strings equal to the
-values then; no capture guards; no switch, trace or tape busy) costs one Python frame before
-the graph's own code; every other call goes on to the fast path
+values then; no switch, trace or tape busy; while the function has no capture guards: an
+entry is made only then, and guards taken from a callee later reset it) costs one Python
+frame before the graph's own code; every other call goes on to the fast path
 (runtime/tracing/call_paths.py), which knows every signature. On a call of a few scalars that
 is about half of the fast path's cost, which is what a small function's call is made of.
 
@@ -52,11 +53,14 @@ def install_entry(function, concrete, args, numpy_scalars, numpy_results) -> Non
             function._set_entry(entry)
 
     concrete.on_new_call = follow  # (first: a caller replaced from now on is followed)
+    function._guards.on_change = lambda: function._set_entry(function._call_fast)
     caller = concrete.call
     entry = _entry(function, concrete, tested, numpy_results)
     function._set_entry(entry)
     if concrete.call is not caller:  # replaced while the entry was made: make it again
         follow(concrete)
+    if function._guards.found:  # guards added while it was made (their keys: the fast path's)
+        function._set_entry(function._call_fast)
 
 
 def _argument_tests(args, numpy_scalars):
@@ -103,7 +107,7 @@ def _entry(function, concrete, tested, numpy_results):
     caller = concrete.call if numpy_results is None else concrete.numpy_call()
     scope = {"EagerTensor": EagerTensor, "entry_ndarray": np.ndarray, "entry_absent": _ABSENT,
              "entry_config": config,
-             "entry_context": context, "entry_guards": function._guards,
+             "entry_context": context,
              "entry_fast_path": function._call_fast,
              "entry_filtered": traceback_filtering.filtered, **test_scope}
     if caller is None:  # (numpy results of a structure the fast path converts)
@@ -122,10 +126,10 @@ def _entry(function, concrete, tested, numpy_results):
     n = len(tests)
     named = [f"arg{i}" for i in range(n)]
     params = "".join(f"{name}=entry_absent, " for name in named) + ("/, " if n else "")
+    test = " and ".join(["not more", "not kwargs", *tests,  # (absent: fails its type test)
+                         "not entry_config._any_call_switch", "not entry_context.busy"])
     lines = [f"def __call__({params}*more, **kwargs):",
-             "    if (not more and not kwargs and "  # (an absent argument fails its type test)
-             f"{' and '.join(['not entry_guards.found', *tests])} and "
-             "not entry_config._any_call_switch and not entry_context.busy):",
+             f"    if {test}:",
              "        try:",
              *(f"            {line}" for line in body),
              "        except Exception as e:  # (shown from the user's frames, as the fast"

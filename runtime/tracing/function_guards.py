@@ -27,6 +27,7 @@ class FunctionGuards:
         self.found: list | None = None if mode else []
         self._warn_stale = mode == "warn"  # keep the first values, and warn
         self._first_values: tuple | None = None
+        self.on_change = None  # called when guards are added (the function's entry is reset)
 
     def find(self) -> None:
         """Finds the guards, at the first call."""
@@ -67,6 +68,8 @@ class FunctionGuards:
             if new:
                 self.found = self.found + new  # (replaced: other threads may read it)
                 adopted.extend(get() for _, get in new)
+                if self.on_change is not None:
+                    self.on_change()
 
     def of_callees(self, arguments) -> tuple:
         """The signature part of the Python functions among the bound `arguments` (a callee

@@ -248,3 +248,33 @@ def test_numpy_results_with_an_input_signature_are_numpys_from_the_first_call():
     a = np.arange(3.0)
     assert [type(f(a)) for _ in range(3)] == [np.ndarray] * 3
     assert isinstance(f(rt.constant(a)), rt.Tensor)
+
+
+K = 2.0
+
+
+@rt.function
+def scaled_by_k(v):
+    return v * K
+
+
+def plus_one_or(v, g):
+    return v + 1.0 if g == "plain" else g(v)
+
+
+def test_guards_taken_from_a_callee_later_reset_the_entry():
+    global K
+    f = rt.function(plus_one_or)
+    x = np.float64(1.0)
+    for _ in range(2):
+        _agree(f(x, "plain"), np.float64(2.0))
+    assert _entered(f)
+    try:
+        _agree(f(x, scaled_by_k), np.float64(2.0))  # (its graph takes in K's guard)
+        assert not _entered(f)
+        K = 3.0
+        for _ in range(2):
+            _agree(f(x, scaled_by_k), np.float64(3.0))
+            _agree(f(x, "plain"), np.float64(2.0))
+    finally:
+        K = 2.0

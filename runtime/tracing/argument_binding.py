@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import inspect
 
+import numpy as np
+
 from runtime.core.source_info import user_origin
 from runtime.core.tensor import Tensor
 from runtime.core.tensor_conversion import convert_to_tensor, weak_fits
@@ -65,13 +67,21 @@ class ArgumentBinder:
             return type(spec)(
                 self._match_spec(s, v, f"{path}[{i}]") for i, (s, v) in enumerate(zip(spec, value))
             )
-        # (a Python number, or a weak tensor standing for one, takes the signature's dtype)
-        tensor = convert_to_tensor(value, spec.dtype if not isinstance(value, Tensor) or (
-            value.weak and weak_fits(value.dtype, spec.dtype)) else None)
+        # (a Python number, or a weak tensor standing for one, takes the signature's dtype; a
+        # numpy value keeps its own, as a tensor does and as a loaded function matches it)
+        if isinstance(value, (np.ndarray, np.generic)):
+            cast = None
+        else:
+            cast = spec.dtype if not isinstance(value, Tensor) or (
+                value.weak and weak_fits(value.dtype, spec.dtype)) else None
+        tensor = convert_to_tensor(value, cast)
         if not spec.is_compatible_with(tensor):
+            kind = ("numpy array" if isinstance(value, (np.ndarray, np.generic)) else "tensor")
             raise TypeError(with_origin(
-                f"{self.name}: argument {path} is {a_or_an(tensor.dtype.name)} tensor of shape "
-                f"{list(tensor.shape)}, which does not match its input_signature {spec!r}.",
+                f"{self.name}: argument {path} is {a_or_an(tensor.dtype.name)} {kind} of shape "
+                f"{list(tensor.shape)}, which does not match its input_signature {spec!r}"
+                + (f" (pass x.astype(np.{spec.dtype.name}) to cast it)."
+                   if kind == "numpy array" and tensor.dtype != spec.dtype else "."),
                 user_origin()))
         return tensor
 

@@ -78,3 +78,16 @@ def test_an_error_a_builtin_raises_in_op_code_is_pythons_too():
         f(rt.constant(np.array([1.0, 2.0])))
     with pytest.raises(TypeError):
         sum_over_a_bad_axis_when_positive(np.array([1.0, 2.0]))
+
+
+def test_an_input_signature_refuses_numpy_values_of_another_dtype():
+    """A float64 array for an int32 spec was cast silently (1.7 -> 1, 2**40 -> 0): it is
+    refused now, as a tensor of another dtype is and as the saved function refuses it, naming
+    the cast to write."""
+    g = rt.function(lambda x: x * 2, numpy_results=True,
+                    input_signature=[rt.TensorSpec([None], rt.int32)])
+    for value in (np.array([1.7, 2.5]), np.array([2**40]), np.array([1, 2], np.int16)):
+        with pytest.raises(TypeError, match=r"x.astype\(np.int32\)"):
+            g(value)
+    out = g(np.array([1, 2], np.int32))
+    assert out.dtype == np.int32 and list(out) == [2, 4]

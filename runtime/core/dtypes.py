@@ -177,8 +177,9 @@ PYTHON_NUMBER_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
 
 def python_number(value):
-    """A numpy number (a scalar or a 0-d array) as the Python number `.item()` gives it,
-    several times faster than `.item()` (numpy 2: 0.35 us)."""
+    """A numpy number (bool, integer, float or complex: a scalar or a 0-d array of the dtypes
+    tensors hold) as the Python number `.item()` gives it, several times faster than `.item()`
+    (numpy 2: 0.35 us)."""
     return PYTHON_NUMBER_TYPES[value.dtype.kind](value)
 
 

@@ -32,30 +32,30 @@ _entry_ids = itertools.count()
 _ABSENT = object()  # (an argument the call did not pass)
 
 
-def install_entry(function, concrete, args, numpy_scalars, numpy_results) -> None:
+def install_entry(function, concrete, args, numpy_scalars, numpy_results: bool) -> None:
     """Makes the entry of `function` (its `__call__`) the one for calls like `args` (the
     positional arguments of a call the fast path just learned, whose concrete function is
-    `concrete`), unless one of them is not a kind it tests. `function._call_fast` is where every
-    other call goes; `numpy_scalars`: the numpy scalar types the fast path passes as they are;
-    `numpy_results`: what makes a call's results numpy's (None when the function's option is
-    off)."""
+    `concrete`), unless one of them is not a kind it tests, or the call's numpy results are of
+    a structure the fast path converts. `function._call_fast` is where every other call goes;
+    `numpy_scalars`: the numpy scalar types the fast path passes as they are; `numpy_results`:
+    the function's option."""
     tested = _argument_tests(args, numpy_scalars)
     if tested is None:
         return
-    if numpy_results is not None and tested[2] != len(tested[1]):  # (as the fast path)
-        numpy_results = None
+    numpy = numpy_results and tested[2] == len(tested[1])  # (as the fast path decides)
+    if numpy and concrete.numpy_call() is None:
+        return
     entry = None
 
     def follow(concrete):  # the concrete function's caller was replaced (by another thread)
         nonlocal entry
         if entry is not None and function._entry() is entry:  # (no later signature's entry)
-            entry = _entry(function, concrete, tested, numpy_results)
+            entry = _entry(function, concrete, tested, numpy)
             function._set_entry(entry)
 
     concrete.on_new_call = follow  # (first: a caller replaced from now on is followed)
-    function._guards.on_change = lambda: function._set_entry(function._call_fast)
     caller = concrete.call
-    entry = _entry(function, concrete, tested, numpy_results)
+    entry = _entry(function, concrete, tested, numpy)
     function._set_entry(entry)
     if concrete.call is not caller:  # replaced while the entry was made: make it again
         follow(concrete)
@@ -100,26 +100,20 @@ def _argument_tests(args, numpy_scalars):
     return tests, passed, from_numpy, scope
 
 
-def _entry(function, concrete, tested, numpy_results):
-    """The generated entry: `tested` from _argument_tests; `numpy_results` when the call's
-    results are to be numpy's."""
+def _entry(function, concrete, tested, numpy: bool):
+    """The generated entry: `tested` from _argument_tests; `numpy` when the call's results are
+    numpy's."""
     tests, passed, _, test_scope = tested
-    caller = concrete.call if numpy_results is None else concrete.numpy_call()
+    caller = concrete.numpy_call() if numpy else concrete.call
     scope = {"EagerTensor": EagerTensor, "entry_ndarray": np.ndarray, "entry_absent": _ABSENT,
-             "entry_config": config,
-             "entry_context": context,
+             "entry_config": config, "entry_context": context,
              "entry_fast_path": function._call_fast,
-             "entry_filtered": traceback_filtering.filtered, **test_scope}
-    if caller is None:  # (numpy results of a structure the fast path converts)
-        scope.update(entry_concrete=concrete, entry_call=concrete.call,
-                     entry_numpy_results=numpy_results)
-        body = [f"return entry_numpy_results(entry_concrete, entry_call({', '.join(passed)}))"]
-    else:  # the caller's statements, after its parameters are bound
-        scope.update(caller.body.scope)
-        params = caller.body.params
-        bind = (f"values = ({''.join(p + ', ' for p in passed)})" if params == "*values"
-                else f"{params} = {', '.join(passed)}" if passed else "")
-        body = [*([bind] if bind else []), *caller.body.lines]
+             "entry_filtered": traceback_filtering.filtered, **test_scope, **caller.body.scope}
+    # the caller's statements, after its parameters are bound
+    params = caller.body.params
+    bind = (f"values = ({''.join(p + ', ' for p in passed)})" if params == "*values"
+            else f"{params} = {', '.join(passed)}" if passed else "")
+    body = [*([bind] if bind else []), *caller.body.lines]
     # The parameters: one for each argument of the signature, positional-only (a keyword goes
     # to `kwargs`), absent by default; then whatever else the call passed (a Python function
     # binds parameters at two thirds of the cost of `*args, **kwargs`).

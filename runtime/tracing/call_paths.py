@@ -218,7 +218,7 @@ class CallPaths:
                 self._fast_scalar[key[0] if len(key) == 2 else key[:-1]] = concrete
             if not self._guards.found:  # (keys with guarded values are the fast path's)
                 install_entry(self, concrete, args, _FAST_NUMPY_SCALARS,
-                              _numpy_results if self._options.numpy_results else None)
+                              self._options.numpy_results)
         result = concrete.call(*values)
         if self._check or config.checking_functions():
             checking.check_call(self, concrete, args, kwargs, values, result)

@@ -77,6 +77,8 @@ class Function(CallPaths):
         self._inside_caller = False  # it reads a caller's tensors: traced as part of callers
         self._bound_instances = weakref.WeakKeyDictionary()
         self._set_entry(self._call_fast)  # (the entry: see CallPaths)
+        # guards taken from a callee later: calls take the fast path, whose keys hold them
+        self._guards.on_change = lambda: self._set_entry(self._call_fast)
 
     # ---- options and what it traced ----------------------------------------------------------
     @property

@@ -149,18 +149,35 @@ def _collect(fn, guards: dict, seen: set, via: str, depth: int) -> None:
 
 def outside_containers(fn) -> list:
     """[(name, container)]: the lists, dicts, sets and deques the code of `fn` can reach from
-    outside: the globals and closure variables it reads and their attributes it reads, and
-    `self`'s (runtime/tracing/outside_containers.py searches them after each trace)."""
+    outside (`_outside_values`; runtime/tracing/outside_containers.py searches them after each
+    trace)."""
+    found, seen = [], set()
+    for name, value in _outside_values(fn):
+        if isinstance(value, (list, dict, set, collections.deque)) and id(value) not in seen:
+            seen.add(id(value))
+            found.append((name, value))
+    return found
+
+
+def outside_arrays(fn) -> frozenset:
+    """The ids of the numpy arrays the code of `fn` can reach from outside (`_outside_values`):
+    one it returns as it is gives the caller that array, as plain Python does, where an array
+    it made is new at every call."""
+    return frozenset(id(value) for _, value in _outside_values(fn) if type(value) is np.ndarray)
+
+
+def _outside_values(fn):
+    """(name, value) of what the code of `fn` reads from outside: the globals and closure
+    variables it reads, their attributes it reads, and `self`'s."""
     func, owner = (fn.__func__, fn.__self__) if isinstance(fn, types.MethodType) else (fn, None)
     code = getattr(func, "__code__", None)
     if code is None:
-        return []
+        return
     self_name = code.co_varnames[0] if owner is not None and code.co_argcount else None
     reads, _, chains, mutated = _scan(code, self_name)
     names = getattr(func, "__globals__", {})
     cells = dict(zip(code.co_freevars, func.__closure__ or ()))
     roots = {(name, ()) for kind in reads.values() for name in kind} | chains | mutated
-    found, seen = [], set()
     for root, path in sorted(roots):
         if root == self_name and owner is not None:
             value = owner
@@ -168,11 +185,8 @@ def outside_containers(fn) -> list:
             value = cells[root].cell_contents
         else:
             value = names.get(root, _MISSING)
-        value = _follow(value, path) if path and _followable(value) else value
-        if isinstance(value, (list, dict, set, collections.deque)) and id(value) not in seen:
-            seen.add(id(value))
-            found.append((".".join([root, *path]), value))
-    return found
+        yield ".".join([root, *path]), (_follow(value, path) if path and _followable(value)
+                                        else value)
 
 
 def rebound_globals(fn) -> list:
@@ -486,23 +500,6 @@ def _shown(key) -> str:
     if issubclass(kind, np.generic):
         return repr(np.frombuffer(parts, kind)[0])
     return repr(parts)
-
-
-def outside_arrays(fn) -> frozenset:
-    """The ids of the numpy arrays `fn` may return as they are, not made by it: the globals it
-    names, its closure variables, its defaults and its object's attributes (a function that
-    returns one gives the caller that array, as plain Python does; an array it made is new at
-    every call)."""
-    func, owner = (fn.__func__, fn.__self__) if isinstance(fn, types.MethodType) else (fn, None)
-    code = getattr(func, "__code__", None)
-    if code is None:
-        return frozenset()
-    names = getattr(func, "__globals__", {})
-    values = [names.get(name) for name in code.co_names]
-    values += [cell.cell_contents for cell in func.__closure__ or () if _cell_set(cell)]
-    values += [*(func.__defaults__ or ()), *(func.__kwdefaults__ or {}).values()]
-    values += list(getattr(owner, "__dict__", {}).values())
-    return frozenset(id(v) for v in values if type(v) is np.ndarray)
 
 
 def _cell_set(cell) -> bool:

@@ -1,10 +1,14 @@
 """Ordinary numpy programs (tests/numpy_programs.py: RK4, EMA, Kalman, Mandelbrot, histograms,
 a moving window, bisection, Newton, k-means) timed as plain numpy, as a graph
-(`rt.function`, unchanged source) on the default executor, with `jit_compile="numba"`, and
+(`rt.function`, unchanged source) on the default executor (called with tensors, and called as
+the numpy program is: numpy values in, numpy values out with `numpy_results=True`), with
+`jit_compile="numba"`, and
 with `jit_compile="auto"` after its warm-up (the hot graph moved to numba when numba computes
 it bit for bit), with numpy's promotion for operators
 (`rt.config.set_dtype_promotion("numpy")`); and, when installed, the peers on the same source:
-`numba.njit` (the program's own functions compiled, numpy kept) and `jax.jit` (with
+`numba.njit` (the program's own functions compiled, numpy kept; and for programs with `**`,
+also with `a ** b` written `np.power(a, b)`: njit's own `x ** 3` multiplies, which rounds
+differently from numpy's pow in about a quarter of cases) and `jax.jit` (with
 `jax.numpy` in place of numpy, float64 enabled). Each column's result is checked against
 numpy's first: ours must be equal (values, shapes, dtypes), a peer's close (its own BLAS and
 math library may round differently); a column that fails or differs is an error cell. Medians
@@ -16,8 +20,10 @@ of interleaved rounds, ratios to plain numpy as medians of per-round ratios.
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import importlib.util
+import inspect
 import statistics
 import sys
 import types
@@ -30,9 +36,10 @@ from runtime.executor import tiering
 from tests import numpy_programs
 from tests.autograph.three_way import same
 
-OURS = ("numpy", "graph", "numba", "auto")
+OURS = ("numpy", "graph", "graph np", "numba", "auto")
 PEERS = ("njit", "jax.jit")
 COLUMNS = OURS + PEERS
+SAME_POWER = "njit np.power"  # timed for the note under the table
 JAX_UNROLLED_LIMIT = 2_000  # operations; XLA compiles EMA's 4,000 in minutes
 
 
@@ -43,7 +50,8 @@ def _prepare(name: str):
     expected = fn(*args)
     columns = {"numpy": (fn, args)}
     where, ops = "-", 0
-    for column, jit in (("graph", None), ("numba", "numba"), ("auto", "auto")):
+    for column, jit in (("graph", None), ("graph np", None), ("numba", "numba"),
+                        ("auto", "auto")):
         if jit == "numba" and importlib.util.find_spec("numba") is None:
             columns[column] = "numba is not installed"
             continue
@@ -51,7 +59,9 @@ def _prepare(name: str):
             columns[column] = (f"its graph has {ops:,} ops (Python loops unrolled), which numba "
                                "would take minutes to compile; auto keeps it off numba too")
             continue
-        f = rt.function(harness.fresh_function(fn), jit_compile=jit)
+        f = rt.function(harness.fresh_function(fn), jit_compile=jit,
+                        numpy_results=column == "graph np")
+        call_args = args if column == "graph np" else rt_args
         try:
             if jit is None:
                 ops = sum(1 for _ in f.get_concrete_function(*rt_args).graph.walk())
@@ -63,15 +73,17 @@ def _prepare(name: str):
                 for _ in range(tiering.TRIAL_CALLS):  # (they time both executors)
                     f(*rt_args)
                 where = _where_auto_runs(concrete)
-            if not same(f(*rt_args), expected):
+            if not same(f(*call_args), expected):
                 columns[column] = "result differs from numpy"
                 continue
         except Exception as e:  # noqa: BLE001 - an error cell; the other rows go on
             columns[column] = _error_cell(e)
             continue
-        columns[column] = (f, rt_args)
+        columns[column] = (f, call_args)
     for column, make in (("njit", _njit), ("jax.jit", _jax_jit)):
         columns[column] = _peer(make, fn, args, expected)
+    if "**" in inspect.getsource(fn) and isinstance(columns["njit"], tuple):
+        columns[SAME_POWER] = _peer(_njit_numpy_power, fn, args, expected)
     return columns, where
 
 
@@ -121,6 +133,30 @@ def _njit(fn, args):
     import numba
 
     return _same_source(fn, {}, numba.njit), args
+
+
+class _NumpyPower(ast.NodeTransformer):
+    """`a ** b` -> `numpy_power_(a, b)`."""
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.Pow):
+            return node
+        call = ast.Call(ast.Name("numpy_power_", ast.Load()), [node.left, node.right], [])
+        return ast.copy_location(call, node)
+
+
+def _njit_numpy_power(fn, args):
+    """njit of `fn` with `a ** b` as `np.power(a, b)` (numpy's bits: the C library's pow) in its
+    module's functions."""
+    import numba
+
+    module = sys.modules[fn.__module__]
+    tree = ast.fix_missing_locations(_NumpyPower().visit(ast.parse(inspect.getsource(module))))
+    scope = {"__name__": fn.__module__,
+             "numpy_power_": numba.njit(lambda a, b: np.power(a, b))}
+    exec(compile(tree, module.__file__, "exec"), scope)  # noqa: S102 - the program's own source
+    return _same_source(scope[fn.__name__], {}, numba.njit), args
 
 
 def _jax_jit(fn, args):
@@ -177,19 +213,24 @@ def _where_auto_runs(concrete) -> str:
 def _row(name: str, budget: harness.Budget) -> tuple[list, list]:
     """(table cells, error lines) of one program."""
     columns, where = _prepare(name)
-    timed = [c for c in COLUMNS if isinstance(columns[c], tuple)]
+    timed = [c for c in (*COLUMNS, SAME_POWER) if isinstance(columns.get(c), tuple)]
     samples = dict(zip(timed, (s for s, _ in harness.measure([columns[c] for c in timed],
                                                              budget))))
-    medians = {c: statistics.median(samples[c]) * 1e6 if c in samples else None for c in COLUMNS}
+    medians = {c: statistics.median(samples[c]) * 1e6 if c in samples else None
+               for c in (*COLUMNS, SAME_POWER)}
 
     def ratio(column, to="numpy"):
         if column not in samples or to not in samples:
             return "-"
         return f"{statistics.median(a / b for a, b in zip(samples[column], samples[to])):.2f}x"
 
-    cells = [name, *(_us(medians[c]) for c in COLUMNS), ratio("graph"), ratio("numba"),
-             ratio("auto"), ratio("numba", "njit"), where]
-    errors = [f"{name} {c}: {columns[c]}" for c in COLUMNS if isinstance(columns[c], str)]
+    cells = [name, *(_us(medians[c]) for c in COLUMNS), ratio("graph"), ratio("graph np"),
+             ratio("numba"), ratio("auto"), ratio("numba", "njit"), where]
+    errors = [f"{name} {c}: {columns[c]}" for c in (*COLUMNS, SAME_POWER)
+              if isinstance(columns.get(c), str)]
+    if SAME_POWER in samples:
+        errors.append(f"{name} {SAME_POWER}: {_us(medians[SAME_POWER])} us; numba/that "
+                      f"{ratio('numba', SAME_POWER)} (njit computing `**` as numpy does)")
     return cells, errors
 
 
@@ -201,9 +242,10 @@ def _us(value) -> str:
 
 def numpy_programs_table(budget: harness.Budget, names=None) -> str:
     """A markdown table: program, median us of each column (numpy, our graph on the default
-    executor, on numba, with "auto" after its warm-up, the peers), our ratios to numpy and
-    numba's to njit, and where "auto" ended up (numba or the default executor); then the
-    cells that failed, each with its reason ("-" in the table)."""
+    executor with tensors and with numpy values in and out, on numba, with "auto" after its
+    warm-up, the peers), our ratios to numpy and numba's to njit, and where "auto" ended up
+    (numba or the default executor); then the cells that failed, each with its reason ("-" in
+    the table), and njit with numpy's power where it was timed."""
     before = rt.config.dtype_promotion()
     rt.config.set_dtype_promotion("numpy")
     try:
@@ -211,12 +253,16 @@ def numpy_programs_table(budget: harness.Budget, names=None) -> str:
             rows = [_row(name, budget) for name in (names or numpy_programs.PROGRAMS)]
     finally:
         rt.config.set_dtype_promotion(before)
-    lines = ["| program | numpy us | graph us | numba us | auto us | njit us | jax.jit us | "
-             "graph/numpy | numba/numpy | auto/numpy | numba/njit | auto runs on |",
-             "|---|" + "---:|" * 10 + "---|"]
+    lines = ["| program | numpy us | graph us | graph np us | numba us | auto us | njit us | "
+             "jax.jit us | graph/numpy | graph np/numpy | numba/numpy | auto/numpy | "
+             "numba/njit | auto runs on |",
+             "|---|" + "---:|" * 12 + "---|"]
     lines += ["| " + " | ".join(cells) + " |" for cells, _ in rows]
-    errors = [e for _, row_errors in rows for e in row_errors]
-    return "\n".join(lines + (["", "Not timed (\"-\" above):", *errors] if errors else []))
+    errors = [e for _, row_errors in rows for e in row_errors if SAME_POWER not in e]
+    powers = [e for _, row_errors in rows for e in row_errors if SAME_POWER in e]
+    return "\n".join(lines + (["", "Not timed (\"-\" above):", *errors] if errors else [])
+                     + (["", "njit with `a ** b` written np.power(a, b) (numpy's bits; njit's "
+                         "`x ** 3` is x*x*x):", *powers] if powers else []))
 
 
 def main(argv=None) -> int:

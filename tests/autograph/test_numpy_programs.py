@@ -232,12 +232,13 @@ def test_the_benchmark_rows_time_each_program_or_show_its_error(monkeypatch):
     monkeypatch.setitem(P.PROGRAMS, "tolist", (_reads_values_while_tracing, lambda: (Y0,)))
     tiny = harness.Budget(seconds=0.005, round_seconds=0.0005, min_rounds=3)
     table = numpy_programs_table(tiny, ["histogram_bincount", "tolist"]).splitlines()
-    assert table[0].startswith("| program | numpy us | graph us | numba us | auto us | njit us |"
-                               " jax.jit us | graph/numpy | numba/numpy | auto/numpy |")
+    assert table[0].startswith("| program | numpy us | graph us | graph np us | numba us | "
+                               "auto us | njit us | jax.jit us | graph/numpy | graph np/numpy | "
+                               "numba/numpy | auto/numpy |")
     bincount = table[2].split(" | ")
-    assert bincount[0] == "| histogram_bincount" and "-" not in bincount[1:3]  # numpy, graph
+    assert bincount[0] == "| histogram_bincount" and "-" not in bincount[1:4]  # numpy, graphs
     tolist = table[3].split(" | ")
-    assert tolist[0] == "| tolist" and tolist[2:5] == ["-", "-", "-"]  # graph, numba, auto
+    assert tolist[0] == "| tolist" and tolist[2:6] == ["-"] * 4  # graphs, numba, auto
     assert any(line.startswith("tolist graph: OperatorNotAllowedInGraphError: tolist() of a "
                                "graph tensor") for line in table)
     assert rt.config.dtype_promotion() == "numpy"  # (this test's; the table restores it)
@@ -247,6 +248,13 @@ def _python_loop(x):
     total = x[0]
     for v in x:
         total = total + v * v
+    return total
+
+
+def _cubes(x):
+    total = x[0]
+    for v in x:
+        total = total + v ** 3
     return total
 
 
@@ -261,16 +269,20 @@ def test_the_peer_columns_compile_the_same_source_or_say_why_not(monkeypatch):
     jax = pytest.importorskip("jax")
     monkeypatch.setitem(P.PROGRAMS, "loop", (_python_loop, lambda: (np.arange(5.0),)))
     monkeypatch.setitem(P.PROGRAMS, "if", (_tensor_if, lambda: (np.arange(5.0),)))
+    monkeypatch.setitem(P.PROGRAMS, "cubes", (_cubes, lambda: (np.arange(5.0),)))
     monkeypatch.setattr(numpy_programs_benchmark, "JAX_UNROLLED_LIMIT", 8)
     tiny = harness.Budget(seconds=0.005, round_seconds=0.0005, min_rounds=3)
     x64 = jax.config.jax_enable_x64
-    table = numpy_programs_table(tiny, ["loop", "if"]).splitlines()
+    table = numpy_programs_table(tiny, ["loop", "if", "cubes"]).splitlines()
     assert jax.config.jax_enable_x64 == x64  # (restored)
     loop, branch = table[2].split(" | "), table[3].split(" | ")
-    assert "-" not in loop[1:6] and loop[6] == "-"  # njit timed; JAX would unroll 5 iterations
+    assert "-" not in loop[1:7] and loop[7] == "-"  # njit timed; JAX would unroll 5 iterations
     assert any(line.startswith("loop jax.jit: its Python loops unroll into") for line in table)
-    assert branch[5] != "-" and branch[6] == "-"  # a tensor `if` is Python's `if` under jax.jit
+    assert branch[6] != "-" and branch[7] == "-"  # a tensor `if` is Python's `if` under jax.jit
     assert any(line.startswith("if jax.jit: TracerBoolConversionError") for line in table)
+    # `**` in the source: njit also timed with numpy's power (not for the programs without it)
+    assert [line.split(":")[0] for line in table if "njit np.power" in line] == [
+        "cubes njit np.power"]
 
 
 # ---- executors -----------------------------------------------------------------------------

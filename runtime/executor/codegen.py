@@ -86,17 +86,22 @@ class Emitter:
         self.emit(indent, return_statement([self.name_of(t) for t in self.graph.outputs]))
 
     # ---- a list a loop only appends to (`_Appended`) ----
-    def list_buffer(self, lst: str) -> str:
-        """The executor's own list of the items of the list value `lst` (a new one)."""
-        return f"{lst}.items()"
+    def list_buffer(self, buffer: str, lst: str, result: SymbolicTensor,
+                    appends: str | None) -> list[str]:
+        """Statements making `buffer`, the executor's own list of the items of the list value
+        `lst` (a new one), which becomes the loop's `result`; `appends`: an expression of how
+        many items the loop will append, where that is known before it (else None)."""
+        return [f"{buffer} = {lst}.items()"]
+
+    def list_append(self, buffer: str, item: SymbolicTensor, value: str) -> list[str]:
+        """Statements appending the item `item` (named `value`) to `buffer`: an array's copy."""
+        if len(item.shape):
+            value = f"{self._global('own_item', own_item)}({value})"
+        return [f"{buffer}.append({value})"]
 
     def list_value(self, buffer: str) -> str:
         """The list value of the executor's list `buffer` after the loop."""
         return f"{self._global('ListValue', ListValue)}({buffer}, len({buffer}))"
-
-    def appended(self, item: SymbolicTensor, value: str) -> str:
-        """What the loop appends for the item `item` (named `value`): an array's copy."""
-        return f"{self._global('own_item', own_item)}({value})" if len(item.shape) else value
 
     # ---- names ----
     def name_of(self, tensor: SymbolicTensor) -> str:
@@ -430,9 +435,22 @@ class _Appended:
         return j in self.lists
 
     def before(self, indent) -> None:
+        appends = self._appends()
         for j, buffer in self.lists.items():  # (a new list: the items so far)
-            self.emitter.emit(indent, f"{buffer} = {self.emitter.list_buffer(self.inputs[j])}",
-                              self.op)
+            for line in self.emitter.list_buffer(buffer, self.inputs[j], self.op.outputs[j],
+                                                 appends):
+                self.emitter.emit(indent, line, self.op)
+
+    def _appends(self) -> str | None:
+        """How many times the loop appends to each list (once an iteration), as an expression
+        of its variables before it starts, where it counts to a limit (`_counted_loop`)."""
+        counted = _counted_loop(self.op)
+        if counted is None:
+            return None
+        k, limit, step, _ = counted
+        end = (str(int(limit.op.attrs["value"])) if limit.op.opdef is CONST
+               else self.inputs[_index_of(cf.loop_cond(self.op).inputs, limit)])
+        return f"max(0, (int({end}) - int({self.inputs[k]}) + {step - 1}) // {step})"
 
     def after(self, indent) -> None:
         for j, buffer in self.lists.items():
@@ -442,8 +460,8 @@ class _Appended:
     @staticmethod
     def emit_append(emitter, push: Operation, indent) -> None:
         item = push.inputs[1]
-        value = emitter.appended(item, emitter.name_of(item))
-        emitter.emit(indent, f"{emitter._appends[id(push)]}.append({value})", push)
+        for line in emitter.list_append(emitter._appends[id(push)], item, emitter.name_of(item)):
+            emitter.emit(indent, line, push)
 
 
 def append_only(op: Operation, carried: int | None = None) -> dict:

@@ -31,6 +31,7 @@ from runtime.executor import (
     interpreter,
     numba_exactness,
     numba_helpers,
+    numba_lists,
     numba_reductions,
     numba_rules,
 )
@@ -85,6 +86,7 @@ class NumbaEmitter(codegen.Emitter):
         # its own line first.
         self._pending: tuple | None = None
         self._reader: dict[int, Operation] = {}  # id(tensor) -> an op that reads it
+        self._filled: dict[str, str] = {}  # a list held as an array the loop fills -> its count
 
     def returns(self, indent: str, params: list[str]) -> None:
         """One output is returned as it is, not in a tuple (numba boxes a tuple for each call:
@@ -200,15 +202,28 @@ class NumbaEmitter(codegen.Emitter):
                 and len(op.outputs[0].shape) > 0 and self._reads.get(id(op.outputs[0])) == 1
                 and all(t.dtype in _FUSED_DTYPES for t in (*op.inputs, *op.outputs)))
 
-    # a list a loop only appends to: numba's list (runtime/executor/numba_lists.py)
-    def list_buffer(self, lst: str) -> str:
-        return f"{lst}.copy()"
+    # a list a loop only appends to: numba's list, or an array the loop fills where it is only
+    # stacked or counted after the loop and the loop counts its appends
+    # (runtime/executor/numba_lists.py)
+    def list_buffer(self, buffer, lst, result, appends):
+        if appends is None or not numba_lists.fillable(result):
+            return [f"{buffer} = {lst}.copy()"]
+        self._filled[buffer] = filled = self._fresh(f"{buffer}_n")
+        self._add_helpers("fill_from_(")
+        empty = numba_lists.empty_items(result, f"len({lst}) + {appends}")
+        return [f"{buffer} = fill_from_({empty}, {lst})", f"{filled} = len({lst})"]
 
-    def list_value(self, buffer: str) -> str:
-        return buffer
+    def list_append(self, buffer, item, value):
+        filled = self._filled.get(buffer)
+        if filled is None:
+            return [f"{buffer}.append({f'{value}.copy()' if len(item.shape) else value})"]
+        return [f"if {filled} == len({buffer}):",
+                "    raise IndexError('a loop ran past its count (its counter wrapped around)')",
+                f"{buffer}[{filled}] = {value}", f"{filled} += 1"]
 
-    def appended(self, item, value: str) -> str:
-        return f"{value}.copy()" if len(item.shape) else value
+    def list_value(self, buffer):
+        filled = self._filled.get(buffer)
+        return buffer if filled is None else f"{buffer}[:{filled}]"
 
     def _generator(self, seed) -> str:
         """The parameter holding the numpy Generator that ops with `seed` draw from (the caller

@@ -51,9 +51,24 @@ def test_lists_a_loop_appends_to_are_numbas_own_lists(steps):
     for dtype in (rt.float32, rt.float64, rt.int32, rt.int64, rt.bool):
         both(lambda n, dtype=dtype: _numbers(n, dtype), rt.constant(steps))
     both(_rows, rt.constant(np.arange(6.0).reshape(2, 3)), rt.constant(steps))
+    both(_until, rt.constant(np.float32(0.5)), rt.constant(np.float32(steps)))
+    # A loop that counts to a limit fills an array of its count (only stacked and counted after
+    # it); one that stops on a value appends to numba's list
     source = rt.function(_trajectory, jit_compile="numba").get_concrete_function(
         rt.constant([1.0]), rt.constant(1), rt.constant(0.5)).generated.source
-    assert ".append(" in source and "stack_list_(" in source
+    assert ".append(" not in source and "fill_from_(" in source and "stack_list_(" in source
+    source = rt.function(_until, jit_compile="numba").get_concrete_function(
+        rt.constant(np.float32(1)), rt.constant(np.float32(1))).generated.source
+    assert ".append(" in source and "fill_from_(" not in source
+
+
+def _until(step, limit):
+    xs = [step]
+    total = step
+    while total < limit:
+        total += step
+        xs.append(total)
+    return rt.stack(xs), len(xs)
 
 
 def _returns_the_list(n):

@@ -10,11 +10,11 @@ why not (runtime/executor/numba_rules.py, which registers these rules and helper
 a list the graph returns (numba's list is not the runtime's list value).
 
 The lists are numba's own (`[sample]`), which numba compiles inline: appending costs a few
-nanoseconds. A list that a loop counting to a limit appends to, and that is only stacked or
-counted after the loop, is an array of the loop's count the loop fills instead (`fillable`:
-numba's append was a third of the EMA filter's loop). Its `typed.List`, which Python code can also hold, calls out of the compiled code
+nanoseconds. Its `typed.List`, which Python code can also hold, calls out of the compiled code
 on every append (8x slower on the EMA filter's loop); a graph's lists never leave it, so they
-need none of that.
+need none of that. A list that a loop counting to a limit appends to, and that is only
+stacked or counted after the loop, is an array of the loop's count the loop fills instead
+(`fillable`: numba's append was a third of the EMA filter's loop).
 """
 
 from __future__ import annotations

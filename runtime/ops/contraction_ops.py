@@ -155,7 +155,8 @@ def _einsum_kernel(*operands, equation):
     return normalize(np.einsum(equation, *operands))
 
 
-EINSUM = define_op("Einsum", infer=_einsum_infer, kernel=_einsum_kernel, groups=[FRESH_OUTPUT])
+# (not FRESH_OUTPUT: np.einsum returns a view of its operand for "ij->ji", "ii->i", ...)
+EINSUM = define_op("Einsum", infer=_einsum_infer, kernel=_einsum_kernel)
 
 
 def einsum(subscripts, *operands):
@@ -438,6 +439,7 @@ def _sliding(opdef, name, a, v, mode):
     if mode not in _MODES:
         raise _refuse(ValueError, f"{name}: mode must be one of {', '.join(_MODES)}, not "
                                   f"{mode!r}.")
+    mode = str(mode)  # (a numpy string is one of them too)
     shapes.static_check(opdef.infer, [a, v], mode=mode)
     return apply(opdef, [a, v], {"mode": mode})
 

@@ -285,3 +285,11 @@ def test_xla_lowering():
     for got, want in zip(native, default, strict=True):
         assert got.dtype is want.dtype
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=2e-5, atol=1e-5)
+
+
+def test_convolve_mode_given_as_a_numpy_string():
+    a, v, mode = np.arange(5.0), np.array([1.0, 2.0, 3.0]), np.array(["full", "same"])[1]
+    for rt_fn, np_fn in ((rt.convolve, np.convolve), (rt.correlate, np.correlate)):
+        f = rt.function(lambda x, y, rt_fn=rt_fn: rt_fn(x, y, mode), autograph=False)
+        np.testing.assert_array_equal(f(rt.constant(a), rt.constant(v)).numpy(),
+                                      np_fn(a, v, mode))

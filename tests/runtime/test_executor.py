@@ -236,9 +236,14 @@ def _view_of_a_constant(x, n):
     return c[n:], x * 2.0  # (a slice at run time: a read-only view; a product: a new array)
 
 
+def _einsum_of_a_constant(x, n):
+    return np.einsum("ij->ji", rt.constant(np.arange(6.0).reshape(2, 3)))  # (numpy's: a view)
+
+
 @pytest.mark.parametrize("numpy_results", [False, True])
 @pytest.mark.parametrize("fn", [_constant_through_a_loop, _zeros_through_a_loop,
-                                _gradient_of_a_zero_trip_loop, _view_of_a_constant])
+                                _gradient_of_a_zero_trip_loop, _view_of_a_constant,
+                                _einsum_of_a_constant])
 def test_a_result_that_is_a_constant_of_the_graph_is_a_new_array_on_every_call(fn,
                                                                                numpy_results):
     # As in plain Python, changing a result in place must not change the next call's result

@@ -15,7 +15,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.environ["PYTHONPATH"] = os.pathsep.join(
     p for p in (ROOT, os.environ.get("PYTHONPATH")) if p)
 
-_CACHE = tempfile.TemporaryDirectory(prefix="tracegraph-test-cache-")
+# (removed at exit; a compile that tiering's thread left running may still be writing there)
+_CACHE = tempfile.TemporaryDirectory(prefix="tracegraph-test-cache-", ignore_cleanup_errors=True)
 os.environ["TRACEGRAPH_CACHE_DIR"] = _CACHE.name  # subprocesses share it
 
 settings.register_profile(
@@ -32,7 +33,11 @@ def _saved_round_trip(monkeypatch, request):
 
 
 def pytest_sessionfinish(session):
-    """A worker of pytest-xdist (`-n`) sends its round-trip counts to the controller."""
+    """Waits for tiering's background compiles (they write into the cache directory); a worker
+    of pytest-xdist (`-n`) sends its round-trip counts to the controller."""
+    from runtime.executor import tiering
+
+    tiering.wait_for_compiles()
     output = getattr(session.config, "workeroutput", None)
     if output is not None:
         output["round_trips"] = dict(saved_round_trip.counts)

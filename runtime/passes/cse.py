@@ -2,7 +2,8 @@
 
 Guarantees after this pass: within each graph (and each sub-graph, separately), no two pure ops
 (not stateful, not reading variables, not control flow) have the same op type, the same input
-tensors and equal attrs; later duplicates are replaced by the first one. Const ops with equal
+tensors and equal attrs; later duplicates are replaced by the first one, except where the
+graph returns arrays of both (two results of the code are two arrays). Const ops with equal
 dtype, shape and bytes count as duplicates too (small ones only). Values are unchanged: a pure
 op computes the same bits from the same inputs.
 """
@@ -27,16 +28,26 @@ def transform(graph: Graph) -> None:
     for g, _ in graphs_outer_first(graph):
         seen: dict = {}
 
-        def visit(op, seen=seen):
+        def visit(op, seen=seen, g=g):
             if not is_pure(op):
                 return None
             key = _key(op)
             if key is None:
                 return None
             first = seen.setdefault(key, op)
-            return None if first is op else first.outputs
+            if first is op or _both_returned(g, first, op):
+                return None
+            return first.outputs
 
         rewrite(g, visit)
+
+
+def _both_returned(graph, first, op) -> bool:
+    """Whether `graph` returns arrays of both ops: plain Python's two results are two arrays
+    (writing into one does not change the other), so they stay two ops."""
+    def returned(o):
+        return any(len(t.shape) and any(t is out for out in graph.outputs) for t in o.outputs)
+    return returned(first) and returned(op)
 
 
 def _key(op):

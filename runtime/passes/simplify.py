@@ -6,11 +6,12 @@ dtype and shape (so the value is bit-identical): `x * 1`, `1 * x`, `x / 1`, `x -
 non-bool), `not (not x)`, `x and True`, `x or False` (either order), transpose of transpose
 (composed permutation is the identity), a transpose by the identity permutation, a cast to the
 tensor's own dtype, and `identity(x)`. The constant operand must be a Const whose every element
-equals the neutral value (with its sign). Also `x and False` / `x or True` become a Const (when
-the result's shape is known): the loop test of a `for` over `rt.range` with a constant step is
-then just `i < limit`; and `zeros_like(x)` / `ones_like(x)` of a shape known while tracing
-become a Const (small ones, and not results of the graph with elements: each call returns a
-fresh array).
+equals the neutral value (with its sign). An array a graph returns is not rewritten to another
+tensor (an argument, a view of one), as plain Python's `x * 1` is a new array. Also
+`x and False` / `x or True` become a Const (when the result's shape is known): the loop test of
+a `for` over `rt.range` with a constant step is then just `i < limit`; and `zeros_like(x)` /
+`ones_like(x)` of a shape known while tracing become a Const (small ones, and not results of
+the graph with elements: each call returns a fresh array).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from runtime.ops import shapes
 from runtime.ops.array_ops import IDENTITY, TRANSPOSE
 from runtime.ops.creation_ops import ONES_LIKE, ZEROS_LIKE
 from runtime.ops.math_ops import ADD, CAST, DIV, LOGICAL_AND, LOGICAL_NOT, LOGICAL_OR, MUL, NEG, SUB
+from runtime.ops.registry import CONST
 from runtime.passes import constant_folding
 from runtime.passes.rewrite import (
     add_const,
@@ -48,6 +50,8 @@ def _visit(op):
     out = op.outputs[0]
     if x.dtype is not out.dtype or tuple(x.shape) != tuple(out.shape):
         return None
+    if len(out.shape) and any(t is out for t in op.graph.outputs) and x.op.opdef is not CONST:
+        return None  # (a result the code computed is a new array: not an argument, or a view)
     return [x]
 
 

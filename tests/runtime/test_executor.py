@@ -599,3 +599,35 @@ def test_a_break_tests_its_flag_with_not(tol):
         assert source.count("if not ") == 4 and source.count("^ true_") == 1, source
         assert same(f(rt.constant(x), rt.constant(tol)), _first_small_step(x, tol))
         assert same(run_graph(concrete.graph, [x, tol]), list(_first_small_step(x, tol)))
+
+
+def _times_one(x):
+    return x * 1.0
+
+
+def _twice(x):
+    return x + 1.0, x + 1.0
+
+
+def _one_of_two(x, c):
+    if c > 0:
+        y = -(-x)  # noqa: B002 - a double negation, which the simplify pass removes
+    else:
+        y = x * 2.0
+    return y
+
+
+@pytest.mark.parametrize("jit_compile", [None, "numba", "auto"])
+@pytest.mark.parametrize("numpy_results", [False, True])
+def test_results_the_code_computes_are_new_arrays(jit_compile, numpy_results):
+    # `x * 1` is a new array in plain Python: the simplified graph's result must not be the
+    # argument itself; two equal results are two arrays (not merged into one)
+    if jit_compile == "numba":
+        pytest.importorskip("numba")
+    x = np.ones(3)
+    for fn, args in ((_times_one, (x,)), (_twice, (x,)), (_one_of_two, (x, np.int64(1)))):
+        f = rt.function(fn, jit_compile=jit_compile, numpy_results=numpy_results)
+        for _ in range(3):  # (the fast path, then the entry)
+            results = [np.asarray(r) for r in rt.nest.flatten(f(*args))]
+            results[0][0] = 99.0
+            assert x[0] == 1.0 and all(r[0] != 99.0 for r in results[1:]), fn.__name__

@@ -406,12 +406,15 @@ def _convolve_expression(names, attrs, inputs):
     if m is None or n is None:
         return None
     a, v = names if n <= m else names[::-1]
-    return f"np_correlate_({a}, {v}[::-1], {attrs['mode']!r})"
+    return f"np_correlate_({a}, {v}[::-1], {_MODE_NUMBERS[attrs['mode']]})"
 
 
 def _correlate_expression(names, attrs, inputs):
     """np.correlate's own step (numpy's correlate2) on arrays."""
-    return f"np_correlate2_({names[0]}, {names[1]}, {attrs['mode']!r})"
+    return f"np_correlate2_({names[0]}, {names[1]}, {_MODE_NUMBERS[attrs['mode']]})"
+
+
+_MODE_NUMBERS = {"valid": 0, "same": 1, "full": 2}  # (numpy 1's correlate takes only these)
 
 
 CONVOLVE = define_op("Convolve", infer=_sliding_infer("convolve"),

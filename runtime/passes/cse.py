@@ -3,7 +3,7 @@
 Guarantees after this pass: within each graph (and each sub-graph, separately), no two pure ops
 (not stateful, not reading variables, not control flow) have the same op type, the same input
 tensors and equal attrs; later duplicates are replaced by the first one, except where the
-graph returns arrays of both (two results of the code are two arrays). Const ops with equal
+graph's results may be arrays of both (two results of the code are two arrays). Const ops with equal
 dtype, shape and bytes count as duplicates too (small ones only). Values are unchanged: a pure
 op computes the same bits from the same inputs.
 """
@@ -14,7 +14,7 @@ import numpy as np
 
 from runtime.core.dtypes import DType
 from runtime.core.graph import Graph
-from runtime.passes.rewrite import graphs_outer_first, is_pure, rewrite
+from runtime.passes.rewrite import graphs_outer_first, is_pure, rewrite, shared_with_results
 
 MAX_CONST_BYTES = 1 << 12  # larger constants are not compared byte by byte
 
@@ -27,27 +27,30 @@ def transform(graph: Graph) -> None:
     """Merges duplicate pure ops in `graph` and its sub-graphs, in place."""
     for g, _ in graphs_outer_first(graph):
         seen: dict = {}
+        shared = shared_with_results(g)
 
-        def visit(op, seen=seen, g=g):
+        def visit(op, seen=seen, shared=shared):
             if not is_pure(op):
                 return None
             key = _key(op)
             if key is None:
                 return None
             first = seen.setdefault(key, op)
-            if first is op or _both_returned(g, first, op):
+            if first is op:
                 return None
+            first_shared, op_shared = _shares_a_result(first, shared), _shares_a_result(op, shared)
+            if first_shared and op_shared:
+                return None  # (two results of the code are two arrays)
+            if op_shared:
+                shared.update(id(t) for t in first.outputs)
             return first.outputs
 
         rewrite(g, visit)
 
 
-def _both_returned(graph, first, op) -> bool:
-    """Whether `graph` returns arrays of both ops: plain Python's two results are two arrays
-    (writing into one does not change the other), so they stay two ops."""
-    def returned(o):
-        return any(len(t.shape) and any(t is out for out in graph.outputs) for t in o.outputs)
-    return returned(first) and returned(op)
+def _shares_a_result(op, shared) -> bool:
+    """Whether an array `op` makes may be a result of the graph (see shared_with_results)."""
+    return any(len(t.shape) and id(t) in shared for t in op.outputs)
 
 
 def _key(op):

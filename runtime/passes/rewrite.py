@@ -14,7 +14,7 @@ import numpy as np
 
 from runtime.core.graph import Graph, Operation
 from runtime.core.tensor import SymbolicTensor
-from runtime.ops.registry import CONST, CONTROL_FLOW, PLACEHOLDER, READS_STATE
+from runtime.ops.registry import CONST, CONTROL_FLOW, FRESH_OUTPUT, PLACEHOLDER, READS_STATE
 
 
 def rewrite(graph: Graph, visit) -> None:
@@ -48,6 +48,25 @@ def graphs_outer_first(graph: Graph):
         for op in reversed(g.operations):
             if CONTROL_FLOW in op.opdef.groups:  # only control flow holds sub-graphs
                 stack.extend((sub, op) for sub in reversed(op.subgraphs()))
+
+
+def shared_with_results(graph: Graph) -> set[int]:
+    """The ids of the tensors of `graph` whose arrays its results may be: each result, and the
+    inputs of an op that may return a view of one (any op but a Const and one that makes a
+    fresh array), and so on up. A pass that makes such a tensor stand for another must not make
+    a result an argument's array, or two results one array: in plain Python they are new."""
+    shared: set[int] = set()
+    stack = list(graph.outputs)
+    while stack:
+        t = stack.pop()
+        if id(t) in shared:
+            continue
+        shared.add(id(t))
+        op = t.op
+        if op.graph is graph and op.opdef is not CONST and op.opdef is not PLACEHOLDER and (
+                FRESH_OUTPUT not in op.opdef.groups):
+            stack.extend(op.inputs)
+    return shared
 
 
 def is_pure(op: Operation) -> bool:

@@ -6,8 +6,8 @@ dtype and shape (so the value is bit-identical): `x * 1`, `1 * x`, `x / 1`, `x -
 non-bool), `not (not x)`, `x and True`, `x or False` (either order), transpose of transpose
 (composed permutation is the identity), a transpose by the identity permutation, a cast to the
 tensor's own dtype, and `identity(x)`. The constant operand must be a Const whose every element
-equals the neutral value (with its sign). An array a graph returns is not rewritten to another
-tensor (an argument, a view of one), as plain Python's `x * 1` is a new array. Also
+equals the neutral value (with its sign). An array a graph returns (or a view of it returns) is
+not rewritten to another tensor, as plain Python's `x * 1` is a new array. Also
 `x and False` / `x or True` become a Const (when the result's shape is known): the loop test of
 a `for` over `rt.range` with a constant step is then just `i < limit`; and `zeros_like(x)` /
 `ones_like(x)` of a shape known while tracing become a Const (small ones, and not results of
@@ -31,16 +31,18 @@ from runtime.passes.rewrite import (
     const_value,
     graphs_outer_first,
     rewrite,
+    shared_with_results,
 )
 
 
 def transform(graph: Graph) -> None:
     """Applies the exact rewrites to `graph` and its sub-graphs, in place."""
     for g, _ in graphs_outer_first(graph):
-        rewrite(g, _visit)
+        shared = shared_with_results(g)
+        rewrite(g, lambda op, shared=shared: _visit(op, shared))
 
 
-def _visit(op):
+def _visit(op, shared):
     rule = _RULES.get(op.opdef)
     if rule is None:
         return None
@@ -50,8 +52,8 @@ def _visit(op):
     out = op.outputs[0]
     if x.dtype is not out.dtype or tuple(x.shape) != tuple(out.shape):
         return None
-    if len(out.shape) and any(t is out for t in op.graph.outputs) and x.op.opdef is not CONST:
-        return None  # (a result the code computed is a new array: not an argument, or a view)
+    if len(out.shape) and id(out) in shared and x.op.opdef is not CONST:
+        return None  # (a result the code computed, or a view of it, is a new array's)
     return [x]
 
 

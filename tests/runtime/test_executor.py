@@ -617,17 +617,30 @@ def _one_of_two(x, c):
     return y
 
 
+def _scaled_view(x, gain=1.0):
+    return (x * gain).T
+
+
+def _two_views(x):
+    return (x + 1.0).T, (x + 1.0).T
+
+
+def _reshaped(x):
+    return np.reshape(-(-x), (3, 1))  # noqa: B002 - a double negation, which simplify removes
+
+
 @pytest.mark.parametrize("jit_compile", [None, "numba", "auto"])
 @pytest.mark.parametrize("numpy_results", [False, True])
 def test_results_the_code_computes_are_new_arrays(jit_compile, numpy_results):
-    # `x * 1` is a new array in plain Python: the simplified graph's result must not be the
-    # argument itself; two equal results are two arrays (not merged into one)
+    # `x * 1` is a new array in plain Python: the simplified graph's result (or a view of it)
+    # must not be the argument's array; two equal results are two arrays (not merged into one)
     if jit_compile == "numba":
         pytest.importorskip("numba")
     x = np.ones(3)
-    for fn, args in ((_times_one, (x,)), (_twice, (x,)), (_one_of_two, (x, np.int64(1)))):
+    for fn, args in ((_times_one, (x,)), (_twice, (x,)), (_one_of_two, (x, np.int64(1))),
+                     (_scaled_view, (x,)), (_two_views, (x,)), (_reshaped, (x,))):
         f = rt.function(fn, jit_compile=jit_compile, numpy_results=numpy_results)
         for _ in range(3):  # (the fast path, then the entry)
             results = [np.asarray(r) for r in rt.nest.flatten(f(*args))]
-            results[0][0] = 99.0
-            assert x[0] == 1.0 and all(r[0] != 99.0 for r in results[1:]), fn.__name__
+            results[0].flat[0] = 99.0
+            assert x[0] == 1.0 and all(r.flat[0] != 99.0 for r in results[1:]), fn.__name__

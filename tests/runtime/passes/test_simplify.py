@@ -12,7 +12,7 @@ INTS = np.array([-3, 0, 7], dtype=np.int32)
 def _used(expr):
     """`expr` read by another op (an array the graph returns is not rewritten to an argument:
     test_a_returned_array_is_not_rewritten_to_its_argument)."""
-    return lambda x: rt.stack([expr(x), x])
+    return lambda x: rt.equal(expr(x), x)
 
 
 @pytest.mark.parametrize("expr", [
@@ -21,14 +21,14 @@ def _used(expr):
 ])
 def test_neutral_float_rewrites_disappear(expr):
     graph = apply_pass(simplify.transform, _used(expr), F)
-    assert op_types(graph) == ["Pack"]
+    assert op_types(graph) == ["Equal"]
 
 
 @pytest.mark.parametrize(
     "expr", [lambda x: x + 0, lambda x: 0 + x, lambda x: x * 1, lambda x: rt.negative(-x)]
 )
 def test_neutral_int_rewrites_disappear(expr):
-    assert op_types(apply_pass(simplify.transform, _used(expr), INTS)) == ["Pack"]
+    assert op_types(apply_pass(simplify.transform, _used(expr), INTS)) == ["Equal"]
     # on a scalar (a numpy scalar: no array to write into), the result itself too
     assert op_types(apply_pass(simplify.transform, expr, INTS[0])) == []
 
@@ -53,26 +53,26 @@ def test_rewrite_that_would_change_shape_is_skipped():
 def test_transposes():
     m = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
     graph = apply_pass(simplify.transform, _used(lambda x: rt.transpose(rt.transpose(x))), m)
-    assert op_types(graph) == ["Pack"]
+    assert op_types(graph) == ["Equal"]
     graph = apply_pass(
         simplify.transform, lambda x: rt.transpose(rt.transpose(x, [1, 0, 2]), [0, 2, 1]), m
     )
     assert op_types(graph) == ["Transpose", "Transpose"]
     graph = apply_pass(simplify.transform, _used(lambda x: rt.transpose(x, [0, 1, 2])), m)
-    assert op_types(graph) == ["Pack"]
+    assert op_types(graph) == ["Equal"]
 
 
 def test_double_logical_not():
     b = np.array([True, False])
     graph = apply_pass(simplify.transform, _used(lambda x: rt.logical_not(rt.logical_not(x))), b)
-    assert op_types(graph) == ["Pack"]
+    assert op_types(graph) == ["Equal"]
 
 
 def test_logical_and_or_with_constants():
     b = np.array([True, False])
     for expr in (lambda x: rt.logical_and(x, rt.constant(True)),
                  lambda x: rt.logical_or(rt.constant(False), x)):
-        assert op_types(apply_pass(simplify.transform, _used(expr), b)) == ["Pack"]
+        assert op_types(apply_pass(simplify.transform, _used(expr), b)) == ["Equal"]
     for expr, value in ((lambda x: rt.logical_and(rt.constant(False), x), False),
                         (lambda x: rt.logical_or(x, rt.constant([True, True])), True)):
         graph = apply_pass(simplify.transform, expr, b)

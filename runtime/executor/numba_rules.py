@@ -328,7 +328,8 @@ register_rules(NUMBA, {
     math_ops.CAST: _cast,
     math_ops.MATMUL: _matmul,  # of floats not exact (numba's BLAS)
     selection_ops.BINCOUNT: _bincount,
-    array_ops.IDENTITY: lambda op, a, typed: a[0],
+    array_ops.IDENTITY: lambda op, a, typed: (  # (an array's copy, as the kernel's)
+        f"{a[0]}.copy()" if len(op.inputs[0].shape) and not op.inputs[0].dtype.is_list else a[0]),
     array_ops.STOP_GRADIENT: lambda op, a, typed: a[0],
     io_ops.ASSERT: _assert,
     **numba_lists.RULES,  # staged lists: numba's lists

@@ -140,7 +140,7 @@ def _binary(name, rt_fn, compares=False):
 absolute = _unary("absolute", math_ops.abs)
 abs = _named("abs", absolute, "numpy.abs, elementwise.")  # noqa: A001 - numpy's name
 negative = _unary("negative", math_ops.negative)
-positive = _unary("positive", lambda x: x)
+positive = _unary("positive", array_ops.identity)  # (a new array, as numpy's)
 sign = _unary("sign", math_ops.sign)
 square = _unary("square", math_ops.square)
 sqrt = _unary("sqrt", math_ops.sqrt, floats=True)
@@ -149,8 +149,10 @@ log = _unary("log", math_ops.log, floats=True)
 sin = _unary("sin", math_ops.sin, floats=True)
 cos = _unary("cos", math_ops.cos, floats=True)
 tanh = _unary("tanh", math_ops.tanh, floats=True)
-floor = _unary("floor", lambda x: x if not x.dtype.is_floating else math_ops.floor(x))
-ceil = _unary("ceil", lambda x: x if not x.dtype.is_floating else math_ops.ceil(x))
+floor = _unary("floor", lambda x: array_ops.identity(x) if not x.dtype.is_floating
+                else math_ops.floor(x))
+ceil = _unary("ceil", lambda x: array_ops.identity(x) if not x.dtype.is_floating
+               else math_ops.ceil(x))
 logical_not = _unary("logical_not", lambda x: math_ops.logical_not(_truth(x)))
 invert = _unary("invert", math_ops.invert)
 bitwise_not = _named("bitwise_not", invert, "numpy.bitwise_not, elementwise.")
@@ -232,7 +234,7 @@ def round(a, decimals=0, out=None):  # noqa: A001 - numpy's name
     a = _tensor(a)
     if not a.dtype.is_floating:
         if decimals >= 0 or a.dtype.is_bool:
-            return a
+            return array_ops.identity(a)  # (a new array, as numpy's)
         # integers to tens, hundreds...: halves to even, as numpy (exact below 2**53)
         return math_ops.cast(round(math_ops.cast(a, dtypes.float64), decimals), a.dtype)
     if decimals == 0:
@@ -667,8 +669,10 @@ def copy(a, order="K"):
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
-    """numpy.astype."""
-    return math_ops.cast(_tensor(x), as_numpy_dtype(dtype))
+    """numpy.astype: a new array unless `copy` is False and the dtype is x's."""
+    x = _tensor(x)
+    cast = math_ops.cast(x, as_numpy_dtype(dtype))
+    return array_ops.identity(cast) if cast is x and copy else cast
 
 
 def _nested(value):
@@ -855,9 +859,14 @@ tril, triu, diag, trace = (arrangement_ops.tril, arrangement_ops.triu, arrangeme
 take, take_along_axis = arrangement_ops.take, arrangement_ops.take_along_axis
 
 
-real, imag, conj, angle = (complex_ops.real, complex_ops.imag, complex_ops.conj,
-                          complex_ops.angle)
-conjugate = _named("conjugate", complex_ops.conj, "numpy.conjugate: numpy.conj.")
+def conj(x):
+    """numpy.conj: of a real array, a new array with its values."""
+    x = _tensor(x)
+    return complex_ops.conj(x) if x.dtype.is_complex else array_ops.identity(x)
+
+
+real, imag, angle = complex_ops.real, complex_ops.imag, complex_ops.angle
+conjugate = _named("conjugate", conj, "numpy.conjugate: numpy.conj.")
 
 
 def einsum(subscripts, *arrays, out=None, dtype=None, order="K", casting="safe",

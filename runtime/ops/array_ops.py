@@ -457,18 +457,30 @@ def broadcast_to(input, shape):  # noqa: A002 - TensorFlow's name
     return apply(BROADCAST_TO, [convert_to_tensor(input)], {"shape": shape})
 
 
+def _identity_kernel(x):
+    return x.copy() if type(x) is np.ndarray else x
+
+
+def _identity_expression(names, attrs, inputs):
+    """An array's copy (numpy's `x.copy()`, `np.array(x)`: writing into it leaves `x` as it
+    was); a scalar or a list itself."""
+    t = inputs[0]
+    return f"{names[0]}.copy()" if len(t.shape) and not t.dtype.is_list else names[0]
+
+
 IDENTITY = define_op(
     "Identity",
     infer=lambda inputs: [(inputs[0].dtype, inputs[0].shape)],
-    kernel=lambda x: x,
+    kernel=_identity_kernel,
     groups=[ELEMENTWISE],
-    expression=lambda a, attrs: a[0],
+    typed_expression=_identity_expression,
 )
 lacks(FUSED, "its input itself: nothing to compute", IDENTITY)
 
 
 def identity(input):  # noqa: A002 - TensorFlow's name
-    """A tensor with the value of `input` (a new node in a graph)."""
+    """A tensor with the value of `input`: a new array (numpy's copy), a new node in a graph
+    (the simplify pass drops it where no result can be its array)."""
     return apply(IDENTITY, [convert_to_tensor(input)])
 
 

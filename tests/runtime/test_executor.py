@@ -644,3 +644,36 @@ def test_results_the_code_computes_are_new_arrays(jit_compile, numpy_results):
             results = [np.asarray(r) for r in rt.nest.flatten(f(*args))]
             results[0].flat[0] = 99.0
             assert x[0] == 1.0 and all(r.flat[0] != 99.0 for r in results[1:]), fn.__name__
+
+
+def _copies(x):
+    return (x.copy(), np.copy(x), np.array(x), np.array(x, dtype=np.float64), x.flatten(),
+            x ** 1, x.astype(x.dtype), +x, np.positive(x), np.conj(x), np.clip(x, None, None),
+            np.floor(x.astype(np.int64)), np.round(x.astype(np.int64)))
+
+
+def _same_dtype_then_in_place(x):
+    y = x.astype(x.dtype)
+    y += 1.0  # (y is a new array in plain Python: no in-place refusal)
+    return y
+
+
+@pytest.mark.parametrize("jit_compile", [None, "numba"])
+@pytest.mark.parametrize("numpy_results", [False, True])
+def test_copies_are_new_arrays(jit_compile, numpy_results):
+    # numpy's copies (x.copy(), np.array(x), x.astype(x.dtype), +x, ...) never share the
+    # argument's memory nor each other's
+    if jit_compile == "numba":
+        pytest.importorskip("numba")
+    x = np.arange(4.0)
+    f = rt.function(_copies, jit_compile=jit_compile, numpy_results=numpy_results)
+    for _ in range(3):
+        results = [np.asarray(r) for r in f(x)]
+        for i, r in enumerate(results):
+            assert not np.shares_memory(r, x), i
+            assert not any(np.shares_memory(r, other) for other in results[i + 1:]), i
+        for got, want in zip(results, _copies(x)):
+            np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(
+        rt.function(_same_dtype_then_in_place, jit_compile=jit_compile)(x), x + 1.0)
+    assert x[0] == 0.0

@@ -37,6 +37,8 @@ def test_float_scalars_keep_pow(x):
 
 def test_power_of_one_disappears_and_others_stay():
     x = np.array([1.5, -2.0], dtype=np.float32)
-    assert op_types(apply_pass(power.transform, lambda t: t ** 1, x)) == []
+    assert op_types(apply_pass(power.transform, lambda t: rt.equal(t ** 1, t), x)) == ["Equal"]
+    # an array the graph returns stays a new array (plain Python's `x ** 1` is one)
+    assert op_types(apply_pass(power.transform, lambda t: t ** 1, x)) == ["Const", "Pow"]
     assert op_types(apply_pass(power.transform, lambda t: t ** 3, x)) == ["Const", "Pow"]
     assert op_types(apply_pass(power.transform, lambda t: rt.pow(2.0, t), x)) == ["Const", "Pow"]

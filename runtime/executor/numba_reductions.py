@@ -104,8 +104,9 @@ def _reduction(op, a, typed):
         raise cannot_lower(op, f"does not lower {op.type} of complex numbers: numba orders them "
                                "(and their NaNs) and rounds their products otherwise than numpy")
     axes = _reduced_axes(op)
-    if not axes:  # nothing to reduce (a scalar, or axis=()): the values, in their dtype
-        return as_output_dtype(op, a[0])
+    if not axes:  # nothing to reduce (a scalar, or axis=()): the values, in their dtype (of an
+        # array, a new one, as numpy's)
+        return f"{a[0]}.astype({numpy_name(out)})" if rank else as_output_dtype(op, a[0])
     integer_mean = op.opdef is reduction_ops.MEAN and not (
         x.dtype.is_floating or x.dtype.is_complex)
     if pairwise(op):  # numpy's own order: its bits

@@ -649,7 +649,8 @@ def test_results_the_code_computes_are_new_arrays(jit_compile, numpy_results):
 def _copies(x):
     return (x.copy(), np.copy(x), np.array(x), np.array(x, dtype=np.float64), x.flatten(),
             x ** 1, x.astype(x.dtype), +x, np.positive(x), np.conj(x), np.clip(x, None, None),
-            np.floor(x.astype(np.int64)), np.round(x.astype(np.int64)))
+            np.floor(x.astype(np.int64)), np.round(x.astype(np.int64)), np.sum(x, axis=()),
+            np.max(x, axis=()))
 
 
 def _same_dtype_then_in_place(x):

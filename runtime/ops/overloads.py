@@ -83,7 +83,8 @@ _install("__gt__", math_ops.greater)
 _install("__ge__", math_ops.greater_equal)
 
 Tensor.__neg__ = python_arithmetic.negative
-Tensor.__pos__ = array_ops.identity  # (numpy's `+x` is a new array)
+# numpy's `+x` of an array is a new array; of a number, the number (a Python number stays one)
+Tensor.__pos__ = lambda self: array_ops.identity(self) if len(self.shape) else self
 Tensor.__abs__ = math_ops.abs
 Tensor.__invert__ = math_ops.invert
 Tensor.__getitem__ = array_ops.getitem

@@ -678,3 +678,21 @@ def test_copies_are_new_arrays(jit_compile, numpy_results):
     np.testing.assert_array_equal(
         rt.function(_same_dtype_then_in_place, jit_compile=jit_compile)(x), x + 1.0)
     assert x[0] == 0.0
+
+
+def _counted(x, m):
+    n = 0
+    for _ in range(m):
+        n += 1
+    return x * (+n), np.floor(n), np.round(n), np.conj(n)
+
+
+def test_unary_plus_of_a_python_number_is_the_number():
+    # `+n` of a Python int stays a Python int (float32 * it stays float32); numpy's functions
+    # of it give numpy's int64 scalars
+    x = np.ones(2, np.float32)
+    want = _counted(x, 3)
+    got = rt.function(_counted, numpy_results=True)(x, np.int64(3))
+    for g, w in zip(got, want):
+        assert type(g) is type(w) and g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)

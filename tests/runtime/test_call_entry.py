@@ -6,11 +6,11 @@ follow what changes around it (tiering, tapes, traces of callers, switches, guar
 from __future__ import annotations
 
 import os
-import threading
 import traceback
 
 import numpy as np
 import pytest
+from composition_programs import in_threads
 
 import runtime as rt
 
@@ -178,11 +178,7 @@ def test_threads_calling_two_signatures_get_their_own_results():
             if not np.array_equal(out, expected[(i + k) % 2]):
                 failures.append((i, k))
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    in_threads(work, 4)
     assert not failures
 
 

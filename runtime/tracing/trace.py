@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import gc
 
+import numpy as np
+
 from runtime import config, nest
 from runtime.core import context
 from runtime.core.graph import Graph
@@ -90,7 +92,9 @@ def _trace(fn, name, arguments, bind, optimize, jit_compile, defer, failed, outs
     graph.outputs = [t for t in nest.flatten(outputs) if isinstance(t, SymbolicTensor)]
     specs = [nest.map_with_paths(lambda x, p: spec_of(x), v, n) for n, v in arguments]
     names = [n for n, _ in arguments]
-    shared = outside_arrays() if outside_arrays is not None else frozenset()
+    shared = frozenset()  # (the function's code is read only when it returned an array)
+    if outside_arrays is not None and any(type(v) is np.ndarray for v in nest.flatten(outputs)):
+        shared = outside_arrays()
     if defer:
         prune.transform(graph)
         concrete = ConcreteFunction(graph, name, names, specs, outputs, traced_graph=graph,

@@ -5,6 +5,7 @@ import re
 import numpy as np
 import pytest
 
+import autograph
 import runtime as rt
 from runtime.executor.interpreter import run_graph
 
@@ -678,6 +679,16 @@ def test_copies_are_new_arrays(jit_compile, numpy_results):
     np.testing.assert_array_equal(
         rt.function(_same_dtype_then_in_place, jit_compile=jit_compile)(x), x + 1.0)
     assert x[0] == 0.0
+
+
+def test_copies_are_new_arrays_in_converted_code_run_eagerly():
+    t = rt.constant(np.arange(4.0))
+    results = [r.numpy() for r in autograph.to_graph(_copies)(t)]
+    for i, r in enumerate(results):
+        assert not np.shares_memory(r, t.numpy()), i
+        assert not any(np.shares_memory(r, other) for other in results[i + 1:]), i
+    for got, want in zip(results, _copies(np.arange(4.0))):
+        np.testing.assert_array_equal(got, want)
 
 
 def _counted(x, m):
